@@ -1,0 +1,3 @@
+from flipgate.cli import main
+
+raise SystemExit(main())

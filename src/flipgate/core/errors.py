@@ -1,0 +1,30 @@
+"""The one error type for bad input: it names the file, the line (or row) and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(Exception):
+    """Malformed input. The CLI prints it and exits with status 2, having written nothing."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        message: str,
+        *,
+        line: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.message = message
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = str(self.path)
+        if self.line is not None:
+            where += f":{self.line}"
+        what = f"field '{self.field}': " if self.field else ""
+        return f"{where}: {what}{self.message}"

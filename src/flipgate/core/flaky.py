@@ -1,0 +1,89 @@
+"""The flaky list (`flaky.yaml`, SPEC §7): cases that flip between identical baseline runs.
+
+A listed case still runs and is shown, but is left out of `b` and `c` until someone repairs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from flipgate.core.errors import InputError
+from flipgate.core.yamlio import load_yaml
+
+ENTRY_FIELDS = ("case", "owner", "added", "reason", "evidence")
+
+
+@dataclass(frozen=True)
+class FlakyEntry:
+    case: str
+    owner: str
+    added: date
+    reason: str
+    evidence: str
+    extra: dict[str, Any] = field(default_factory=dict)  # history, retired notes...
+
+
+@dataclass(frozen=True)
+class FlakyList:
+    entries: tuple[FlakyEntry, ...] = ()
+    digest: str = "sha256:" + hashlib.sha256(b"").hexdigest()
+    source: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cases(self) -> frozenset[str]:
+        return frozenset(e.case for e in self.entries)
+
+    def entry(self, case: str) -> FlakyEntry | None:
+        return next((e for e in self.entries if e.case == case), None)
+
+
+def load_flaky(path: Path | None) -> FlakyList:
+    """Read `flaky.yaml`; `None` is the empty list."""
+    if path is None:
+        return FlakyList()
+    data, lines = load_yaml(path)
+    digest = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    if data is None:
+        return FlakyList(digest=digest, source=path)
+    if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
+        raise InputError(path, "a flaky list is a mapping whose `entries` is a list", line=1)
+    entries: list[FlakyEntry] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(data.get("entries") or []):
+        where = f"entries.{i}"
+
+        def bad(name: str, message: str, where: str = where) -> InputError:
+            return InputError(
+                path, message, line=lines.line(f"{where}.{name}"), field=f"{where}.{name}"
+            )
+
+        if not isinstance(raw, dict):
+            raise InputError(path, "an entry is a mapping", line=lines.line(where), field=where)
+        for name in ENTRY_FIELDS:
+            if raw.get(name) in (None, ""):
+                raise bad(name, "required")
+        for name in ("case", "owner", "reason", "evidence"):
+            if not isinstance(raw[name], str):
+                raise bad(name, f"must be text, not {raw[name]!r}")
+        added = raw["added"]
+        if isinstance(added, datetime):
+            added = added.date()
+        elif not isinstance(added, date):
+            try:
+                added = date.fromisoformat(str(added))
+            except ValueError:
+                raise bad("added", f"not a date (YYYY-MM-DD): {added!r}") from None
+        if raw["case"] in seen:
+            raise bad("case", f"case {raw['case']!r} is listed twice")
+        seen.add(raw["case"])
+        extra = {k: v for k, v in raw.items() if k not in ENTRY_FIELDS}
+        entries.append(
+            FlakyEntry(raw["case"], raw["owner"], added, raw["reason"], raw["evidence"], extra)
+        )
+    rest = {k: v for k, v in data.items() if k != "entries"}
+    return FlakyList(tuple(entries), digest=digest, source=path, extra=rest)

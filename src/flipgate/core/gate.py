@@ -1,0 +1,575 @@
+"""The gate (SPEC §3): collapse repetitions, pair the arms, count the flips, and decide.
+
+    1. collapse  per case and arm over non-infra repetitions: majority (a tie fails), safety: all
+    2. pair      on case id; cases in one arm only, or with no gradable repetition, are unpaired
+    3. cells     on paired cases not on the flaky list: both pass, both fail, b, c
+    4. p         P(X >= b), X ~ Binomial(b + c, 1/2): the exact one-sided McNemar test
+    5. verdict   first match wins: safety -> BLOCK, invalid -> INVALID, p <= alpha -> BLOCK,
+                 outcome limit -> BLOCK, b - c <= margin and b <= flip cap -> PASS, else INCONCLUSIVE
+
+Everything here is pure: runs in, a `Comparison` out. The CLI and the app only format it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import polars as pl
+from scipy.stats import binom
+
+from flipgate.core.errors import InputError
+from flipgate.core.flaky import FlakyList
+from flipgate.core.outcomes import OutcomeSummary, classify_frame, summarize
+from flipgate.core.runs import Run
+from flipgate.core.spec import GateSpec
+
+Arm = Literal["baseline", "candidate"]
+ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
+PREFIX = {"baseline": "base", "candidate": "cand"}
+CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
+# Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".
+SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agreement")
+
+
+def mcnemar_p(b: int, c: int) -> float:
+    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped."""
+    if b + c == 0 or b == 0:
+        return 1.0
+    return float(binom.sf(b - 1, b + c, 0.5))
+
+
+@dataclass(frozen=True)
+class ArmInfra:
+    reps: int
+    count: int
+    by_kind: dict[str, int]
+
+    @property
+    def share(self) -> float:
+        return self.count / self.reps if self.reps else 0.0
+
+
+@dataclass(frozen=True)
+class Escalation:
+    """What to do next on INCONCLUSIVE (SPEC §3.6)."""
+
+    action: Literal["run_full_set", "rerun_flipped", "reviewer_decision"]
+    message: str
+    cases: tuple[str, ...] = ()
+    runs: int | None = None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    verdict: Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
+    rule: Literal[
+        "safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"
+    ]
+    summary: str  # the verdict and its numbers in words
+    cells: dict[str, int]
+    p: float
+    alpha: float
+    suite: str
+    margin: int
+    flip_cap: int
+    flipped: tuple[tuple[str, str], ...]  # (case, direction), listed cases excluded
+    unpaired: tuple[tuple[str, str], ...]  # (case, why)
+    infra: dict[str, ArmInfra]
+    outcomes: dict[str, OutcomeSummary]
+    key_moved: tuple[str, ...]  # every component that differs between the arms
+    declared_change: tuple[str, ...]
+    safety_failures: tuple[str, ...]
+    invalid_reasons: tuple[str, ...]
+    limit_breaches: tuple[str, ...]
+    flaky_listed: tuple[str, ...]
+    flaky_flipped: tuple[str, ...]  # listed cases that flipped in this run, left out of b and c
+    flaky_unknown: tuple[str, ...]  # listed cases that are in neither run
+    escalation: Escalation | None
+    spec_digest: str
+    flaky_digest: str
+    runs: dict[str, str]  # arm -> run_id
+    warnings: tuple[str, ...] = ()
+    previous: GateResult | None = None  # the first verdict, when rerun results were applied
+
+    @property
+    def b(self) -> int:
+        return self.cells["pass_to_fail"]
+
+    @property
+    def c(self) -> int:
+        return self.cells["fail_to_pass"]
+
+    @property
+    def paired(self) -> int:
+        return sum(self.cells.values())
+
+    @property
+    def key_drift(self) -> tuple[str, ...]:
+        """Components that moved outside the declared change: a stale baseline."""
+        return tuple(k for k in self.key_moved if k not in self.declared_change)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the gate computed, for the report, the app and the triage walk."""
+
+    baseline: Run
+    candidate: Run
+    spec: GateSpec
+    flaky: FlakyList
+    decisions: dict[str, pl.DataFrame]  # arm -> classified decisions of gradable repetitions
+    reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
+    cases: pl.DataFrame  # one row per case of either arm, both arms side by side
+    result: GateResult
+
+    def run(self, arm: str) -> Run:
+        return self.baseline if arm == "baseline" else self.candidate
+
+
+# --------------------------------------------------------------------------- per arm
+
+
+def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(classified decisions of gradable reps, one row per rep with `passed` and `wrong`)."""
+    gradable = run.reps.filter(pl.col("status") == "ok").select("case", "rep")
+    decisions = classify_frame(
+        run.decisions.join(gradable, on=["case", "rep"], how="semi"), run.labels, spec
+    )
+    fail_on = list(spec.fail_on)
+    rank = {name: i for i, name in enumerate(SEVERITY)}
+    per_rep_decisions = decisions.group_by("case", "rep").agg(
+        pl.col("outcome").is_in(fail_on).any().alias("failed_decision"),
+        (pl.col("outcome") != "agreement").sum().alias("wrong"),
+        pl.col("outcome").replace_strict(rank, return_dtype=pl.Int8).min().alias("worst"),
+    )
+    per_rep_checks = run.checks.group_by("case", "rep").agg(
+        (~pl.col("passed")).any().alias("failed_check")
+    )
+    reps = (
+        run.reps.select("case", "rep", "status", "infra", "safety", "template")
+        .join(per_rep_decisions, on=["case", "rep"], how="left")
+        .join(per_rep_checks, on=["case", "rep"], how="left")
+        .with_columns(
+            passed=pl.when(pl.col("status") == "infra")
+            .then(None)
+            .otherwise(
+                ~(
+                    pl.col("failed_decision").fill_null(False)
+                    | pl.col("failed_check").fill_null(False)
+                )
+            ),
+            wrong=pl.col("wrong").fill_null(0),
+        )
+        .drop("failed_decision", "failed_check")
+        .sort("case", "rep")
+    )
+    return decisions, reps
+
+
+def _collapse(
+    reps: pl.DataFrame, decisions: pl.DataFrame, spec: GateSpec, prefix: str
+) -> pl.DataFrame:
+    """One row per case: the collapsed verdict (SPEC §3.1) and what the drill-down shows."""
+    gradable = pl.col("status") == "ok"
+    n_pass = (gradable & pl.col("passed")).sum()
+    n_gradable = gradable.sum()
+    safety_rule = spec.aggregate_safety
+    ordinary_rule = spec.aggregate_ordinary
+
+    def verdict(rule: str) -> pl.Expr:
+        return (n_pass == n_gradable) if rule == "all" else (2 * n_pass > n_gradable)
+
+    cases = reps.group_by("case").agg(
+        pl.col("safety").first(),
+        pl.col("template").drop_nulls().first(),
+        pl.len().alias("reps"),
+        (pl.col("status") == "infra").sum().alias("infra"),
+        n_gradable.alias("gradable"),
+        n_pass.alias("passes"),
+        pl.col("passed").alias("pattern"),  # per rep in rep order; null = infra
+        pl.col("wrong").sum().alias("wrong"),
+        pl.col("worst").min().alias("worst"),
+        pl.when(pl.col("safety").first())
+        .then(verdict(safety_rule))
+        .otherwise(verdict(ordinary_rule))
+        .alias("passed"),
+    )
+    cost = decisions.group_by("case").agg(pl.col("price").sum().alias("cost"))
+    cases = cases.join(cost, on="case", how="left").with_columns(
+        pl.when(pl.col("gradable") == 0).then(None).otherwise(pl.col("passed")).alias("passed"),
+        pl.col("cost").fill_null(0.0),
+    )
+    keep = ("case", "safety", "template")
+    return cases.rename({c: f"{prefix}_{c}" for c in cases.columns if c not in keep})
+
+
+def _arm_infra(run: Run) -> ArmInfra:
+    infra = run.reps.filter(pl.col("status") == "infra")
+    kinds = infra.group_by(pl.col("infra").fill_null("unspecified")).len().sort("infra")
+    return ArmInfra(
+        reps=run.reps.height,
+        count=infra.height,
+        by_kind={str(k): int(n) for k, n in kinds.iter_rows()},
+    )
+
+
+# --------------------------------------------------------------------------- both arms
+
+
+def compare(
+    baseline: Run,
+    candidate: Run,
+    spec: GateSpec,
+    flaky: FlakyList | None = None,
+    *,
+    declared_change: tuple[str, ...] = (),
+    previous: GateResult | None = None,
+) -> Comparison:
+    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`."""
+    flaky = flaky or FlakyList()
+    decisions: dict[str, pl.DataFrame] = {}
+    reps: dict[str, pl.DataFrame] = {}
+    collapsed = []
+    for arm, run in zip(ARMS, (baseline, candidate), strict=True):
+        decisions[arm], reps[arm] = _rep_results(run, spec)
+        collapsed.append(_collapse(reps[arm], decisions[arm], spec, PREFIX[arm]))
+
+    base, cand = collapsed
+    cases = base.join(cand, on="case", how="full", coalesce=True, suffix="_cand")
+    listed = sorted(flaky.cases)
+    cases = cases.with_columns(
+        safety=pl.col("safety").fill_null(False) | pl.col("safety_cand").fill_null(False),
+        template=pl.coalesce("template", "template_cand"),
+        listed=pl.col("case").is_in(listed),
+    ).drop("safety_cand", "template_cand")
+    bp, cp = pl.col("base_passed"), pl.col("cand_passed")
+    cases = cases.with_columns(
+        cell=pl.when(bp.is_null() | cp.is_null())
+        .then(None)
+        .when(bp & cp)
+        .then(pl.lit("both_pass"))
+        .when(~bp & ~cp)
+        .then(pl.lit("both_fail"))
+        .when(bp)
+        .then(pl.lit("pass_to_fail"))
+        .otherwise(pl.lit("fail_to_pass")),
+        unpaired=pl.when(pl.col("base_reps").is_null())
+        .then(pl.lit("only in candidate"))
+        .when(pl.col("cand_reps").is_null())
+        .then(pl.lit("only in baseline"))
+        .when(bp.is_null())
+        .then(pl.lit("no gradable baseline repetition"))
+        .when(cp.is_null())
+        .then(pl.lit("no gradable candidate repetition")),
+        cost_delta=pl.col("cand_cost").fill_null(0.0) - pl.col("base_cost").fill_null(0.0),
+    ).sort("case")
+
+    counted = cases.filter(pl.col("cell").is_not_null() & ~pl.col("listed"))
+    cell_counts = dict.fromkeys(CELLS, 0)
+    for cell, n in counted.group_by("cell").len().iter_rows():
+        cell_counts[cell] = n
+    flips = counted.filter(pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"]))
+    flipped = tuple(zip(flips["case"].to_list(), flips["cell"].to_list(), strict=True))
+    listed_flips = cases.filter(
+        pl.col("listed") & pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"])
+    )["case"].to_list()
+    unpaired_rows = cases.filter(pl.col("unpaired").is_not_null())
+    unpaired = tuple(
+        zip(unpaired_rows["case"].to_list(), unpaired_rows["unpaired"].to_list(), strict=True)
+    )
+
+    outcomes = {
+        arm: summarize(decisions[arm], run.labels, run.reps["case"].n_unique())
+        for arm, run in zip(ARMS, (baseline, candidate), strict=True)
+    }
+    result = _decide(
+        baseline,
+        candidate,
+        spec,
+        flaky,
+        cases,
+        cell_counts,
+        flipped,
+        unpaired,
+        tuple(listed_flips),
+        outcomes,
+        decisions["candidate"],
+        declared_change,
+        previous,
+    )
+    return Comparison(baseline, candidate, spec, flaky, decisions, reps, cases, result)
+
+
+def _decide(
+    baseline: Run,
+    candidate: Run,
+    spec: GateSpec,
+    flaky: FlakyList,
+    cases: pl.DataFrame,
+    cells: dict[str, int],
+    flipped: tuple[tuple[str, str], ...],
+    unpaired: tuple[tuple[str, str], ...],
+    listed_flips: tuple[str, ...],
+    outcomes: dict[str, OutcomeSummary],
+    cand_decisions: pl.DataFrame,
+    declared_change: tuple[str, ...],
+    previous: GateResult | None,
+) -> GateResult:
+    b, c = cells["pass_to_fail"], cells["fail_to_pass"]
+    p = mcnemar_p(b, c)
+    suite = candidate.suite
+    rule_set = spec.set_rule(suite)
+    infra = {"baseline": _arm_infra(baseline), "candidate": _arm_infra(candidate)}
+
+    # 1. safety: any failed candidate repetition, or none gradable, blocks before any counting
+    safety = cases.filter(pl.col("safety"))
+    safety_failures = safety.filter(
+        pl.col("cand_gradable").fill_null(0).eq(0)
+        | (pl.col("cand_passes") < pl.col("cand_gradable"))
+    )["case"].to_list()
+
+    # 2. invalid comparisons
+    invalid: list[str] = []
+    for arm, stats in infra.items():
+        if stats.share > spec.infra_max_share:
+            invalid.append(
+                f"infra failures are {stats.share:.1%} of the {arm}'s repetitions "
+                f"({stats.count} of {stats.reps}), above the {spec.infra_max_share:.0%} allowed"
+            )
+    components = sorted(set(baseline.key) | set(candidate.key))
+    moved = tuple(k for k in components if baseline.key.get(k) != candidate.key.get(k))
+    change = tuple(dict.fromkeys((*candidate.change_keys, *declared_change)))
+    drift = [k for k in moved if k not in change]
+    if drift:
+        detail = ", ".join(
+            f"{k}: {baseline.key.get(k, '(absent)')} -> {candidate.key.get(k, '(absent)')}"
+            for k in drift
+        )
+        invalid.append(f"stale baseline: key moved outside the declared change ({detail})")
+    suite_cases = cases.height
+    listed = sorted(flaky.cases)
+    cap = spec.flaky_max_share * suite_cases
+    if len(listed) > cap:
+        invalid.append(
+            f"the flaky list holds {len(listed)} cases, above {spec.flaky_max_share:.0%} of the "
+            f"suite's {suite_cases} cases ({int(cap)} allowed)"
+        )
+    listed_safety = cases.filter(pl.col("listed") & pl.col("safety"))["case"].to_list()
+    if listed_safety:
+        invalid.append(f"the flaky list holds safety cases: {', '.join(listed_safety)}")
+
+    # 4. outcome limits, on the candidate's decisions
+    breaches: list[str] = []
+    cand_out, base_out = outcomes["candidate"], outcomes["baseline"]
+    limits = spec.limits
+    fn = cand_out.counts["false_negative"]
+    fn_max = (
+        base_out.counts["false_negative"]
+        if limits.false_negative_max == "baseline"
+        else limits.false_negative_max
+    )
+    if fn_max is not None and cand_out.decisions and fn > fn_max:
+        what = "the baseline's" if limits.false_negative_max == "baseline" else "the limit of"
+        breaches.append(f"{fn} false negatives, above {what} {fn_max}")
+    if limits.zero_false_negative_rules:
+        zero = cand_decisions.filter(
+            (pl.col("outcome") == "false_negative")
+            & pl.col("rule").is_in(list(limits.zero_false_negative_rules))
+        )
+        for rule, n in zero.group_by("rule").len().sort("rule").iter_rows():
+            breaches.append(f"{n} false negative(s) on {rule}, where none is allowed")
+    share = limits.inconclusive_max_share
+    if share is not None and cand_out.decisions:
+        got = cand_out.counts["inconclusive"] / cand_out.decisions
+        if got > share:
+            breaches.append(
+                f"inconclusive decisions are {got:.1%} of the candidate's, above the {share:.0%} budget"
+            )
+
+    numbers = f"{b} case{'s' if b != 1 else ''} broke, {c} {'was' if c == 1 else 'were'} fixed"
+    if safety_failures:
+        verdict, rule = "BLOCK", "safety"
+        summary = f"BLOCK: safety case{'s' if len(safety_failures) > 1 else ''} failed ({', '.join(safety_failures[:5])}{' ...' if len(safety_failures) > 5 else ''})"
+    elif invalid:
+        verdict, rule = "INVALID", "invalid"
+        summary = f"INVALID: {invalid[0]}"
+    elif p <= spec.alpha:
+        verdict, rule = "BLOCK", "significance"
+        summary = f"BLOCK: {numbers}; p = {p:.3f} <= {spec.alpha:g}"
+    elif breaches:
+        verdict, rule = "BLOCK", "outcome_limit"
+        summary = f"BLOCK: {breaches[0]}"
+    elif b - c <= rule_set.margin and b <= rule_set.flip_cap:
+        verdict, rule = "PASS", "within_margin"
+        summary = f"PASS: {numbers}; net {b - c} <= margin {rule_set.margin}, {b} <= flip cap {rule_set.flip_cap}"
+    else:
+        verdict, rule = "INCONCLUSIVE", "undecided"
+        why = (
+            f"net {b - c} > margin {rule_set.margin}"
+            if b - c > rule_set.margin
+            else f"{b} > flip cap {rule_set.flip_cap}"
+        )
+        summary = f"INCONCLUSIVE: {numbers}; p = {p:.3f} > {spec.alpha:g}, but {why}"
+
+    escalation = None
+    if verdict == "INCONCLUSIVE":
+        escalation = _escalation(suite, spec, flipped, previous)
+
+    warnings = []
+    created = baseline.created
+    late = [e.case for e in flaky.entries if created is not None and e.added > created.date()]
+    if late:
+        warnings.append(
+            f"flaky entries added after the baseline run was created ({', '.join(late)}): "
+            "the list should change in its own reviewed change, not while this one is judged"
+        )
+    known = set(cases["case"].to_list())
+    unknown = tuple(case for case in listed if case not in known)
+    return GateResult(
+        verdict=verdict,
+        rule=rule,
+        summary=summary,
+        cells=cells,
+        p=p,
+        alpha=spec.alpha,
+        suite=suite,
+        margin=rule_set.margin,
+        flip_cap=rule_set.flip_cap,
+        flipped=flipped,
+        unpaired=unpaired,
+        infra=infra,
+        outcomes=outcomes,
+        key_moved=moved,
+        declared_change=change,
+        safety_failures=tuple(safety_failures),
+        invalid_reasons=tuple(invalid),
+        limit_breaches=tuple(breaches),
+        flaky_listed=tuple(listed),
+        flaky_flipped=listed_flips,
+        flaky_unknown=unknown,
+        escalation=escalation,
+        spec_digest=spec.digest,
+        flaky_digest=flaky.digest,
+        runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
+        warnings=tuple(warnings),
+        previous=previous,
+    )
+
+
+def _escalation(
+    suite: str, spec: GateSpec, flipped: tuple[tuple[str, str], ...], previous: GateResult | None
+) -> Escalation:
+    if previous is not None:
+        return Escalation(
+            "reviewer_decision",
+            "still INCONCLUSIVE after the rerun: no automatic merge; a named reviewer reads the "
+            "broken cases and records a signed decision (flipgate decide)",
+        )
+    if suite == "smoke":
+        return Escalation("run_full_set", "run the full set and apply the rule again")
+    cases = tuple(case for case, _ in flipped)
+    return Escalation(
+        "rerun_flipped",
+        f"rerun every flipped case ({len(cases)}: the broken and the fixed) on both arms with "
+        f"{spec.escalation_runs} repetitions, then apply the rule again",
+        cases=cases,
+        runs=spec.escalation_runs,
+    )
+
+
+# --------------------------------------------------------------------------- escalation
+
+
+def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
+    """`run` with the repetitions of `cases` replaced by those of `rerun` (SPEC §3.6)."""
+    if rerun.key != run.key:
+        moved = sorted(
+            k for k in set(run.key) | set(rerun.key) if run.key.get(k) != rerun.key.get(k)
+        )
+        raise InputError(
+            rerun.path,
+            f"the {arm} rerun measured a different system: key {', '.join(moved)} differs from the {arm} run",
+            field="key",
+        )
+    rerun_cases = set(rerun.reps["case"].to_list())
+    missing = sorted(set(cases) - rerun_cases)
+    if missing:
+        raise InputError(
+            rerun.path,
+            f"the {arm} rerun lacks flipped cases of the plan: {', '.join(missing[:10])}",
+            field="case",
+        )
+    extra = sorted(rerun_cases - set(cases))
+    if extra:
+        raise InputError(
+            rerun.path,
+            f"the {arm} rerun holds cases outside the rerun plan: {', '.join(extra[:10])}",
+            field="case",
+        )
+    keep = ~pl.col("case").is_in(list(cases))
+    return replace(
+        run,
+        reps=pl.concat([run.reps.filter(keep), rerun.reps]),
+        decisions=pl.concat([run.decisions.filter(keep), rerun.decisions]),
+        checks=pl.concat([run.checks.filter(keep), rerun.checks]),
+        notes=(*run.notes, f"{len(cases)} flipped cases replaced by the rerun {rerun.run_id}"),
+    )
+
+
+def rerun_plan(comparison: Comparison) -> dict[str, object]:
+    """The plan file written on a full run's INCONCLUSIVE: every flipped case, both arms."""
+    result = comparison.result
+    if result.escalation is None or result.escalation.action != "rerun_flipped":
+        raise ValueError("a rerun plan exists only for an INCONCLUSIVE full run")
+    return {
+        "flipgate_rerun_plan": 1,
+        "why": result.summary,
+        "runs": result.escalation.runs,
+        "arms": {
+            arm: {"run_id": comparison.run(arm).run_id, "key": comparison.run(arm).key}
+            for arm in ARMS
+        },
+        "cases": [{"case": case, "direction": direction} for case, direction in result.flipped],
+        "then": "flipgate gate BASELINE CANDIDATE --rerun-baseline RERUN_B --rerun-candidate RERUN_C",
+    }
+
+
+def compare_with_reruns(
+    first: Comparison,
+    rerun_baseline: Run,
+    rerun_candidate: Run,
+    *,
+    declared_change: tuple[str, ...] = (),
+) -> Comparison:
+    """Replace the flipped cases' repetitions in both arms and apply the rule once more."""
+    result = first.result
+    if result.escalation is None or result.escalation.action != "rerun_flipped":
+        raise InputError(
+            rerun_candidate.path,
+            f"reruns apply to an INCONCLUSIVE full run; this gate says {result.verdict}",
+        )
+    cases = result.escalation.cases
+    return compare(
+        apply_reruns("baseline", first.baseline, rerun_baseline, cases),
+        apply_reruns("candidate", first.candidate, rerun_candidate, cases),
+        first.spec,
+        first.flaky,
+        declared_change=declared_change,
+        previous=result,
+    )
+
+
+__all__ = [
+    "ARMS",
+    "CELLS",
+    "ArmInfra",
+    "Comparison",
+    "Escalation",
+    "GateResult",
+    "apply_reruns",
+    "compare",
+    "compare_with_reruns",
+    "mcnemar_p",
+    "rerun_plan",
+]

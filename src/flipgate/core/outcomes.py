@@ -1,0 +1,156 @@
+"""Decision outcomes (SPEC §4): classify, price and reconcile every decision a system made.
+
+The five outcomes are exhaustive and disjoint, checked in this order:
+
+    agreement       expected == actual (abstain/abstain included)        price 0
+    mirror          expected abstain, actual decided                     priced by direction
+    inconclusive    actual abstain, expected decided                     `inconclusive`
+    false_negative  expected positive, actual negative                   `false_negative`
+    false_positive  expected negative, actual positive                   `false_positive`
+
+A mirror that approved (actual negative) is priced as a false negative, one that rejected as a
+false positive: no one was asked, and the guess went that way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from flipgate.core.runs import Labels
+from flipgate.core.spec import OUTCOMES, GateSpec
+
+
+def classify(expected: str, actual: str, labels: Labels = Labels()) -> str:
+    """The outcome of one decision; a label outside the three is a bug in the input, not a sixth outcome."""
+    allowed = labels.all()
+    if expected not in allowed or actual not in allowed:
+        raise ValueError(f"unknown label: expected={expected!r}, actual={actual!r}")
+    if expected == actual:
+        return "agreement"
+    if expected == labels.abstain:
+        return "mirror"
+    if actual == labels.abstain:
+        return "inconclusive"
+    return "false_negative" if expected == labels.positive else "false_positive"
+
+
+def outcome_expr(labels: Labels) -> pl.Expr:
+    """`classify` as a polars expression over the `expected` and `actual` columns."""
+    e, a = pl.col("expected"), pl.col("actual")
+    return (
+        pl.when(e == a)
+        .then(pl.lit("agreement"))
+        .when(e == labels.abstain)
+        .then(pl.lit("mirror"))
+        .when(a == labels.abstain)
+        .then(pl.lit("inconclusive"))
+        .when(e == labels.positive)
+        .then(pl.lit("false_negative"))
+        .otherwise(pl.lit("false_positive"))
+        .alias("outcome")
+    )
+
+
+def price_expr(labels: Labels, spec: GateSpec) -> pl.Expr:
+    """The price of each decision, a mirror priced by the direction it decided."""
+    outcome, actual = pl.col("outcome"), pl.col("actual")
+    fn, fp = spec.price("false_negative"), spec.price("false_positive")
+    return (
+        pl.when(outcome == "false_negative")
+        .then(pl.lit(fn))
+        .when(outcome == "false_positive")
+        .then(pl.lit(fp))
+        .when(outcome == "inconclusive")
+        .then(pl.lit(spec.price("inconclusive")))
+        .when((outcome == "mirror") & (actual == labels.negative))
+        .then(pl.lit(fn))
+        .when(outcome == "mirror")
+        .then(pl.lit(fp))
+        .otherwise(pl.lit(0.0))
+        .alias("price")
+    )
+
+
+def classify_frame(decisions: pl.DataFrame, labels: Labels, spec: GateSpec) -> pl.DataFrame:
+    """Add `outcome` and `price` to a decisions frame."""
+    return decisions.with_columns(outcome_expr(labels)).with_columns(price_expr(labels, spec))
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """cases -> red cases -> decisions -> wrong decisions -> outcomes, each adding up."""
+
+    cases: int
+    red_cases: int
+    decisions: int
+    decisions_in_green_cases: int
+    agreements_in_red_cases: int
+    wrong_decisions: int
+    red_by_wrong: dict[int, int]  # how many red cases hold k wrong decisions
+
+    def check(self) -> None:
+        """Every level adds up to the one above it; a failure here is a bug, never bad input."""
+        assert sum(self.red_by_wrong.values()) == self.red_cases
+        assert sum(k * n for k, n in self.red_by_wrong.items()) == self.wrong_decisions
+        assert (
+            self.decisions_in_green_cases + self.agreements_in_red_cases + self.wrong_decisions
+            == self.decisions
+        )
+
+
+@dataclass(frozen=True)
+class OutcomeSummary:
+    """One arm's decisions: the five counts, the priced cost, mirrors by direction, the reconciliation."""
+
+    counts: dict[str, int]
+    decisions: int
+    cost: float
+    cost_by_outcome: dict[str, float]
+    mirror_approved: int  # priced as false negatives
+    mirror_rejected: int  # priced as false positives
+    reconciliation: Reconciliation
+
+    @property
+    def wrong(self) -> int:
+        return self.decisions - self.counts["agreement"]
+
+
+def summarize(classified: pl.DataFrame, labels: Labels, cases: int) -> OutcomeSummary:
+    """Summarise an arm's classified decisions (infra repetitions already left out).
+
+    `cases` is the number of cases in the arm, so that cases holding no decision (pass/fail checks
+    only) still count as green cases in the reconciliation.
+    """
+    counts_df = classified.group_by("outcome").agg(pl.len().alias("n"), pl.col("price").sum())
+    counts = dict.fromkeys(OUTCOMES, 0)
+    cost_by = dict.fromkeys(OUTCOMES, 0.0)
+    for outcome, n, price in counts_df.iter_rows():
+        counts[outcome] = n
+        cost_by[outcome] = float(price)
+    mirrors = classified.filter(pl.col("outcome") == "mirror")
+    per_case = classified.group_by("case").agg(
+        pl.len().alias("decisions"), (pl.col("outcome") != "agreement").sum().alias("wrong")
+    )
+    red = per_case.filter(pl.col("wrong") > 0)
+    histogram = red.group_by("wrong").len().sort("wrong")
+    reconciliation = Reconciliation(
+        cases=cases,
+        red_cases=red.height,
+        decisions=classified.height,
+        decisions_in_green_cases=int(per_case.filter(pl.col("wrong") == 0)["decisions"].sum()),
+        agreements_in_red_cases=int((red["decisions"] - red["wrong"]).sum()),
+        wrong_decisions=int(red["wrong"].sum()),
+        red_by_wrong={int(k): int(n) for k, n in histogram.iter_rows()},
+    )
+    reconciliation.check()
+    return OutcomeSummary(
+        counts=counts,
+        decisions=classified.height,
+        cost=sum(cost_by.values()),
+        cost_by_outcome=cost_by,
+        mirror_approved=int((mirrors["actual"] == labels.negative).sum()),
+        mirror_rejected=int((mirrors["actual"] == labels.positive).sum()),
+        reconciliation=reconciliation,
+    )

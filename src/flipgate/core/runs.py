@@ -1,0 +1,731 @@
+"""Load a run (SPEC §2) into tidy tables, validating every line; and find the runs of a workspace.
+
+A run becomes three polars frames:
+
+- `reps`: one row per (case, rep) with status, safety, template, output, second metrics, the
+  source `line`, and `extra` (the row's other fields as JSON text, shown in the drill-down);
+- `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
+- `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
+
+JSONL is read by polars in one pass when its columns have the types SPEC §2 gives them. When they
+do not (bad JSON, a field of the wrong type, a label given as a string on some lines and as a
+mapping on others), the file is read again line by line, which either accepts the mix or names
+the exact line and field that is wrong. Value checks (labels, duplicates, safety consistency...)
+then run vectorised on the tidy frames, for both paths.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from flipgate.core.errors import InputError
+from flipgate.core.yamlio import load_yaml
+
+SINGLE_DECISION_RULE = "decision"  # the rule name of `expected: approve` (one decision per rep)
+SINGLE_CHECK_RULE = "passed"  # the rule name of `passed: true` (one check per rep)
+METRICS = ("latency_ms", "cost_usd", "steps", "tokens")
+KNOWN_FIELDS = frozenset(
+    {
+        "case",
+        "rep",
+        "safety",
+        "template",
+        "expected",
+        "actual",
+        "passed",
+        "status",
+        "infra",
+        "output",
+        "reasons",
+        *METRICS,
+    }
+)
+SUITES = ("smoke", "full")
+
+Progress = Callable[[str], None]
+
+REPS_SCHEMA = {
+    "case": pl.String,
+    "rep": pl.Int64,
+    "line": pl.Int64,
+    "status": pl.String,
+    "infra": pl.String,
+    "safety": pl.Boolean,
+    "template": pl.String,
+    "output": pl.String,
+    **dict.fromkeys(METRICS, pl.Float64),
+    "extra": pl.String,
+}
+DECISIONS_SCHEMA = {
+    "case": pl.String,
+    "rep": pl.Int64,
+    "rule": pl.String,
+    "expected": pl.String,
+    "actual": pl.String,
+    "reason": pl.String,
+    "line": pl.Int64,
+}
+CHECKS_SCHEMA = {
+    "case": pl.String,
+    "rep": pl.Int64,
+    "rule": pl.String,
+    "passed": pl.Boolean,
+    "reason": pl.String,
+    "line": pl.Int64,
+}
+
+
+@dataclass(frozen=True)
+class Labels:
+    negative: str = "approve"
+    positive: str = "reject"
+    abstain: str = "escalate"
+
+    def all(self) -> tuple[str, str, str]:
+        return (self.negative, self.positive, self.abstain)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One arm: the manifest of `run.yaml` and the results as tidy frames."""
+
+    path: Path  # the run directory, or the external log it was imported from
+    results_path: Path
+    run_id: str
+    suite: str
+    created: datetime | None
+    key: dict[str, str]
+    change_keys: tuple[str, ...]
+    change_summary: str | None
+    labels: Labels
+    manifest: dict[str, Any]
+    reps: pl.DataFrame
+    decisions: pl.DataFrame
+    checks: pl.DataFrame
+    source_format: str = "flipgate"  # or "inspect", "promptfoo"
+    notes: tuple[str, ...] = ()
+    extra_manifest: dict[str, Any] = field(default_factory=dict)  # unknown run.yaml fields
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted(set(self.decisions["rule"]) | set(self.checks["rule"]))
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A folder holding `baseline/`, `candidate/`, and optionally `gate.yaml` and `flaky.yaml`."""
+
+    path: Path
+    baseline: Path
+    candidate: Path
+    gate: Path | None
+    flaky: Path | None
+
+    @property
+    def decisions_dir(self) -> Path:
+        return self.path / "decisions"
+
+
+def is_workspace(path: Path) -> bool:
+    return path.is_dir() and (path / "baseline").exists() and (path / "candidate").exists()
+
+
+def load_workspace(path: Path) -> Workspace:
+    if not path.exists():
+        raise InputError(path, "no such workspace")
+    if not is_workspace(path):
+        raise InputError(path, "not a workspace: it needs baseline/ and candidate/ folders")
+    gate, flaky = path / "gate.yaml", path / "flaky.yaml"
+    return Workspace(
+        path=path,
+        baseline=path / "baseline",
+        candidate=path / "candidate",
+        gate=gate if gate.exists() else None,
+        flaky=flaky if flaky.exists() else None,
+    )
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def load_run(path: Path, *, progress: Progress | None = None, import_options: Any = None) -> Run:
+    """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log."""
+    from flipgate.core.importers import ImportOptions, detect_format, read_external
+
+    report = progress or (lambda _message: None)
+    if not path.exists():
+        raise InputError(path, "no such run (expected a run directory, its run.yaml, or a log)")
+    if path.is_file() and path.name != "run.yaml":
+        if detect_format(path) is None:
+            raise InputError(
+                path, "not a run: neither run.yaml, an Inspect log nor promptfoo results"
+            )
+        report(f"importing {path.name}")
+        imported = read_external(path, import_options or ImportOptions())
+        return run_from_records(
+            imported.manifest,
+            imported.records,
+            source=path,
+            manifest_path=path,
+            source_format=imported.tool,
+            notes=tuple(imported.notes),
+        )
+    run_dir = path.parent if path.is_file() else path
+    manifest_path = run_dir / "run.yaml"
+    if not manifest_path.exists():
+        single_log = run_dir / "results.json"
+        if single_log.exists() and detect_format(single_log) is not None:
+            return load_run(single_log, progress=progress, import_options=import_options)
+        raise InputError(run_dir, "not a run: no run.yaml in this folder")
+    manifest = _read_manifest(manifest_path)
+    jsonl, parquet = run_dir / "results.jsonl", run_dir / "results.parquet"
+    if jsonl.exists() and parquet.exists():
+        raise InputError(
+            run_dir, "a run holds exactly one of results.jsonl and results.parquet, not both"
+        )
+    if not jsonl.exists() and not parquet.exists():
+        raise InputError(run_dir, "no results: a run needs results.jsonl or results.parquet")
+    labels = _labels(manifest, manifest_path)
+    report(f"reading {run_dir.name}/{(jsonl if jsonl.exists() else parquet).name}")
+    if jsonl.exists():
+        frames = _read_jsonl(jsonl, labels)
+        results = jsonl
+    else:
+        frames = _read_parquet(parquet)
+        results = parquet
+    report(f"checking {run_dir.name}")
+    _validate(frames, results, labels)
+    return _make_run(manifest, manifest_path, run_dir, results, frames, labels, "flipgate", ())
+
+
+def run_from_records(
+    manifest: dict[str, Any],
+    records: Iterable[dict[str, Any]],
+    *,
+    source: Path,
+    manifest_path: Path | None = None,
+    source_format: str = "flipgate",
+    notes: tuple[str, ...] = (),
+) -> Run:
+    """Build a run from records in the results.jsonl shape (importers, tests)."""
+    where = manifest_path or source
+    manifest = _check_manifest(manifest, where)
+    labels = _labels(manifest, where)
+    frames = _frames_from_records(((i + 1, r) for i, r in enumerate(records)), source, labels)
+    _validate(frames, source, labels)
+    return _make_run(manifest, where, source, source, frames, labels, source_format, notes)
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    data, lines = load_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(path, "run.yaml must be a mapping", line=1)
+    try:
+        return _check_manifest(data, path)
+    except InputError as exc:
+        raise InputError(
+            path, exc.message, line=lines.line(exc.field or ""), field=exc.field
+        ) from None
+
+
+def _check_manifest(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    run_id = data.get("run_id")
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise InputError(path, "required: a non-empty string naming the run", field="run_id")
+    suite = data.get("suite", "full")
+    if suite not in SUITES:
+        raise InputError(path, f"must be 'smoke' or 'full', not {suite!r}", field="suite")
+    created = data.get("created")
+    if created is not None and not isinstance(created, datetime | date):
+        try:
+            datetime.fromisoformat(str(created).replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(path, f"not an ISO 8601 time: {created!r}", field="created") from None
+    change = data.get("change")
+    if change is not None:
+        if not isinstance(change, dict):
+            raise InputError(path, "must be a mapping with `keys` and `summary`", field="change")
+        keys = change.get("keys", [])
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise InputError(path, "must be a list of key components", field="change.keys")
+    key = data.get("key", {})
+    if not isinstance(key, dict):
+        raise InputError(path, "must be a mapping of component -> version", field="key")
+    return data
+
+
+def _labels(manifest: dict[str, Any], path: Path) -> Labels:
+    given = manifest.get("labels") or {}
+    if not isinstance(given, dict) or not set(given) <= {"negative", "positive", "abstain"}:
+        raise InputError(path, "must map negative, positive and abstain to labels", field="labels")
+    labels = Labels(**{k: str(v) for k, v in given.items()})
+    if len(set(labels.all())) != 3:
+        raise InputError(path, "the three labels must differ", field="labels")
+    return labels
+
+
+def _parse_time(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _make_run(
+    manifest: dict[str, Any],
+    manifest_path: Path,
+    path: Path,
+    results: Path,
+    frames: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame],
+    labels: Labels,
+    source_format: str,
+    notes: tuple[str, ...],
+) -> Run:
+    change = manifest.get("change") or {}
+    known = {"run_id", "suite", "created", "change", "key", "labels"}
+    reps, decisions, checks = frames
+    return Run(
+        path=path,
+        results_path=results,
+        run_id=manifest["run_id"],
+        suite=manifest.get("suite", "full"),
+        created=_parse_time(manifest.get("created")),
+        key={str(k): str(v) for k, v in (manifest.get("key") or {}).items()},
+        change_keys=tuple(change.get("keys", [])),
+        change_summary=change.get("summary"),
+        labels=labels,
+        manifest=manifest,
+        reps=reps,
+        decisions=decisions,
+        checks=checks,
+        source_format=source_format,
+        notes=notes,
+        extra_manifest={k: v for k, v in manifest.items() if k not in known},
+    )
+
+
+# --------------------------------------------------------------------------- fast path
+
+
+def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    try:
+        df = pl.read_ndjson(path, infer_schema_length=None)
+    except Exception:  # bad JSON or types polars cannot unify: the line reader names the line
+        return _read_jsonl_lines(path, labels)
+    if df.height == 0 or not _clean_schema(df.schema):
+        return _read_jsonl_lines(path, labels)
+    line = _line_numbers(path, df.height)
+    return _frames_from_columns(df.with_columns(line=line), path)
+
+
+def _read_parquet(path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    try:
+        df = pl.read_parquet(path)
+    except Exception as exc:
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
+    df = df.with_columns(
+        [
+            _map_to_struct(df, name)
+            for name in ("expected", "actual", "reasons", "passed")
+            if name in df.columns and isinstance(df.schema[name], pl.List)
+        ]
+    )
+    problem = _schema_problem(df.schema)
+    if problem:
+        name, message = problem
+        raise InputError(path, message, line=1, field=name)
+    return _frames_from_columns(df.with_columns(line=pl.int_range(1, df.height + 1)), path)
+
+
+def _map_to_struct(df: pl.DataFrame, name: str) -> pl.Expr:
+    """A Parquet map (list of key/value structs) as a struct with one field per key."""
+    keys = df[name].explode().struct.field("key").drop_nulls().unique().sort().to_list()
+    entries = pl.col(name)
+    return pl.struct(
+        [
+            entries.list.eval(
+                pl.element().filter(pl.element().struct.field("key") == key).struct.field("value")
+            )
+            .list.first()
+            .alias(key)
+            for key in keys
+        ]
+    ).alias(name)
+
+
+def _line_numbers(path: Path, rows: int) -> pl.Series:
+    """polars skips blank lines; map rows back to file lines only when there are any."""
+    with path.open("rb") as handle:
+        lines = [i + 1 for i, raw in enumerate(handle) if raw.strip()]
+    if len(lines) != rows:  # defensive: the counts must agree, else line numbers would lie
+        raise InputError(path, f"read {rows} records from {len(lines)} non-blank lines")
+    return pl.Series("line", lines, dtype=pl.Int64)
+
+
+_STRINGY = (pl.String, pl.Null)
+_NUMERIC = (pl.Int64, pl.Int32, pl.Float64, pl.Float32, pl.Null)
+
+
+def _struct_of(dtype: pl.DataType, allowed: tuple[type[pl.DataType], ...]) -> bool:
+    return isinstance(dtype, pl.Struct) and all(
+        any(isinstance(f.dtype, a) for a in allowed) for f in dtype.fields
+    )
+
+
+def _schema_problem(schema: pl.Schema) -> tuple[str, str] | None:
+    """The first column whose type SPEC §2 does not allow, as (field, message)."""
+
+    def one_of(dtype: pl.DataType, allowed: tuple[type[pl.DataType], ...]) -> bool:
+        return any(isinstance(dtype, a) for a in allowed)
+
+    if "case" not in schema:
+        return "case", "required on every line"
+    rules: dict[str, tuple[bool, str]] = {
+        "case": (one_of(schema["case"], (pl.String,)), "must be a string"),
+    }
+    checks = {
+        "rep": (
+            (pl.Int64, pl.Int32, pl.UInt32, pl.UInt64, pl.Null),
+            "must be a non-negative integer",
+        ),
+        "status": (_STRINGY, "must be 'ok' or 'infra'"),
+        "infra": (_STRINGY, "must be a string"),
+        "template": (_STRINGY, "must be a string"),
+        "output": (_STRINGY, "must be a string"),
+        "safety": ((pl.Boolean, pl.Null), "must be true or false"),
+        **{m: (_NUMERIC, "must be a number") for m in METRICS},
+    }
+    for name, (allowed, message) in checks.items():
+        if name in schema:
+            rules[name] = (one_of(schema[name], allowed), message)
+    for name in ("expected", "actual", "reasons"):
+        if name in schema:
+            dtype = schema[name]
+            ok = one_of(dtype, _STRINGY) or _struct_of(dtype, _STRINGY)
+            rules[name] = (ok, "must be a label or a mapping rule -> label")
+    if "passed" in schema:
+        dtype = schema["passed"]
+        ok = one_of(dtype, (pl.Boolean, pl.Null)) or _struct_of(dtype, (pl.Boolean, pl.Null))
+        rules["passed"] = (ok, "must be true/false or a mapping rule -> true/false")
+    for name, (ok, message) in rules.items():
+        if not ok:
+            return name, message
+    return None
+
+
+def _clean_schema(schema: pl.Schema) -> bool:
+    return _schema_problem(schema) is None
+
+
+def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr]:
+    """rule -> expression for a label/bool/reason column given as a scalar or a struct."""
+    if name not in df.columns or isinstance(df.schema[name], pl.Null):
+        return {}
+    dtype = df.schema[name]
+    if isinstance(dtype, pl.Struct):
+        return {f.name: pl.col(name).struct.field(f.name) for f in dtype.fields}
+    return {single: pl.col(name)}
+
+
+def _frames_from_columns(
+    df: pl.DataFrame, path: Path
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    if "rep" not in df.columns:
+        df = df.with_columns(rep=pl.lit(0, pl.Int64))
+    df = df.with_columns(pl.col("rep").cast(pl.Int64))
+    extra_cols = [c for c in df.columns if c not in KNOWN_FIELDS and c != "line"]
+    extra = pl.struct(extra_cols).struct.json_encode() if extra_cols else pl.lit(None, pl.String)
+    reps = df.select(
+        pl.col("case"),
+        pl.col("rep").fill_null(0),
+        pl.col("line"),
+        *[
+            (pl.col(name) if name in df.columns else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in REPS_SCHEMA.items()
+            if name not in ("case", "rep", "line", "extra")
+        ],
+        extra.alias("extra"),
+    ).with_columns(pl.col("status").fill_null("ok"), pl.col("safety").fill_null(False))
+
+    expected = _rule_columns(df, "expected", SINGLE_DECISION_RULE)
+    actual = _rule_columns(df, "actual", SINGLE_DECISION_RULE)
+    reasons = _rule_columns(df, "reasons", SINGLE_DECISION_RULE)
+    passed = _rule_columns(df, "passed", SINGLE_CHECK_RULE)
+    if "reasons" in df.columns and not isinstance(df.schema["reasons"], pl.Struct):
+        reasons = {r: pl.col("reasons") for r in (*expected, *passed)}
+    null = pl.lit(None, pl.String)
+    ids = [pl.col("case"), pl.col("rep").fill_null(0)]
+
+    decision_parts = [
+        df.select(
+            *ids,
+            pl.lit(rule, pl.String).alias("rule"),
+            expected.get(rule, null).alias("expected"),
+            actual.get(rule, null).alias("actual"),
+            reasons.get(rule, null).cast(pl.String).alias("reason"),
+            pl.col("line"),
+        ).filter(pl.col("expected").is_not_null() | pl.col("actual").is_not_null())
+        for rule in sorted(set(expected) | set(actual))
+    ]
+    check_parts = [
+        df.select(
+            *ids,
+            pl.lit(rule, pl.String).alias("rule"),
+            expr.alias("passed"),
+            reasons.get(rule, null).cast(pl.String).alias("reason"),
+            pl.col("line"),
+        ).filter(pl.col("passed").is_not_null())
+        for rule, expr in sorted(passed.items())
+    ]
+    decisions = (
+        pl.concat(decision_parts) if decision_parts else pl.DataFrame(schema=DECISIONS_SCHEMA)
+    )
+    checks = pl.concat(check_parts) if check_parts else pl.DataFrame(schema=CHECKS_SCHEMA)
+    return reps, decisions.cast(DECISIONS_SCHEMA), checks.cast(CHECKS_SCHEMA)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- line-by-line path
+
+
+def _read_jsonl_lines(
+    path: Path, labels: Labels
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    def records() -> Iterable[tuple[int, dict[str, Any]]]:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    record = json.loads(raw)
+                except UnicodeDecodeError:
+                    raise InputError(path, "not UTF-8 text", line=number) from None
+                except json.JSONDecodeError as exc:
+                    raise InputError(
+                        path, f"not valid JSON ({exc.msg}, column {exc.colno})", line=number
+                    ) from None
+                if not isinstance(record, dict):
+                    raise InputError(path, "each line must be a JSON object", line=number)
+                yield number, record
+
+    return _frames_from_records(records(), path, labels)
+
+
+def _frames_from_records(
+    records: Iterable[tuple[int, dict[str, Any]]], path: Path, labels: Labels
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    reps: dict[str, list[Any]] = {name: [] for name in REPS_SCHEMA}
+    decisions: dict[str, list[Any]] = {name: [] for name in DECISIONS_SCHEMA}
+    checks: dict[str, list[Any]] = {name: [] for name in CHECKS_SCHEMA}
+
+    for line, record in records:
+
+        def bad(name: str, message: str, line: int = line) -> InputError:
+            return InputError(path, message, line=line, field=name)
+
+        case = record.get("case")
+        if case is None:
+            raise bad("case", "required on every line")
+        if not isinstance(case, str):
+            raise bad("case", f"must be a string, not {case!r}")
+        rep = record.get("rep", 0)
+        if isinstance(rep, bool) or not isinstance(rep, int):
+            raise bad("rep", f"must be a non-negative integer, not {rep!r}")
+        safety = record.get("safety", False)
+        if not isinstance(safety, bool):
+            raise bad("safety", f"must be true or false, not {safety!r}")
+        for name in ("status", "infra", "template", "output"):
+            value = record.get(name)
+            if value is not None and not isinstance(value, str):
+                raise bad(name, f"must be a string, not {type(value).__name__}")
+        metrics = {}
+        for name in METRICS:
+            value = record.get(name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise bad(name, f"must be a number, not {value!r}")
+            metrics[name] = None if value is None else float(value)
+        extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+
+        expected = _as_rule_map(
+            record.get("expected"),
+            SINGLE_DECISION_RULE,
+            str,
+            bad("expected", "must be a label or a mapping rule -> label"),
+        )
+        actual = _as_rule_map(
+            record.get("actual"),
+            SINGLE_DECISION_RULE,
+            str,
+            bad("actual", "must be a label or a mapping rule -> label"),
+        )
+        passed = _as_rule_map(
+            record.get("passed"),
+            SINGLE_CHECK_RULE,
+            bool,
+            bad("passed", "must be true/false or a mapping rule -> true/false"),
+        )
+        reasons_raw = record.get("reasons")
+        if isinstance(reasons_raw, str):
+            reasons: dict[str, Any] = dict.fromkeys((*expected, *actual, *passed), reasons_raw)
+        else:
+            reasons = _as_rule_map(
+                reasons_raw,
+                SINGLE_DECISION_RULE,
+                str,
+                bad("reasons", "must be a mapping rule -> text"),
+            )
+
+        for name, value in (
+            ("case", case),
+            ("rep", rep),
+            ("line", line),
+            ("status", record.get("status") or "ok"),
+            ("infra", record.get("infra")),
+            ("safety", safety),
+            ("template", record.get("template")),
+            ("output", record.get("output")),
+            *metrics.items(),
+            ("extra", json.dumps(extra, ensure_ascii=False) if extra else None),
+        ):
+            reps[name].append(value)
+        for rule in sorted(set(expected) | set(actual)):
+            for name, value in (
+                ("case", case),
+                ("rep", rep),
+                ("rule", rule),
+                ("expected", expected.get(rule)),
+                ("actual", actual.get(rule)),
+                ("reason", reasons.get(rule)),
+                ("line", line),
+            ):
+                decisions[name].append(value)
+        for rule in sorted(passed):
+            for name, value in (
+                ("case", case),
+                ("rep", rep),
+                ("rule", rule),
+                ("passed", passed[rule]),
+                ("reason", reasons.get(rule)),
+                ("line", line),
+            ):
+                checks[name].append(value)
+
+    return (
+        pl.DataFrame(reps, schema=REPS_SCHEMA),
+        pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
+        pl.DataFrame(checks, schema=CHECKS_SCHEMA),
+    )
+
+
+def _as_rule_map(value: Any, single: str, kind: type, error: InputError) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, kind) and not (kind is str and isinstance(value, bool)):
+        return {single: value}
+    if isinstance(value, dict):
+        for rule, item in value.items():
+            if item is None:
+                continue
+            if not isinstance(item, kind) or (kind is str and isinstance(item, bool)):
+                raise InputError(
+                    error.path, error.message, line=error.line, field=f"{error.field}.{rule}"
+                )
+        return {rule: item for rule, item in value.items() if item is not None}
+    raise error
+
+
+# --------------------------------------------------------------------------- value checks
+
+
+def _validate(
+    frames: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame], path: Path, labels: Labels
+) -> None:
+    """SPEC §2's checks, vectorised; the first offending line (in file order) is reported."""
+    reps, decisions, checks = frames
+
+    def first(df: pl.DataFrame, condition: pl.Expr) -> dict[str, Any] | None:
+        hit = df.filter(condition).sort("line").head(1)
+        return hit.row(0, named=True) if hit.height else None
+
+    if reps.height == 0:
+        raise InputError(path, "no results: the file holds no lines")
+    if row := first(reps, pl.col("case").is_null() | (pl.col("case").str.strip_chars() == "")):
+        raise InputError(
+            path, "required on every line, a non-empty string", line=row["line"], field="case"
+        )
+    if row := first(reps, pl.col("rep") < 0):
+        raise InputError(
+            path, f"must be a non-negative integer, not {row['rep']}", line=row["line"], field="rep"
+        )
+    if row := first(reps, ~pl.col("status").is_in(["ok", "infra"])):
+        raise InputError(
+            path,
+            f"must be 'ok' or 'infra', not {row['status']!r}",
+            line=row["line"],
+            field="status",
+        )
+    if row := first(
+        reps,
+        pl.struct("case", "rep").is_duplicated()
+        & (pl.col("line") > pl.col("line").min().over("case", "rep")),
+    ):
+        raise InputError(
+            path,
+            f"duplicate (case, rep): {row['case']} rep {row['rep']} appears twice",
+            line=row["line"],
+            field="rep",
+        )
+    if row := first(reps, pl.col("safety").n_unique().over("case") > 1):
+        raise InputError(
+            path,
+            f"`safety` differs between the lines of case {row['case']}",
+            line=row["line"],
+            field="safety",
+        )
+
+    for side, other in (("expected", "actual"), ("actual", "expected")):
+        if row := first(decisions, pl.col(side).is_null()):
+            raise InputError(
+                path,
+                f"rule {row['rule']!r} has an `{other}` label but no `{side}` label",
+                line=row["line"],
+                field=f"{side}.{row['rule']}",
+            )
+    for side in ("expected", "actual"):
+        if row := first(decisions, ~pl.col(side).is_in(list(labels.all()))):
+            allowed = ", ".join(labels.all())
+            raise InputError(
+                path,
+                f"label {row[side]!r} is not one of the run's labels ({allowed})",
+                line=row["line"],
+                field=f"{side}.{row['rule']}",
+            )
+
+    graded = pl.concat([decisions.select("case", "rep"), checks.select("case", "rep")]).unique()
+    ungraded = reps.filter(pl.col("status") == "ok").join(graded, on=["case", "rep"], how="anti")
+    if row := first(ungraded, pl.lit(True)):
+        raise InputError(
+            path,
+            "a repetition needs `expected`/`actual` labels or a `passed` check (or status: infra)",
+            line=row["line"],
+            field="expected",
+        )
+    for name in METRICS:
+        if row := first(reps, pl.col(name).is_nan() | pl.col(name).is_infinite()):
+            raise InputError(path, "must be a finite number", line=row["line"], field=name)

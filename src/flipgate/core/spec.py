@@ -1,0 +1,205 @@
+"""The gate spec (`gate.yaml`, SPEC §3): every field optional, every default written here once.
+
+A key the spec does not know is an error, never a silent default: a typo such as `alpah: 0.01`
+would otherwise gate at 0.05 while the team believes it gates at 0.01.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from flipgate.core.errors import InputError
+from flipgate.core.yamlio import LineIndex, load_yaml
+
+OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
+WRONG_OUTCOMES = OUTCOMES[1:]
+Aggregate = Literal["majority", "all"]
+
+DEFAULTS: dict[str, Any] = {
+    "alpha": 0.05,
+    "sets": {"smoke": {"margin": 1, "flip_cap": 4}, "full": {"margin": 2, "flip_cap": 10}},
+    "aggregate": {"ordinary": "majority", "safety": "all"},
+    "infra": {"max_share": 0.05},
+    "flaky": {"max_share": 0.05},
+    "escalation": {"runs": 5},
+    "outcomes": {
+        "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
+        "limits": {
+            "false_negative_max": "baseline",
+            "zero_false_negative_rules": [],
+            "inconclusive_max_share": None,
+        },
+        "fail_on": list(WRONG_OUTCOMES),
+    },
+}
+
+
+@dataclass(frozen=True)
+class SetRule:
+    """The margin and flip cap of one suite size (`smoke` or `full`)."""
+
+    margin: int
+    flip_cap: int
+
+
+@dataclass(frozen=True)
+class OutcomeLimits:
+    false_negative_max: int | Literal["baseline"] | None
+    zero_false_negative_rules: tuple[str, ...]
+    inconclusive_max_share: float | None
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    alpha: float
+    sets: dict[str, SetRule]
+    aggregate_ordinary: Aggregate
+    aggregate_safety: Aggregate
+    infra_max_share: float
+    flaky_max_share: float
+    escalation_runs: int
+    prices: dict[str, float]
+    limits: OutcomeLimits
+    fail_on: frozenset[str]
+    digest: str = ""
+    source: Path | None = field(default=None, compare=False)
+
+    def set_rule(self, suite: str) -> SetRule:
+        return self.sets.get(suite, self.sets["full"])
+
+    def price(self, outcome: str) -> float:
+        return self.prices.get(outcome, 0.0)
+
+
+def default_spec() -> GateSpec:
+    return _build(DEFAULTS, Path("<defaults>"), LineIndex(None), digest=_digest(b""))
+
+
+def load_spec(path: Path | None) -> GateSpec:
+    """Read `gate.yaml`; `None` gives the defaults."""
+    if path is None:
+        return default_spec()
+    data, lines = load_yaml(path)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(path, "a gate spec is a mapping of settings", line=1)
+    merged = _merge(DEFAULTS, data, path, lines, "")
+    return _build(merged, path, lines, digest=_digest(path.read_bytes()))
+
+
+def _digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def _merge(
+    defaults: dict[str, Any], given: dict[str, Any], path: Path, lines: LineIndex, prefix: str
+) -> dict[str, Any]:
+    """Overlay `given` on `defaults`, refusing keys the defaults do not have."""
+    merged = dict(defaults)
+    for key, value in given.items():
+        dotted = f"{prefix}{key}"
+        if key not in defaults and not (prefix == "sets." and isinstance(value, dict)):
+            known = ", ".join(sorted(defaults))
+            raise InputError(
+                path,
+                f"unknown setting (known here: {known})",
+                line=lines.line(dotted),
+                field=dotted,
+            )
+        base = defaults.get(key, DEFAULTS["sets"]["full"] if prefix == "sets." else None)
+        if isinstance(base, dict) and key not in ("prices",):
+            if not isinstance(value, dict):
+                raise InputError(path, "must be a mapping", line=lines.line(dotted), field=dotted)
+            merged[key] = _merge(base, value, path, lines, dotted + ".")
+        elif key == "prices":
+            if not isinstance(value, dict):
+                raise InputError(path, "must be a mapping", line=lines.line(dotted), field=dotted)
+            merged[key] = {**base, **value} if isinstance(base, dict) else value
+        else:
+            merged[key] = value
+    return merged
+
+
+def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -> GateSpec:
+    def fail(dotted: str, message: str) -> InputError:
+        return InputError(path, message, line=lines.line(dotted), field=dotted)
+
+    def number(dotted: str, value: Any, *, low: float, high: float | None = None) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise fail(dotted, f"must be a number, not {value!r}")
+        if value < low or (high is not None and value > high):
+            bound = f"between {low} and {high}" if high is not None else f">= {low}"
+            raise fail(dotted, f"must be {bound}, not {value!r}")
+        return float(value)
+
+    def whole(dotted: str, value: Any, *, low: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise fail(dotted, f"must be a whole number >= {low}, not {value!r}")
+        return value
+
+    def aggregate(dotted: str, value: Any) -> Aggregate:
+        if value not in ("majority", "all"):
+            raise fail(dotted, f"must be 'majority' or 'all', not {value!r}")
+        return "majority" if value == "majority" else "all"
+
+    sets = {
+        name: SetRule(
+            margin=whole(f"sets.{name}.margin", rule["margin"], low=0),
+            flip_cap=whole(f"sets.{name}.flip_cap", rule["flip_cap"], low=0),
+        )
+        for name, rule in data["sets"].items()
+    }
+    outcomes = data["outcomes"]
+    prices: dict[str, float] = {}
+    for name, value in outcomes["prices"].items():
+        if name not in ("false_negative", "false_positive", "inconclusive"):
+            raise fail(
+                f"outcomes.prices.{name}",
+                "unknown price (priced: false_negative, false_positive, inconclusive; "
+                "a mirror is priced by its direction)",
+            )
+        prices[name] = number(f"outcomes.prices.{name}", value, low=0)
+
+    limits = outcomes["limits"]
+    fn_max = limits["false_negative_max"]
+    if fn_max not in ("baseline", None):
+        fn_max = whole("outcomes.limits.false_negative_max", fn_max, low=0)
+    rules = limits["zero_false_negative_rules"] or []
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise fail("outcomes.limits.zero_false_negative_rules", "must be a list of rule names")
+    share = limits["inconclusive_max_share"]
+    if share is not None:
+        share = number("outcomes.limits.inconclusive_max_share", share, low=0, high=1)
+
+    fail_on = outcomes["fail_on"]
+    if not isinstance(fail_on, list) or not set(fail_on) <= set(WRONG_OUTCOMES):
+        raise fail(
+            "outcomes.fail_on",
+            f"must be a list drawn from {', '.join(WRONG_OUTCOMES)}, not {fail_on!r}",
+        )
+
+    return GateSpec(
+        alpha=number("alpha", data["alpha"], low=0, high=1),
+        sets=sets,
+        aggregate_ordinary=aggregate("aggregate.ordinary", data["aggregate"]["ordinary"]),
+        aggregate_safety=aggregate("aggregate.safety", data["aggregate"]["safety"]),
+        infra_max_share=number("infra.max_share", data["infra"]["max_share"], low=0, high=1),
+        flaky_max_share=number("flaky.max_share", data["flaky"]["max_share"], low=0, high=1),
+        escalation_runs=whole("escalation.runs", data["escalation"]["runs"], low=1),
+        prices=prices,
+        limits=OutcomeLimits(fn_max, tuple(rules), share),
+        fail_on=frozenset(fail_on),
+        digest=digest,
+        source=path,
+    )
+
+
+def dump_defaults() -> str:
+    """The default gate.yaml, for `flipgate` users who want a file to edit."""
+    return yaml.safe_dump(DEFAULTS, sort_keys=False)

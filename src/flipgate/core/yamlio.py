@@ -1,0 +1,58 @@
+"""Safe YAML reading that keeps the line of every mapping key, for errors that point at the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from flipgate.core.errors import InputError
+
+
+class LineIndex:
+    """Line numbers (1-based) of the keys of a YAML document, by dotted path (`outcomes.prices`)."""
+
+    def __init__(self, node: yaml.Node | None) -> None:
+        self._lines: dict[str, int] = {}
+        if node is not None:
+            self._walk(node, "")
+
+    def _walk(self, node: yaml.Node, prefix: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                path = f"{prefix}{key_node.value}"
+                self._lines[path] = key_node.start_mark.line + 1
+                self._walk(value_node, path + ".")
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                self._lines[f"{prefix}{i}"] = item.start_mark.line + 1
+                self._walk(item, f"{prefix}{i}.")
+
+    def line(self, path: str) -> int | None:
+        """The line of `path`, or of its nearest enclosing key."""
+        while path:
+            if path in self._lines:
+                return self._lines[path]
+            path = path.rpartition(".")[0]
+        return None
+
+
+def load_yaml(path: Path) -> tuple[Any, LineIndex]:
+    """Parse `path` with the safe loader: tags that would build objects are an input error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "file not found") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, f"not valid YAML: {exc.problem}", line=line) from None
+    except yaml.YAMLError as exc:
+        raise InputError(path, f"not valid YAML: {exc}") from None
+    return data, LineIndex(node)
