@@ -167,6 +167,10 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
     return decisions, reps
 
 
+def _severity_name(column: str) -> pl.Expr:
+    return pl.col(column).replace_strict(dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String)
+
+
 def _collapse(
     reps: pl.DataFrame, decisions: pl.DataFrame, spec: GateSpec, prefix: str
 ) -> pl.DataFrame:
@@ -200,6 +204,7 @@ def _collapse(
         pl.when(pl.col("gradable") == 0).then(None).otherwise(pl.col("passed")).alias("passed"),
         pl.col("cost").fill_null(0.0),
     )
+    cases = cases.with_columns(_severity_name("worst"))
     keep = ("case", "safety", "template")
     return cases.rename({c: f"{prefix}_{c}" for c in cases.columns if c not in keep})
 
@@ -232,8 +237,9 @@ def compare(
     reps: dict[str, pl.DataFrame] = {}
     collapsed = []
     for arm, run in zip(ARMS, (baseline, candidate), strict=True):
-        decisions[arm], reps[arm] = _rep_results(run, spec)
-        collapsed.append(_collapse(reps[arm], decisions[arm], spec, PREFIX[arm]))
+        decisions[arm], ranked = _rep_results(run, spec)
+        collapsed.append(_collapse(ranked, decisions[arm], spec, PREFIX[arm]))
+        reps[arm] = ranked.with_columns(_severity_name("worst"))
 
     base, cand = collapsed
     cases = base.join(cand, on="case", how="full", coalesce=True, suffix="_cand")
