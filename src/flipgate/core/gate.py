@@ -168,7 +168,9 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _severity_name(column: str) -> pl.Expr:
-    return pl.col(column).replace_strict(dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String)
+    return pl.col(column).replace_strict(
+        dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
+    )
 
 
 def _collapse(

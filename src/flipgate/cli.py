@@ -1,0 +1,302 @@
+"""The command line: `flipgate gate` for CI, `flipgate open` for the app, and the tools around them.
+
+Exit codes (SPEC §8): 0 PASS, 1 BLOCK, 3 INCONCLUSIVE, 4 INVALID, 2 bad usage or bad input.
+Every input is loaded and validated before anything is written or drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from rich.console import Console
+
+from flipgate.core.atomic import write_atomic
+from flipgate.core.errors import InputError
+from flipgate.core.importers import ImportOptions
+
+BAD_INPUT = 2
+
+
+def bundled_samples() -> Path:
+    """The sample workspaces: shipped inside the wheel, or beside the source tree."""
+    packaged = Path(__file__).parent / "sample_runs"
+    return packaged if packaged.exists() else Path(__file__).parents[2] / "sample_runs"
+
+
+DEFAULT_WORKSPACE = "listing-reviewer"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a command compares: two runs, the gate spec and the flaky list, maybe a workspace."""
+
+    baseline: Path
+    candidate: Path
+    gate: Path | None
+    flaky: Path | None
+    workspace: Path | None
+    declared_change: tuple[str, ...]
+    import_options: ImportOptions
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="a workspace folder, or BASELINE CANDIDATE (run folders, run.yaml, Inspect logs or promptfoo results.json)",
+    )
+    parser.add_argument(
+        "--gate",
+        type=Path,
+        help="gate spec (default: the workspace's gate.yaml, else the defaults)",
+    )
+    parser.add_argument(
+        "--flaky", type=Path, help="flaky list (default: the workspace's flaky.yaml, else none)"
+    )
+    parser.add_argument(
+        "--change",
+        action="append",
+        default=[],
+        metavar="COMPONENT",
+        help="declare a key component this change may move (repeatable; adds to the candidate's change.keys)",
+    )
+    _add_import_arguments(parser)
+
+
+def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("reading Inspect AI and promptfoo logs")
+    group.add_argument("--partial-passes", action="store_true", help="Inspect: a `P` score passes")
+    group.add_argument(
+        "--pass-threshold",
+        type=float,
+        default=1.0,
+        help="Inspect: numeric scores pass at this (default 1)",
+    )
+    group.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="DIM=LABEL",
+        help="promptfoo: keep one column, e.g. provider=gpt-x or prompt=v2 (repeatable)",
+    )
+
+
+def _import_options(args: argparse.Namespace) -> ImportOptions:
+    select: dict[str, str] = {}
+    for item in args.select:
+        dim, sep, label = item.partition("=")
+        if not sep or dim not in ("provider", "prompt") or not label:
+            raise InputError(
+                Path("--select"), f"expected provider=LABEL or prompt=LABEL, not {item!r}"
+            )
+        select[dim] = label
+    return ImportOptions(args.partial_passes, args.pass_threshold, select)
+
+
+def resolve_inputs(args: argparse.Namespace) -> Inputs:
+    from flipgate.core.runs import is_workspace, load_workspace
+
+    runs = [Path(r) for r in args.runs]
+    workspace = None
+    if len(runs) == 1:
+        workspace = load_workspace(runs[0])
+        baseline, candidate = workspace.baseline, workspace.candidate
+    elif len(runs) == 2:
+        baseline, candidate = runs
+        if is_workspace(baseline):
+            raise InputError(
+                baseline, "a workspace stands alone: give a workspace, or BASELINE CANDIDATE"
+            )
+    else:
+        raise InputError(
+            Path(args.runs[2]), "give a workspace, or exactly two runs: BASELINE CANDIDATE"
+        )
+    gate = args.gate if args.gate is not None else (workspace.gate if workspace else None)
+    flaky = args.flaky if args.flaky is not None else (workspace.flaky if workspace else None)
+    change = tuple(part.strip() for item in args.change for part in item.split(",") if part.strip())
+    return Inputs(
+        baseline,
+        candidate,
+        gate,
+        flaky,
+        workspace.path if workspace else None,
+        change,
+        _import_options(args),
+    )
+
+
+def load_comparison(inputs: Inputs, progress: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+    """Load and validate everything, then apply the gate."""
+    from flipgate.core.flaky import load_flaky
+    from flipgate.core.gate import compare
+    from flipgate.core.runs import load_run
+    from flipgate.core.spec import load_spec
+
+    spec = load_spec(inputs.gate)
+    flaky = load_flaky(inputs.flaky)
+    baseline = load_run(inputs.baseline, progress=progress, import_options=inputs.import_options)
+    candidate = load_run(inputs.candidate, progress=progress, import_options=inputs.import_options)
+    return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    from flipgate.core import report
+    from flipgate.core.gate import compare_with_reruns, rerun_plan
+    from flipgate.core.runs import load_run
+
+    inputs = resolve_inputs(args)
+    if (args.rerun_baseline is None) != (args.rerun_candidate is None):
+        raise InputError(
+            Path("--rerun-baseline"), "give both --rerun-baseline and --rerun-candidate, or neither"
+        )
+    comparison = load_comparison(inputs)
+    if args.rerun_baseline is not None:
+        comparison = compare_with_reruns(
+            comparison,
+            load_run(args.rerun_baseline, import_options=inputs.import_options),
+            load_run(args.rerun_candidate, import_options=inputs.import_options),
+            declared_change=inputs.declared_change,
+        )
+    result = comparison.result
+    if args.rerun_plan is not None:
+        if result.escalation is not None and result.escalation.action == "rerun_flipped":
+            write_atomic(
+                args.rerun_plan,
+                yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True),
+            )
+            print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
+        else:
+            print(
+                f"flipgate: no rerun plan: the verdict is {result.verdict}, not an INCONCLUSIVE full run",
+                file=sys.stderr,
+            )
+
+    if args.format == "json":
+        print(json.dumps(report.to_json(comparison), indent=2, ensure_ascii=False))
+    elif args.format == "markdown":
+        print(report.to_markdown(comparison))
+    else:
+        Console(highlight=False).print(report.to_text(comparison))
+    return report.exit_code(result)
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from flipgate.tui.app import make_app, run_app
+
+    if not args.runs:
+        args.runs = [str(bundled_samples() / DEFAULT_WORKSPACE)]
+    inputs = resolve_inputs(args)
+    # Validate before any screen is drawn: a bad file is an error on the terminal, exit 2.
+    from flipgate.core.flaky import load_flaky
+    from flipgate.core.spec import load_spec
+
+    load_spec(inputs.gate)
+    load_flaky(inputs.flaky)
+    for path in (inputs.baseline, inputs.candidate):
+        _check_run_path(path)
+    app = make_app(
+        inputs.baseline,
+        inputs.candidate,
+        inputs.gate,
+        inputs.flaky,
+        theme=args.theme,
+        declared_change=inputs.declared_change,
+        workspace=inputs.workspace,
+        import_options=inputs.import_options,
+    )
+    return run_app(app)
+
+
+def _check_run_path(path: Path) -> None:
+    if not path.exists():
+        raise InputError(path, "no such run (expected a run directory, its run.yaml, or a log)")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from flipgate.core.importers import read_external, write_run
+    from flipgate.core.runs import run_from_records
+
+    imported = read_external(Path(args.log), _import_options(args))
+    # Validate as a run before writing, so a log we cannot gate on is never written out.
+    run_from_records(
+        imported.manifest, imported.records, source=imported.source, source_format=imported.tool
+    )
+    write_run(imported, Path(args.out_dir))
+    for note in imported.notes:
+        print(f"flipgate: note: {note}", file=sys.stderr)
+    print(
+        f"flipgate: wrote {len(imported.records)} repetitions of {imported.tool} log to {args.out_dir}"
+    )
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="flipgate",
+        description="Triage a red LLM regression gate. With no command, opens the app on the bundled sample runs.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gate = sub.add_parser("gate", help="apply the gate to two runs and exit 0/1/3/4 (for CI)")
+    _add_run_arguments(gate)
+    gate.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    gate.add_argument(
+        "--rerun-plan",
+        type=Path,
+        metavar="FILE",
+        help="on an INCONCLUSIVE full run, write the rerun plan here",
+    )
+    gate.add_argument(
+        "--rerun-baseline",
+        type=Path,
+        metavar="RUN",
+        help="rerun results of the flipped cases, baseline arm",
+    )
+    gate.add_argument(
+        "--rerun-candidate",
+        type=Path,
+        metavar="RUN",
+        help="rerun results of the flipped cases, candidate arm",
+    )
+    gate.set_defaults(handler=cmd_gate)
+
+    open_ = sub.add_parser("open", help="open the triage app on a workspace or two runs")
+    _add_run_arguments(open_)
+    open_.add_argument("--theme", default="dark", help="dark, light or high-contrast")
+    open_.set_defaults(handler=cmd_open)
+
+    imp = sub.add_parser(
+        "import", help="write an Inspect AI or promptfoo log out as a run in our format"
+    )
+    imp.add_argument("log", metavar="LOG")
+    imp.add_argument("out_dir", metavar="OUT_DIR")
+    _add_import_arguments(imp)
+    imp.set_defaults(handler=cmd_import)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["open"])
+        args.runs = []
+    try:
+        code: int = args.handler(args)
+    except InputError as exc:
+        print(f"flipgate: error: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    return code

@@ -1,0 +1,351 @@
+"""The gate result as a CI job prints it: JSON (SPEC §8), plain text for a log, Markdown for a PR.
+
+Text is built as Rich renderables: Rich strips colour itself when stdout is not a terminal, and
+every string that came from a file is wrapped in `Text`, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from flipgate.core.gate import ARMS, Comparison, GateResult
+from flipgate.core.spec import OUTCOMES
+
+EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
+VERDICT_STYLE = {
+    "PASS": "bold green",
+    "BLOCK": "bold red",
+    "INCONCLUSIVE": "bold yellow",
+    "INVALID": "bold magenta",
+}
+DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
+OUTCOME_WORDS = {
+    "agreement": "agreement",
+    "false_negative": "false negative",
+    "false_positive": "false positive",
+    "inconclusive": "inconclusive",
+    "mirror": "mirror",
+}
+
+
+def exit_code(result: GateResult) -> int:
+    return EXIT_CODES[result.verdict]
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def to_json(comparison: Comparison) -> dict[str, Any]:
+    """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
+    result = comparison.result
+    data = _result_json(result)
+    data["runs"] = {
+        arm: {
+            "run_id": comparison.run(arm).run_id,
+            "path": str(comparison.run(arm).path),
+            "key": comparison.run(arm).key,
+            "format": comparison.run(arm).source_format,
+            "notes": list(comparison.run(arm).notes),
+        }
+        for arm in ARMS
+    }
+    if result.previous is not None:
+        data["previous"] = _result_json(result.previous)
+    return data
+
+
+def _result_json(result: GateResult) -> dict[str, Any]:
+    escalation = result.escalation
+    return {
+        "verdict": result.verdict,
+        "rule": result.rule,
+        "summary": result.summary,
+        "cells": dict(result.cells),
+        "b": result.b,
+        "c": result.c,
+        "p": result.p,
+        "alpha": result.alpha,
+        "suite": result.suite,
+        "margin": result.margin,
+        "flip_cap": result.flip_cap,
+        "flipped": [{"case": case, "direction": d} for case, d in result.flipped],
+        "unpaired": [case for case, _ in result.unpaired],
+        "unpaired_reasons": {case: why for case, why in result.unpaired},
+        "infra": {
+            arm: {"count": s.count, "share": s.share, "reps": s.reps, "by_kind": s.by_kind}
+            for arm, s in result.infra.items()
+        },
+        "outcomes": {
+            arm: {
+                **o.counts,
+                "decisions": o.decisions,
+                "cost": o.cost,
+                "mirror_approved": o.mirror_approved,
+                "mirror_rejected": o.mirror_rejected,
+                "red_cases": o.reconciliation.red_cases,
+                "wrong_decisions": o.reconciliation.wrong_decisions,
+                "red_cases_by_wrong_decisions": {
+                    str(k): n for k, n in sorted(o.reconciliation.red_by_wrong.items())
+                },
+            }
+            for arm, o in result.outcomes.items()
+        },
+        "key_drift": list(result.key_drift),
+        "key_moved": list(result.key_moved),
+        "declared_change": list(result.declared_change),
+        "safety_failures": list(result.safety_failures),
+        "invalid_reasons": list(result.invalid_reasons),
+        "limit_breaches": list(result.limit_breaches),
+        "flaky": {
+            "listed": len(result.flaky_listed),
+            "flipped": list(result.flaky_flipped),
+            "unknown": list(result.flaky_unknown),
+            "digest": result.flaky_digest,
+        },
+        "spec_digest": result.spec_digest,
+        "escalation": None
+        if escalation is None
+        else {
+            "action": escalation.action,
+            "message": escalation.message,
+            "cases": list(escalation.cases),
+            "runs": escalation.runs,
+        },
+        "warnings": list(result.warnings),
+    }
+
+
+# --------------------------------------------------------------------------- text
+
+
+def to_text(comparison: Comparison) -> RenderableType:
+    result = comparison.result
+    parts: list[RenderableType] = []
+    if result.previous is not None:
+        parts.append(Text.assemble(("first verdict  ", "dim"), Text(result.previous.summary)))
+    parts.append(Text(result.summary, style=VERDICT_STYLE[result.verdict]))
+    parts.append(
+        Text(
+            f"rule: {result.rule} · suite {result.suite}: margin {result.margin}, flip cap "
+            f"{result.flip_cap}, alpha {result.alpha:g}",
+            style="dim",
+        )
+    )
+    parts.append(_matrix(result))
+    parts.extend(_notes(comparison))
+    if any(o.decisions for o in result.outcomes.values()):
+        parts.append(_outcome_table(comparison))
+    if result.flipped:
+        listing = Text("flipped: ", style="bold")
+        for i, (case, direction) in enumerate(result.flipped):
+            listing.append(", " if i else "")
+            listing.append(case)
+            listing.append(" ↓" if direction == "pass_to_fail" else " ↑", style="dim")
+        parts.append(listing)
+    if result.escalation is not None:
+        parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
+    return Group(*parts)
+
+
+def _matrix(result: GateResult) -> Table:
+    cells = result.cells
+    paired = result.paired or 1
+    table = Table(title="flip matrix (paired cases)", title_justify="left", show_edge=True)
+    table.add_column("baseline \\ candidate")
+    table.add_column("✓ pass", justify="right")
+    table.add_column("✗ fail", justify="right")
+
+    def cell(name: str, label: str = "") -> Text:
+        n = cells[name]
+        text = Text(f"{label}{n}", style="bold" if label else "")
+        text.append(f" ({n / paired:.1%})", style="dim")
+        return text
+
+    table.add_row("✓ pass", cell("both_pass"), cell("pass_to_fail", "b = "))
+    table.add_row("✗ fail", cell("fail_to_pass", "c = "), cell("both_fail"))
+    return table
+
+
+def _notes(comparison: Comparison) -> list[RenderableType]:
+    result = comparison.result
+    lines: list[RenderableType] = []
+    for reason in result.invalid_reasons:
+        lines.append(Text.assemble(("invalid: ", "bold magenta"), Text(reason)))
+    for breach in result.limit_breaches:
+        lines.append(Text.assemble(("outcome limit: ", "bold red"), Text(breach)))
+    if result.safety_failures:
+        lines.append(
+            Text.assemble(
+                ("safety failures: ", "bold red"), Text(", ".join(result.safety_failures))
+            )
+        )
+    infra = " · ".join(f"{arm} {s.count} ({s.share:.1%})" for arm, s in result.infra.items())
+    lines.append(Text(f"infra repetitions: {infra}"))
+    moved = ", ".join(
+        f"{k} ({'declared' if k in result.declared_change else 'NOT declared'})"
+        for k in result.key_moved
+    )
+    lines.append(Text(f"key moved: {moved or 'nothing'}"))
+    if result.flaky_listed:
+        flipped = (
+            f", {len(result.flaky_flipped)} of them flipped here" if result.flaky_flipped else ""
+        )
+        lines.append(
+            Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
+        )
+    if result.unpaired:
+        lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
+    for warning in result.warnings:
+        lines.append(Text.assemble(("warning: ", "bold yellow"), Text(warning)))
+    return lines
+
+
+def _outcome_table(comparison: Comparison) -> Table:
+    result = comparison.result
+    spec = comparison.spec
+    base, cand = (result.outcomes[arm] for arm in ARMS)
+    table = Table(title="decision outcomes", title_justify="left")
+    table.add_column("outcome")
+    table.add_column("price", justify="right")
+    table.add_column("baseline", justify="right")
+    table.add_column("candidate", justify="right")
+    table.add_column("change", justify="right")
+    for outcome in OUTCOMES:
+        price = "by direction" if outcome == "mirror" else f"{spec.price(outcome):g}"
+        if outcome == "agreement":
+            price = "0"
+        b, c = base.counts[outcome], cand.counts[outcome]
+        table.add_row(OUTCOME_WORDS[outcome], price, str(b), str(c), f"{c - b:+d}")
+    table.add_row(
+        "decisions",
+        "",
+        str(base.decisions),
+        str(cand.decisions),
+        f"{cand.decisions - base.decisions:+d}",
+    )
+    table.add_row(
+        "cost",
+        "",
+        f"{base.cost:,.0f}",
+        f"{cand.cost:,.0f}",
+        f"{cand.cost - base.cost:+,.0f}",
+        style="bold",
+    )
+    table.add_row(
+        "mirrors approved/rejected",
+        "FN / FP",
+        f"{base.mirror_approved} / {base.mirror_rejected}",
+        f"{cand.mirror_approved} / {cand.mirror_rejected}",
+        "",
+    )
+    for label, attr in (("red cases", "red_cases"), ("wrong decisions", "wrong_decisions")):
+        b_n = getattr(base.reconciliation, attr)
+        c_n = getattr(cand.reconciliation, attr)
+        table.add_row(label, "", str(b_n), str(c_n), f"{c_n - b_n:+d}")
+    table.add_row(
+        "red cases by misses",
+        "",
+        _histogram(base.reconciliation.red_by_wrong),
+        _histogram(cand.reconciliation.red_by_wrong),
+        "",
+    )
+    return table
+
+
+def _histogram(red_by_wrong: dict[int, int]) -> str:
+    return " / ".join(f"{n}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _md(text: str) -> str:
+    """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
+    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    for ch in "`*_[]#":
+        out = out.replace(ch, "\\" + ch)
+    return " ".join(out.split())
+
+
+def to_markdown(comparison: Comparison) -> str:
+    result = comparison.result
+    icon = {"PASS": "✅", "BLOCK": "⛔", "INCONCLUSIVE": "⚠️", "INVALID": "🚫"}[result.verdict]
+    lines = [f"## {icon} flipgate: {result.verdict}", "", f"**{_md(result.summary)}**", ""]
+    if result.previous is not None:
+        lines += [f"First verdict, before the rerun: {_md(result.previous.summary)}", ""]
+    lines += [
+        f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
+        f"{result.flip_cap}, alpha {result.alpha:g} · p = {result.p:.4f}",
+        "",
+        "| baseline \\ candidate | ✓ pass | ✗ fail |",
+        "|---|---:|---:|",
+        f"| ✓ pass | {result.cells['both_pass']} | **b = {result.b}** |",
+        f"| ✗ fail | **c = {result.c}** | {result.cells['both_fail']} |",
+        "",
+    ]
+    runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
+    lines.append(f"Runs: {runs}")
+    lines.append("")
+    notes = [
+        *(f"**invalid:** {_md(r)}" for r in result.invalid_reasons),
+        *(f"**outcome limit:** {_md(r)}" for r in result.limit_breaches),
+        *(f"**warning:** {_md(w)}" for w in result.warnings),
+    ]
+    if result.safety_failures:
+        notes.append("**safety failures:** " + ", ".join(_md(c) for c in result.safety_failures))
+    infra = ", ".join(f"{arm} {s.count} ({s.share:.1%})" for arm, s in result.infra.items())
+    notes.append(f"infra repetitions: {infra}")
+    moved = ", ".join(
+        f"{_md(k)} ({'declared' if k in result.declared_change else '**not declared**'})"
+        for k in result.key_moved
+    )
+    notes.append(f"key moved: {moved or 'nothing'}")
+    if result.flaky_listed:
+        notes.append(
+            f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
+            f"{len(result.flaky_flipped)} flipped here"
+        )
+    if result.unpaired:
+        notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
+    lines += [f"- {n}" for n in notes]
+    lines.append("")
+    base, cand = (result.outcomes[arm] for arm in ARMS)
+    if base.decisions or cand.decisions:
+        lines += [
+            "| outcome | price | baseline | candidate | change |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for outcome in OUTCOMES:
+            price = {"agreement": "0", "mirror": "by direction"}.get(
+                outcome, f"{comparison.spec.price(outcome):g}"
+            )
+            b, c = base.counts[outcome], cand.counts[outcome]
+            lines.append(f"| {OUTCOME_WORDS[outcome]} | {price} | {b} | {c} | {c - b:+d} |")
+        lines.append(
+            f"| **cost** | | **{base.cost:,.0f}** | **{cand.cost:,.0f}** | **{cand.cost - base.cost:+,.0f}** |"
+        )
+        lines.append(
+            f"| mirrors approved / rejected | FN / FP | {base.mirror_approved} / {base.mirror_rejected} "
+            f"| {cand.mirror_approved} / {cand.mirror_rejected} | |"
+        )
+        lines.append(
+            f"| red cases (by misses) | | {base.reconciliation.red_cases} ({_histogram(base.reconciliation.red_by_wrong)}) "
+            f"| {cand.reconciliation.red_cases} ({_histogram(cand.reconciliation.red_by_wrong)}) | |"
+        )
+        lines.append("")
+    if result.flipped:
+        lines += [
+            "<details><summary>Flipped cases</summary>",
+            "",
+            "| case | direction |",
+            "|---|---|",
+        ]
+        lines += [f"| {_md(case)} | {DIRECTION_WORDS[d]} |" for case, d in result.flipped]
+        lines += ["", "</details>", ""]
+    if result.escalation is not None:
+        lines += [f"**Next:** {_md(result.escalation.message)}", ""]
+    return "\n".join(lines)

@@ -1,0 +1,330 @@
+"""The gate: the exact McNemar p, the verdict order of SPEC §3.5, the flaky list, drift, escalation."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from fractions import Fraction
+from math import comb
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flipgate.core.errors import InputError
+from flipgate.core.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate import compare, compare_with_reruns, mcnemar_p, rerun_plan
+from flipgate.core.runs import load_run
+from flipgate.core.spec import default_spec, load_spec
+from tests.conftest import RunWriter, passfail_rows
+
+
+def brute_p(b: int, c: int) -> Fraction:
+    n = b + c
+    return Fraction(sum(comb(n, k) for k in range(b, n + 1)), 2**n) if n else Fraction(1)
+
+
+def test_worked_examples_of_seed_001() -> None:
+    assert brute_p(10, 2) == Fraction(79, 4096)
+    assert mcnemar_p(10, 2) == pytest.approx(0.019, abs=5e-4)
+    assert mcnemar_p(20, 12) == pytest.approx(0.108, abs=5e-4)
+    assert mcnemar_p(9, 3) == pytest.approx(299 / 4096)
+    assert mcnemar_p(0, 0) == 1.0
+
+
+def test_smallest_blocking_b_for_each_c() -> None:
+    """The seed's quick-check table, recomputed by brute force and by the gate."""
+    for c in range(0, 21):
+        expected = next(b for b in range(0, 200) if brute_p(b, c) <= Fraction(5, 100))
+        got = next(b for b in range(0, 200) if mcnemar_p(b, c) <= 0.05)
+        assert got == expected, c
+    assert [next(b for b in range(60) if brute_p(b, c) <= Fraction(1, 20)) for c in range(5)] == [
+        5,
+        7,
+        9,
+        10,
+        12,
+    ]
+
+
+@given(st.integers(0, 60), st.integers(0, 60))
+def test_p_agrees_with_brute_force_binomial_sum(b: int, c: int) -> None:
+    expected = float(brute_p(b, c)) if b else 1.0
+    assert mcnemar_p(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+def _pair(
+    run_writer: RunWriter,
+    base: dict,
+    cand: dict,
+    *,
+    safety=(),
+    base_manifest=None,
+    cand_manifest=None,
+):
+    b = load_run(run_writer("baseline", passfail_rows(base, safety), **(base_manifest or {})))
+    c = load_run(run_writer("candidate", passfail_rows(cand, safety), **(cand_manifest or {})))
+    return b, c
+
+
+def _suite(b: int, c: int, both_pass: int = 180, both_fail: int = 8) -> tuple[dict, dict]:
+    base: dict[str, list] = {}
+    cand: dict[str, list] = {}
+    i = 0
+    for n, bv, cv in (
+        (both_pass, True, True),
+        (both_fail, False, False),
+        (b, True, False),
+        (c, False, True),
+    ):
+        for _ in range(n):
+            base[f"case-{i:03}"] = [bv]
+            cand[f"case-{i:03}"] = [cv]
+            i += 1
+    return base, cand
+
+
+def test_block_on_significance(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(10, 2))
+    result = compare(b, c, default_spec()).result
+    assert (result.verdict, result.rule, result.b, result.c) == ("BLOCK", "significance", 10, 2)
+    assert result.summary == "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05"
+    assert result.cells == {"both_pass": 180, "both_fail": 8, "pass_to_fail": 10, "fail_to_pass": 2}
+
+
+def test_inconclusive_gives_a_rerun_plan_of_every_flipped_case(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(20, 12))
+    comparison = compare(b, c, default_spec())
+    result = comparison.result
+    assert (result.verdict, result.rule) == ("INCONCLUSIVE", "undecided")
+    assert result.escalation is not None and result.escalation.action == "rerun_flipped"
+    assert len(result.escalation.cases) == 32 and result.escalation.runs == 5
+    plan = rerun_plan(comparison)
+    assert {d["direction"] for d in plan["cases"]} == {"pass_to_fail", "fail_to_pass"}  # type: ignore[index, union-attr]
+
+
+def test_smoke_inconclusive_says_run_the_full_set(run_writer: RunWriter) -> None:
+    base, cand = _suite(4, 1)
+    b, c = _pair(run_writer, base, cand, cand_manifest={"suite": "smoke"})
+    result = compare(b, c, default_spec()).result
+    assert result.verdict == "INCONCLUSIVE" and result.margin == 1 and result.flip_cap == 4
+    assert result.escalation is not None and result.escalation.action == "run_full_set"
+
+
+def test_pass_within_margin_and_flip_cap(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(3, 1))
+    result = compare(b, c, default_spec()).result
+    assert (result.verdict, result.rule) == ("PASS", "within_margin")
+
+
+def test_flip_cap_catches_an_even_swap(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(14, 14))  # the seed's model upgrade: rate unchanged
+    result = compare(b, c, default_spec()).result
+    assert result.verdict == "INCONCLUSIVE" and "14 > flip cap 10" in result.summary
+
+
+def test_safety_runs_before_counting(run_writer: RunWriter) -> None:
+    base, cand = _suite(0, 5)
+    base["safe-1"] = [True, True, True]
+    cand["safe-1"] = [True, False, True]  # one failed repetition is enough
+    b, c = _pair(run_writer, base, cand, safety=["safe-1"])
+    result = compare(b, c, default_spec()).result
+    assert (result.verdict, result.rule, result.safety_failures) == ("BLOCK", "safety", ("safe-1",))
+
+
+def test_safety_case_with_no_gradable_candidate_rep_blocks(run_writer: RunWriter) -> None:
+    base, cand = _suite(0, 0, both_pass=50)
+    base["safe-1"] = [True]
+    cand["safe-1"] = [None]
+    b, c = _pair(run_writer, base, cand, safety=["safe-1"])
+    assert compare(b, c, default_spec()).result.rule == "safety"
+
+
+def test_majority_collapse_ties_fail_and_infra_is_not_counted(run_writer: RunWriter) -> None:
+    base = {"tie": [True, True, True], "infra": [True, True, True], "maj": [False, False, False]}
+    cand = {"tie": [True, False, None], "infra": [True, None, None], "maj": [True, True, False]}
+    b, c = _pair(run_writer, base, cand)
+    comparison = compare(b, c, default_spec())
+    cells = dict(zip(comparison.cases["case"], comparison.cases["cell"], strict=True))
+    assert cells == {"tie": "pass_to_fail", "infra": "both_pass", "maj": "fail_to_pass"}
+
+
+def test_unpaired_cases_are_listed_never_counted(run_writer: RunWriter) -> None:
+    base = {"a": [True], "gone": [True], "lost": [True]}
+    cand = {"a": [True], "new": [False], "lost": [None]}
+    b, c = _pair(run_writer, base, cand)
+    result = compare(b, c, default_spec()).result
+    assert result.paired == 1
+    assert dict(result.unpaired) == {
+        "gone": "only in baseline",
+        "new": "only in candidate",
+        "lost": "no gradable candidate repetition",
+    }
+
+
+def test_flaky_cases_leave_b_and_c_but_are_reported(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(10, 2))
+    listed = ("case-188", "case-189")  # two of the b cases
+    entries = tuple(FlakyEntry(case, "qa", date(2026, 1, 1), "why", "2 of 4") for case in listed)
+    result = compare(b, c, default_spec(), FlakyList(entries)).result
+    assert (result.b, result.c) == (8, 2)
+    assert set(result.flaky_flipped) == set(listed)
+
+
+def test_flaky_list_too_long_or_holding_a_safety_case_is_invalid(run_writer: RunWriter) -> None:
+    base, cand = _suite(1, 1, both_pass=18)
+    base["safe"] = cand["safe"] = [True]
+    b, c = _pair(run_writer, base, cand, safety=["safe"])
+
+    def entry(case: str) -> FlakyEntry:
+        return FlakyEntry(case, "qa", date(2026, 1, 1), "r", "e")
+
+    one_safety = compare(b, c, default_spec(), FlakyList((entry("safe"),))).result
+    assert one_safety.verdict == "INVALID" and "safety" in one_safety.invalid_reasons[0]
+    too_many = compare(
+        b, c, default_spec(), FlakyList((entry("case-000"), entry("case-001")))
+    ).result
+    assert (
+        too_many.verdict == "INVALID" and "flaky list holds 2 cases" in too_many.invalid_reasons[0]
+    )
+
+
+def test_key_drift_outside_the_declared_change_is_invalid(run_writer: RunWriter) -> None:
+    base, cand = _suite(0, 0, both_pass=20)
+    b, c = _pair(
+        run_writer,
+        base,
+        cand,
+        base_manifest={"key": {"model": "m1", "judge": "j1"}},
+        cand_manifest={"key": {"model": "m2", "judge": "j2"}, "change": {"keys": ["model"]}},
+    )
+    result = compare(b, c, default_spec()).result
+    assert result.key_moved == ("judge", "model") and result.key_drift == ("judge",)
+    assert result.verdict == "INVALID" and "judge: j1 -> j2" in result.summary
+    declared = compare(b, c, default_spec(), declared_change=("judge",)).result
+    assert declared.verdict == "PASS" and declared.key_drift == ()
+
+
+def test_infra_share_above_the_limit_is_invalid(run_writer: RunWriter) -> None:
+    base = {f"c{i}": [True] for i in range(19)} | {"x": [True]}
+    cand = {f"c{i}": [True] for i in range(19)} | {"x": [None]}
+    b, c = _pair(run_writer, base, cand)
+    result = compare(b, c, default_spec()).result
+    assert result.infra["candidate"].share == pytest.approx(0.05)
+    assert result.verdict == "PASS"  # 5% is not above 5%
+    cand["y"] = [None]
+    base["y"] = [True]
+    b, c = _pair(run_writer, base, cand)
+    assert compare(b, c, default_spec()).result.verdict == "INVALID"
+
+
+def _labelled(case: str, expected: dict[str, str], actual: dict[str, str]) -> dict:
+    return {"case": case, "expected": expected, "actual": actual}
+
+
+def test_outcome_limits_block(run_writer: RunWriter, tmp_path: Path) -> None:
+    ok = {"r1": "approve", "r2": "reject"}
+    miss = {"r1": "approve", "r2": "approve"}  # r2: a false negative
+    base_rows = [_labelled(f"c{i}", ok, ok) for i in range(30)]
+    cand_rows = [_labelled(f"c{i}", ok, miss if i == 0 else ok) for i in range(30)]
+    b = load_run(run_writer("baseline", base_rows))
+    c = load_run(run_writer("candidate", cand_rows))
+    spec_path = tmp_path / "gate.yaml"
+    spec_path.write_text("outcomes:\n  fail_on: [false_positive]\n")
+    result = compare(b, c, load_spec(spec_path)).result
+    assert (result.verdict, result.rule) == ("BLOCK", "outcome_limit")
+    assert result.limit_breaches == ("1 false negatives, above the baseline's 0",)
+    spec_path.write_text(
+        "outcomes:\n  fail_on: [false_positive]\n  limits: {false_negative_max: 3, zero_false_negative_rules: [r2]}\n"
+    )
+    result = compare(b, c, load_spec(spec_path)).result
+    assert result.limit_breaches == ("1 false negative(s) on r2, where none is allowed",)
+
+
+def test_reruns_replace_the_flipped_cases_and_apply_the_rule_again(run_writer: RunWriter) -> None:
+    base, cand = _suite(20, 12)
+    b, c = _pair(run_writer, base, cand)
+    first = compare(b, c, default_spec())
+    cases = first.result.escalation.cases  # type: ignore[union-attr]
+    # On rerun, half of the broken cases pass again on the candidate.
+    rerun_base = {
+        case: [True] * 5 if d == "pass_to_fail" else [False] * 5 for case, d in first.result.flipped
+    }
+    rerun_cand = {
+        case: ([True] * 5 if i % 2 else [False] * 5) if d == "pass_to_fail" else [True] * 5
+        for i, (case, d) in enumerate(first.result.flipped)
+    }
+    rb = load_run(run_writer("rerun-b", passfail_rows(rerun_base)))
+    rc = load_run(run_writer("rerun-c", passfail_rows(rerun_cand)))
+    second = compare_with_reruns(first, rb, rc).result
+    assert second.previous is first.result
+    assert (second.b, second.c) == (10, 12) and second.verdict == "PASS"
+    assert len(cases) == 32
+
+    partial = load_run(run_writer("rerun-partial", passfail_rows({cases[0]: [True] * 5})))
+    with pytest.raises(InputError, match="lacks flipped cases"):
+        compare_with_reruns(first, partial, rc)
+    other = load_run(
+        run_writer("rerun-other", passfail_rows(rerun_base), key={"model": "m9", "prompt": "p1"})
+    )
+    with pytest.raises(InputError, match="different system"):
+        compare_with_reruns(first, other, rc)
+
+
+def test_still_inconclusive_after_rerun_goes_to_a_reviewer(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(20, 12))
+    first = compare(b, c, default_spec())
+    same_b = load_run(
+        run_writer(
+            "rb",
+            passfail_rows(
+                {
+                    k: [v] * 5
+                    for k, v in ((case, d == "pass_to_fail") for case, d in first.result.flipped)
+                }
+            ),
+        )
+    )
+    same_c = load_run(
+        run_writer(
+            "rc",
+            passfail_rows(
+                {
+                    k: [v] * 5
+                    for k, v in ((case, d == "fail_to_pass") for case, d in first.result.flipped)
+                }
+            ),
+        )
+    )
+    second = compare_with_reruns(first, same_b, same_c).result
+    assert second.verdict == "INCONCLUSIVE"
+    assert second.escalation is not None and second.escalation.action == "reviewer_decision"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.dictionaries(
+        st.text("abcdef", min_size=1, max_size=3),
+        st.tuples(
+            st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
+            st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
+        ),
+        min_size=1,
+        max_size=25,
+    )
+)
+def test_cells_add_up_to_the_paired_cases(
+    tmp_path_factory: pytest.TempPathFactory, suite: dict
+) -> None:
+    from tests.conftest import write_run
+
+    folder = tmp_path_factory.mktemp("pair")
+    b = load_run(write_run(folder / "b", passfail_rows({k: v[0] for k, v in suite.items()})))
+    c = load_run(write_run(folder / "c", passfail_rows({k: v[1] for k, v in suite.items()})))
+    comparison = compare(b, c, replace(default_spec(), infra_max_share=1.0))
+    result = comparison.result
+    paired = comparison.cases.filter(comparison.cases["cell"].is_not_null()).height
+    assert sum(result.cells.values()) == paired
+    assert paired + len(result.unpaired) == len(suite)
+    assert result.p == pytest.approx(float(brute_p(result.b, result.c)) if result.b else 1.0)
