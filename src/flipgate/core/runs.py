@@ -17,6 +17,7 @@ then run vectorised on the tidy frames, for both paths.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -327,10 +328,37 @@ def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame,
         df = pl.read_ndjson(path, infer_schema_length=None)
     except Exception:  # bad JSON or types polars cannot unify: the line reader names the line
         return _read_jsonl_lines(path, labels)
-    if df.height == 0 or not _clean_schema(df.schema):
+    lines, cases_are_strings = _scan_lines(path)
+    clean = _clean_schema(df.schema) and not _coerced(df)
+    if df.height == 0 or len(lines) != df.height or not cases_are_strings or not clean:
         return _read_jsonl_lines(path, labels)
-    line = _line_numbers(path, df.height)
-    return _frames_from_columns(df.with_columns(line=line), path)
+    return _frames_from_columns(df.with_columns(line=pl.Series("line", lines)), path)
+
+
+_CASE_IS_STRING = re.compile(rb'"case"\s*:\s*"')
+
+
+def _scan_lines(path: Path) -> tuple[list[int], bool]:
+    """Numbers of the non-blank lines (polars skips blank ones), and whether every `case` is a
+    JSON string: polars would silently turn `"case": 7` into "7" where other lines hold strings."""
+    lines: list[int] = []
+    all_strings = True
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if raw.strip():
+                lines.append(number)
+                all_strings = all_strings and _CASE_IS_STRING.search(raw) is not None
+    return lines, all_strings
+
+
+def _coerced(df: pl.DataFrame) -> bool:
+    """A label column polars read as text because some lines hold a mapping (JSON text)."""
+    return any(
+        name in df.columns
+        and df.schema[name] == pl.String
+        and bool(df[name].str.starts_with("{").any())
+        for name in ("expected", "actual", "reasons")
+    )
 
 
 def _read_parquet(path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -366,15 +394,6 @@ def _map_to_struct(df: pl.DataFrame, name: str) -> pl.Expr:
             for key in keys
         ]
     ).alias(name)
-
-
-def _line_numbers(path: Path, rows: int) -> pl.Series:
-    """polars skips blank lines; map rows back to file lines only when there are any."""
-    with path.open("rb") as handle:
-        lines = [i + 1 for i, raw in enumerate(handle) if raw.strip()]
-    if len(lines) != rows:  # defensive: the counts must agree, else line numbers would lie
-        raise InputError(path, f"read {rows} records from {len(lines)} non-blank lines")
-    return pl.Series("line", lines, dtype=pl.Int64)
 
 
 _STRINGY = (pl.String, pl.Null)
@@ -691,7 +710,9 @@ def _validate(
             line=row["line"],
             field="rep",
         )
-    if row := first(reps, pl.col("safety").n_unique().over("case") > 1):
+    if row := first(
+        reps, pl.col("safety") != pl.col("safety").sort_by("line").first().over("case")
+    ):
         raise InputError(
             path,
             f"`safety` differs between the lines of case {row['case']}",

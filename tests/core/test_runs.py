@@ -1,0 +1,181 @@
+"""Loading runs: every bad input of SPEC §2 names the file, the line and the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from flipgate.core.errors import InputError
+from flipgate.core.runs import load_run
+from tests.conftest import write_run
+
+OK = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}
+
+
+def _lines(tmp_path: Path, *lines: str, manifest: str = "run_id: r\n") -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.yaml").write_text(manifest)
+    (run / "results.jsonl").write_text("".join(line + "\n" for line in lines))
+    return run
+
+
+def _error(path: Path) -> InputError:
+    with pytest.raises(InputError) as info:
+        load_run(path)
+    return info.value
+
+
+def row(**fields: object) -> str:
+    return json.dumps({**OK, **fields})
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "field", "words"),
+    [
+        ([row(), "{not json"], 2, None, "not valid JSON"),
+        ([row(), json.dumps({"rep": 1, "passed": True})], 2, "case", "required"),
+        ([row(), row(case=7)], 2, "case", "must be a string"),
+        (
+            [row(), row(case="b", actual={"r1": "maybe"})],
+            2,
+            "actual.r1",
+            "'maybe' is not one of the run's labels",
+        ),
+        (
+            [row(), row(case="b", expected={"r1": "nope"})],
+            2,
+            "expected.r1",
+            "not one of the run's labels",
+        ),
+        ([row(), row()], 2, "rep", "duplicate (case, rep)"),
+        ([row(), row(rep=1, safety=True)], 2, "safety", "differs between the lines of case a"),
+        ([row(), row(case="b", rep=-1)], 2, "rep", "non-negative integer"),
+        ([row(), row(case="b", rep="1")], 2, "rep", "non-negative integer"),
+        ([row(), row(case="b", rep=1.5)], 2, "rep", "non-negative integer"),
+        ([row(), row(case="b", status="weird")], 2, "status", "'ok' or 'infra'"),
+        ([row(), json.dumps({"case": "b", "rep": 0})], 2, "expected", "needs `expected`/`actual`"),
+        ([row(), row(case="b", actual={})], 2, "actual.r1", "no `actual` label"),
+        ([row(), row(case="b", latency_ms="fast")], 2, "latency_ms", "must be a number"),
+        ([row(), row(case="b", passed="yes")], 2, "passed", "true/false"),
+        ([row(), "[1, 2]"], 2, None, "JSON object"),
+        ([row(), "", row(case="b", actual={"r1": "maybe"})], 3, "actual.r1", "not one of"),
+    ],
+)
+def test_bad_lines(
+    tmp_path: Path, lines: list[str], line: int, field: str | None, words: str
+) -> None:
+    run = _lines(tmp_path, *lines)
+    error = _error(run)
+    assert error.path == run / "results.jsonl"
+    assert (error.line, error.field) == (line, field)
+    assert words in error.message
+    assert f"results.jsonl:{line}" in str(error)
+
+
+def test_run_directory_with_no_results_or_both(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.yaml").write_text("run_id: r\n")
+    assert "no results" in _error(run).message
+    (run / "results.jsonl").write_text(row() + "\n")
+    pl.DataFrame({"case": ["a"]}).write_parquet(run / "results.parquet")
+    assert "not both" in _error(run).message
+
+
+def test_manifest_errors(tmp_path: Path) -> None:
+    run = _lines(tmp_path, row(), manifest="suite: full\n")
+    error = _error(run)
+    assert (error.path.name, error.field) == ("run.yaml", "run_id")
+    (run / "run.yaml").write_text("run_id: r\nsuite: medium\n")
+    error = _error(run)
+    assert (error.field, error.line) == ("suite", 2)
+    (run / "run.yaml").write_text("run_id: r\ncreated: yesterday\n")
+    assert _error(run).field == "created"
+    (run / "run.yaml").write_text("run_id: r\nkey: !!python/object/apply:os.system ['echo hi']\n")
+    assert "not valid YAML" in _error(run).message
+
+
+def test_custom_labels_and_unknown_fields_kept(tmp_path: Path) -> None:
+    rows = [
+        {
+            "case": "a",
+            "expected": "allow",
+            "actual": "review",
+            "ticket": {"id": 7},
+            "output": "[bold]x",
+        }
+    ]
+    run = write_run(
+        tmp_path / "run",
+        rows,
+        labels={"negative": "allow", "positive": "block", "abstain": "review"},
+        owner="qa",
+    )
+    loaded = load_run(run)
+    assert loaded.decisions.select("rule", "expected", "actual").row(0) == (
+        "decision",
+        "allow",
+        "review",
+    )
+    assert json.loads(loaded.reps["extra"][0]) == {"ticket": {"id": 7}}
+    assert loaded.reps["output"][0] == "[bold]x"
+    assert loaded.extra_manifest == {"owner": "qa"}
+
+
+def test_single_labels_and_mappings_may_mix_across_lines(tmp_path: Path) -> None:
+    run = _lines(
+        tmp_path, row(), json.dumps({"case": "b", "expected": "reject", "actual": "reject"})
+    )
+    loaded = load_run(run)
+    assert sorted(loaded.decisions["rule"].to_list()) == ["decision", "r1"]
+
+
+def test_parquet_with_structs_and_maps_matches_jsonl(tmp_path: Path) -> None:
+    rows = [
+        {
+            "case": "a",
+            "rep": 0,
+            "expected": {"r1": "approve", "r2": "reject"},
+            "actual": {"r1": "approve", "r2": "escalate"},
+        },
+        {
+            "case": "a",
+            "rep": 1,
+            "expected": {"r1": "approve", "r2": "reject"},
+            "actual": {"r1": "reject", "r2": "reject"},
+        },
+    ]
+    jsonl = load_run(write_run(tmp_path / "j", rows))
+    structs = tmp_path / "p"
+    structs.mkdir()
+    (structs / "run.yaml").write_text("run_id: p\n")
+    pl.DataFrame(rows).write_parquet(structs / "results.parquet")
+    maps = tmp_path / "m"
+    maps.mkdir()
+    (maps / "run.yaml").write_text("run_id: m\n")
+    as_map = [
+        {
+            **r,
+            "expected": [{"key": k, "value": v} for k, v in r["expected"].items()],
+            "actual": [{"key": k, "value": v} for k, v in r["actual"].items()],
+        }
+        for r in rows
+    ]
+    pl.DataFrame(as_map).write_parquet(maps / "results.parquet")
+    cols = ["case", "rep", "rule", "expected", "actual"]
+    for path in (structs, maps):
+        got = load_run(path).decisions.select(cols).sort(cols)
+        assert got.equals(jsonl.decisions.select(cols).sort(cols))
+
+
+def test_run_yaml_path_is_accepted(tmp_path: Path) -> None:
+    run = _lines(tmp_path, row())
+    assert load_run(run / "run.yaml").run_id == "r"
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    assert "no such run" in _error(tmp_path / "nope").message

@@ -1,0 +1,67 @@
+"""gate.yaml: defaults, and a typo is an error with its line, never a silent default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flipgate.core.errors import InputError
+from flipgate.core.spec import default_spec, load_spec
+
+
+def test_defaults_are_the_spec_s() -> None:
+    spec = default_spec()
+    assert spec.alpha == 0.05
+    assert (spec.set_rule("full").margin, spec.set_rule("full").flip_cap) == (2, 10)
+    assert (spec.set_rule("smoke").margin, spec.set_rule("smoke").flip_cap) == (1, 4)
+    assert spec.prices == {"false_negative": 400, "false_positive": 15, "inconclusive": 4}
+    assert spec.fail_on == {"false_negative", "false_positive", "mirror", "inconclusive"}
+    assert spec.limits.false_negative_max == "baseline"
+    assert (spec.infra_max_share, spec.flaky_max_share, spec.escalation_runs) == (0.05, 0.05, 5)
+
+
+def _spec(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "gate.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            "alpha: 0.01\nsets:\n  full: {margin: 4}\noutcomes:\n  prices: {false_positive: 20}\n",
+        )
+    )
+    assert (
+        spec.alpha == 0.01
+        and spec.set_rule("full").margin == 4
+        and spec.set_rule("full").flip_cap == 10
+    )
+    assert spec.prices["false_positive"] == 20 and spec.prices["false_negative"] == 400
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "line"),
+    [
+        ("alpah: 0.01\n", "alpah", 1),
+        ("alpha: 0.05\noutcomes:\n  fail_on: [false_negative, oops]\n", "outcomes.fail_on", 3),
+        ("infra:\n  max_shar: 0.1\n", "infra.max_shar", 2),
+        ("alpha: high\n", "alpha", 1),
+        ("alpha: 2\n", "alpha", 1),
+        ("escalation: {runs: 0}\n", "escalation.runs", 1),
+        ("outcomes:\n  prices: {mirror: 3}\n", "outcomes.prices.mirror", 2),
+        ("aggregate: {ordinary: most}\n", "aggregate.ordinary", 1),
+    ],
+)
+def test_bad_specs(tmp_path: Path, text: str, field: str, line: int) -> None:
+    with pytest.raises(InputError) as info:
+        load_spec(_spec(tmp_path, text))
+    assert (info.value.field, info.value.line) == (field, line)
+
+
+def test_digest_changes_with_the_file(tmp_path: Path) -> None:
+    a = load_spec(_spec(tmp_path, "alpha: 0.05\n")).digest
+    b = load_spec(_spec(tmp_path, "alpha: 0.01\n")).digest
+    assert a != b and a.startswith("sha256:")
