@@ -25,6 +25,8 @@ from flipgate.core.runs import Run
 from flipgate.core.spec import GateSpec
 
 Arm = Literal["baseline", "candidate"]
+Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
+Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
 CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
@@ -287,7 +289,7 @@ def compare(
         zip(unpaired_rows["case"].to_list(), unpaired_rows["unpaired"].to_list(), strict=True)
     )
 
-    outcomes = {
+    outcomes: dict[str, OutcomeSummary] = {
         arm: summarize(decisions[arm], run.labels, run.reps["case"].n_unique())
         for arm, run in zip(ARMS, (baseline, candidate), strict=True)
     }
@@ -385,8 +387,8 @@ def _decide(
             (pl.col("outcome") == "false_negative")
             & pl.col("rule").is_in(list(limits.zero_false_negative_rules))
         )
-        for rule, n in zero.group_by("rule").len().sort("rule").iter_rows():
-            breaches.append(f"{n} false negative(s) on {rule}, where none is allowed")
+        for zero_rule, n in zero.group_by("rule").len().sort("rule").iter_rows():
+            breaches.append(f"{n} false negative(s) on {zero_rule}, where none is allowed")
     share = limits.inconclusive_max_share
     if share is not None and cand_out.decisions:
         got = cand_out.counts["inconclusive"] / cand_out.decisions
@@ -396,6 +398,8 @@ def _decide(
             )
 
     numbers = f"{b} case{'s' if b != 1 else ''} broke, {c} {'was' if c == 1 else 'were'} fixed"
+    verdict: Verdict
+    rule: Rule
     if safety_failures:
         verdict, rule = "BLOCK", "safety"
         summary = f"BLOCK: safety case{'s' if len(safety_failures) > 1 else ''} failed ({', '.join(safety_failures[:5])}{' ...' if len(safety_failures) > 5 else ''})"
