@@ -186,7 +186,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         print(report.to_markdown(comparison))
     else:
-        Console(highlight=False).print(report.to_text(comparison))
+        Console(highlight=False).print(report.to_text(comparison), soft_wrap=True)
     return report.exit_code(result)
 
 

@@ -34,6 +34,11 @@ CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
 SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agreement")
 
 
+def format_p(p: float) -> str:
+    """Three decimals, as the seeds print p; tiny values in scientific notation, never `0.000`."""
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
+
+
 def mcnemar_p(b: int, c: int) -> float:
     """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped."""
     if b + c == 0 or b == 0:
@@ -408,7 +413,7 @@ def _decide(
         summary = f"INVALID: {invalid[0]}"
     elif p <= spec.alpha:
         verdict, rule = "BLOCK", "significance"
-        summary = f"BLOCK: {numbers}; p = {p:.3f} <= {spec.alpha:g}"
+        summary = f"BLOCK: {numbers}; p = {format_p(p)} <= {spec.alpha:g}"
     elif breaches:
         verdict, rule = "BLOCK", "outcome_limit"
         summary = f"BLOCK: {breaches[0]}"
@@ -422,7 +427,7 @@ def _decide(
             if b - c > rule_set.margin
             else f"{b} > flip cap {rule_set.flip_cap}"
         )
-        summary = f"INCONCLUSIVE: {numbers}; p = {p:.3f} > {spec.alpha:g}, but {why}"
+        summary = f"INCONCLUSIVE: {numbers}; p = {format_p(p)} > {spec.alpha:g}, but {why}"
 
     escalation = None
     if verdict == "INCONCLUSIVE":

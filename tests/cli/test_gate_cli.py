@@ -1,0 +1,186 @@
+"""`flipgate gate`: every exit code of SPEC §8, the JSON fields, and nothing written on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from flipgate.cli import main
+from tests.conftest import RunWriter, passfail_rows, write_run
+
+
+def _workspace(
+    tmp_path: Path, b: int, c: int, *, both_pass: int = 100, **cand_manifest: object
+) -> Path:
+    base: dict[str, list[bool | None]] = {}
+    cand: dict[str, list[bool | None]] = {}
+    for i in range(both_pass + b + c):
+        case = f"case-{i:03}"
+        base[case] = [i < both_pass + b]
+        cand[case] = [i < both_pass or i >= both_pass + b]
+    write_run(tmp_path / "ws" / "baseline", passfail_rows(base), run_id="base")
+    write_run(tmp_path / "ws" / "candidate", passfail_rows(cand), run_id="cand", **cand_manifest)
+    return tmp_path / "ws"
+
+
+def _gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["gate", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "code", "verdict"),
+    [(1, 1, 0, "PASS"), (10, 2, 1, "BLOCK"), (20, 12, 3, "INCONCLUSIVE")],
+)
+def test_exit_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], b: int, c: int, code: int, verdict: str
+) -> None:
+    ws = _workspace(tmp_path, b, c)
+    got, out, _ = _gate(capsys, str(ws), "--format", "json")
+    data = json.loads(out)
+    assert (got, data["verdict"], data["b"], data["c"]) == (code, verdict, b, c)
+
+
+def test_invalid_exits_4(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = _workspace(tmp_path, 0, 0, key={"model": "m1", "prompt": "p2"})
+    code, out, _ = _gate(capsys, str(ws), "--format", "json")
+    assert code == 4 and json.loads(out)["key_drift"] == ["prompt"]
+    code, _, _ = _gate(capsys, str(ws), "--change", "prompt")
+    assert code == 0
+
+
+def test_json_has_every_field_of_spec_8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = _workspace(tmp_path, 20, 12)
+    _, out, _ = _gate(capsys, str(ws / "baseline"), str(ws / "candidate"), "--format", "json")
+    data = json.loads(out)
+    for name in (
+        "verdict",
+        "rule",
+        "cells",
+        "b",
+        "c",
+        "p",
+        "flipped",
+        "unpaired",
+        "infra",
+        "outcomes",
+        "key_drift",
+        "escalation",
+    ):
+        assert name in data
+    assert set(data["cells"]) == {"both_pass", "both_fail", "pass_to_fail", "fail_to_pass"}
+    assert data["rule"] == "undecided"
+    assert {f["direction"] for f in data["flipped"]} == {"pass_to_fail", "fail_to_pass"}
+    assert set(data["infra"]["baseline"]) >= {"count", "share"}
+    assert set(data["outcomes"]["candidate"]) >= {
+        "agreement",
+        "false_negative",
+        "false_positive",
+        "inconclusive",
+        "mirror",
+        "decisions",
+        "cost",
+    }
+    assert (
+        data["escalation"]["action"] == "rerun_flipped" and len(data["escalation"]["cases"]) == 32
+    )
+
+
+def test_bad_input_exits_2_and_names_file_line_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = _workspace(tmp_path, 1, 1)
+    with (ws / "candidate" / "results.jsonl").open("a") as handle:
+        handle.write('{"case": "x", "passed": "maybe"}\n')
+    plan = tmp_path / "plan.yaml"
+    code, out, err = _gate(capsys, str(ws), "--rerun-plan", str(plan))
+    assert code == 2 and out == ""
+    assert f"{ws / 'candidate' / 'results.jsonl'}:103: field 'passed'" in err
+    assert not plan.exists()
+
+
+def test_bad_usage_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["gate"])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        main(["gate", str(tmp_path), "--format", "xml"])
+    assert info.value.code == 2
+    code, _, err = _gate(capsys, str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "c"))
+    assert code == 2 and "exactly two runs" in err
+    code, _, err = _gate(capsys, str(tmp_path))
+    assert code == 2 and "not a workspace" in err
+
+
+def test_bad_gate_spec_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = _workspace(tmp_path, 1, 1)
+    (ws / "gate.yaml").write_text("alpha: 0.05\nmargn: 3\n")
+    code, _, err = _gate(capsys, str(ws))
+    assert code == 2 and "gate.yaml:2: field 'margn': unknown setting" in err
+
+
+def test_rerun_plan_then_reruns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run_writer: RunWriter
+) -> None:
+    ws = _workspace(tmp_path, 20, 12)
+    plan_path = tmp_path / "plan.yaml"
+    code, _, err = _gate(capsys, str(ws), "--rerun-plan", str(plan_path))
+    assert code == 3 and "rerun plan written" in err
+    plan = yaml.safe_load(plan_path.read_text())
+    cases = [item["case"] for item in plan["cases"]]
+    assert len(cases) == 32 and plan["runs"] == 5
+    rerun_b = run_writer(
+        "rb",
+        passfail_rows({case: [True] * 5 for case in cases}),
+        key={"model": "m1", "prompt": "p1"},
+    )
+    rerun_c = run_writer(
+        "rc",
+        passfail_rows({case: [True] * 5 for case in cases}),
+        key={"model": "m1", "prompt": "p1"},
+    )
+    code, out, _ = _gate(
+        capsys,
+        str(ws),
+        "--rerun-baseline",
+        str(rerun_b),
+        "--rerun-candidate",
+        str(rerun_c),
+        "--format",
+        "json",
+    )
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "PASS" and data["previous"]["verdict"] == "INCONCLUSIVE"
+    code, _, err = _gate(capsys, str(ws), "--rerun-baseline", str(rerun_b))
+    assert code == 2 and "both" in err
+
+
+def test_text_output_has_no_colour_when_piped(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, 10, 2)
+    done = subprocess.run(
+        [sys.executable, "-m", "flipgate", "gate", str(ws)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05" in done.stdout
+    assert "\x1b[" not in done.stdout
+
+
+def test_markdown_escapes_untrusted_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = _workspace(tmp_path, 0, 0)
+    manifest = yaml.safe_load((ws / "candidate" / "run.yaml").read_text())
+    manifest["run_id"] = "<script>x</script>|[link](http://evil)"
+    (ws / "candidate" / "run.yaml").write_text(yaml.safe_dump(manifest))
+    _, out, _ = _gate(capsys, str(ws), "--format", "markdown")
+    assert "<script>" not in out and "[link](" not in out
+    assert "&lt;script&gt;" in out
