@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 from rich.console import Console
+from rich.text import Text
 
 from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
@@ -240,6 +241,65 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_decide(args: argparse.Namespace) -> int:
+    from flipgate.core.decision import (
+        DecisionExistsError,
+        InvalidDecision,
+        Reviewer,
+        decision_workspace,
+        write_decision,
+    )
+    from flipgate.core.review import build_record
+    from flipgate.core.signing import SigningError, find_signing_key
+
+    inputs = resolve_inputs(args)
+    out = args.out or (inputs.workspace / "decisions" if inputs.workspace else Path("decisions"))
+    try:
+        reviewer = Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
+        key = find_signing_key(args.key)
+        comparison = load_comparison(inputs)
+        record = build_record(
+            comparison,
+            workspace=decision_workspace(out),
+            decision=args.decision,
+            cause=args.cause,
+            reason=args.reason,
+            reviewer=reviewer,
+            cases_reviewed=args.case,
+        )
+        written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
+    except InvalidDecision as bad:
+        raise InputError(
+            Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
+        ) from None
+    except (SigningError, DecisionExistsError) as failed:
+        print(f"flipgate: error: {failed}", file=sys.stderr)
+        return BAD_INPUT
+    print(f"flipgate: signed decision written to {written}")
+    print(f"flipgate: verify with: flipgate verify {written}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from flipgate.core.decision import verify_decision
+
+    path = Path(args.decision_file)
+    if not path.is_file():
+        raise InputError(path, "no such decision file")
+    result = verify_decision(path, args.allowed_signers)
+    console = Console(highlight=False)
+    for check in result.checks:
+        mark = "✓" if check.ok else "✗"
+        console.print(
+            Text.assemble((f"{mark} {check.name}: ", "bold"), Text(check.why)), soft_wrap=True
+        )
+    if result.ok:
+        console.print(Text(f"verified: {path}", style="bold green"))
+        return 0
+    console.print(Text(f"NOT verified: {path}", style="bold red"))
+    return 1
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -277,6 +337,32 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_arguments(open_)
     open_.add_argument("--theme", default="dark", help="dark, light or high-contrast")
     open_.set_defaults(handler=cmd_open)
+
+    decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
+    _add_run_arguments(decide)
+    decide.add_argument(
+        "--decision", required=True, choices=("accept", "reject", "rerun", "rebaseline")
+    )
+    decide.add_argument(
+        "--cause",
+        required=True,
+        choices=("infra", "flaky", "grader", "stale_baseline", "regression"),
+    )
+    decide.add_argument("--reason", required=True, help="why; any Unicode is kept exactly")
+    decide.add_argument("--reviewer", help='"Name <email>" (default: git user.name and user.email)')
+    decide.add_argument(
+        "--key", type=Path, help="SSH key to sign with (default: git user.signingkey)"
+    )
+    decide.add_argument("--case", action="append", default=[], help="a case reviewed (repeatable)")
+    decide.add_argument("--out", type=Path, help="file or folder (default: WORKSPACE/decisions/)")
+    decide.set_defaults(handler=cmd_decide)
+
+    verify = sub.add_parser("verify", help="check a decision's signature, signer and runs")
+    verify.add_argument("decision_file", metavar="DECISION_FILE")
+    verify.add_argument(
+        "--allowed-signers", type=Path, help="default: git's gpg.ssh.allowedSignersFile"
+    )
+    verify.set_defaults(handler=cmd_verify)
 
     imp = sub.add_parser(
         "import", help="write an Inspect AI or promptfoo log out as a run in our format"

@@ -1,0 +1,91 @@
+"""`flipgate decide` and `flipgate verify` as a reviewer uses them from a shell."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from flipgate.cli import main
+from tests.conftest import SAMPLES, KeyMaker
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+
+
+def _decide(workspace: Path, key: Path, *extra: str) -> int:
+    return main(
+        [
+            "decide", str(workspace), "--decision", "reject", "--cause", "regression",
+            "--reason", "Refunds regressed — 7 of 9 broke again; רגרסיה ✓",
+            "--reviewer", "Ana Reviewer <ana@example.com>", "--key", str(key),
+            "--case", "case-012", *extra,
+        ]
+    )  # fmt: skip
+
+
+def test_decide_then_verify(
+    workspace: Path,
+    isolated_git: Path,
+    make_key: KeyMaker,
+    allow: Callable[[str, Path], Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    key = make_key("ana")
+    assert _decide(workspace, key) == 0
+    [written] = (workspace / "decisions").iterdir()
+    text = written.read_text(encoding="utf-8")
+    assert "verdict: INCONCLUSIVE" in text and "רגרסיה ✓" in text
+    signers = allow("ana@example.com", key)
+    capsys.readouterr()
+    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 0
+    assert "verified" in capsys.readouterr().out
+
+    # a changed run fails verification, naming the run
+    with (workspace / "candidate" / "results.jsonl").open("a") as handle:
+        handle.write("\n")
+    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 1
+    assert "✗ candidate run" in capsys.readouterr().out
+
+
+def test_unknown_signer_fails(
+    workspace: Path, isolated_git: Path, make_key: KeyMaker, allow: Callable[[str, Path], Path]
+) -> None:
+    key = make_key("ana")
+    assert _decide(workspace, key) == 0
+    [written] = (workspace / "decisions").iterdir()
+    signers = allow("bob@example.com", make_key("bob"))
+    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 1
+
+
+def test_no_key_is_a_clear_error_and_nothing_written(
+    workspace: Path, isolated_git: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["decide", str(workspace), "--decision", "accept", "--cause", "flaky", "--reason", "r",
+         "--reviewer", "A <a@example.com>"]
+    )  # fmt: skip
+    assert code == 2
+    assert "ssh-keygen -t ed25519" in capsys.readouterr().err
+    assert not (workspace / "decisions").exists()
+
+
+def test_empty_reason_and_bad_choice(
+    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = make_key("ana")
+    code = main(
+        ["decide", str(workspace), "--decision", "accept", "--cause", "flaky", "--reason", "  ",
+         "--reviewer", "A <a@example.com>", "--key", str(key)]
+    )  # fmt: skip
+    assert code == 2 and "reason" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["decide", str(workspace), "--decision", "merge", "--cause", "flaky", "--reason", "x"])
+
+
+def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
+    assert main(["verify", str(tmp_path / "nope.yaml")]) == 2
