@@ -1,0 +1,47 @@
+"""Golden files: the JSON and Markdown that `flipgate gate` prints for the bundled samples.
+
+Regenerate after an intended change with `FLIPGATE_UPDATE_GOLDEN=1 uv run pytest tests/cli/test_golden.py`
+and read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from flipgate.cli import main
+from tests.conftest import REPO
+
+GOLDEN = Path(__file__).parent / "golden"
+CASES = {
+    "listing-reviewer": (["sample_runs/listing-reviewer"], 0),
+    "listing-reviewer-plain": (
+        ["sample_runs/listing-reviewer", "--gate", "sample_runs/listing-reviewer/plain-pass-fail.yaml"],
+        1,
+    ),
+    "listing-reviewer-decisive": (["sample_runs/listing-reviewer-decisive"], 1),
+    "agent-suite": (["sample_runs/agent-suite"], 3),
+    "agent-suite-rerun": (
+        [
+            "sample_runs/agent-suite",
+            "--rerun-baseline", "sample_runs/agent-suite/reruns/baseline",
+            "--rerun-candidate", "sample_runs/agent-suite/reruns/candidate",
+        ],
+        3,
+    ),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_golden(name: str, fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
+    args, code = CASES[name]
+    assert main(["gate", *args, "--format", fmt]) == code
+    out = capsys.readouterr().out
+    golden = GOLDEN / f"{name}.{'json' if fmt == 'json' else 'md'}"
+    if os.environ.get("FLIPGATE_UPDATE_GOLDEN"):
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")
