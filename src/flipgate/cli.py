@@ -173,7 +173,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if result.escalation is not None and result.escalation.action == "rerun_flipped":
             write_atomic(
                 args.rerun_plan,
-                yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True),
+                yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000),
             )
             print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
         else:

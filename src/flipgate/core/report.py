@@ -209,11 +209,9 @@ def _outcome_table(comparison: Comparison) -> Table:
     spec = comparison.spec
     base, cand = (result.outcomes[arm] for arm in ARMS)
     table = Table(title="decision outcomes", title_justify="left")
-    table.add_column("outcome")
-    table.add_column("price", justify="right")
-    table.add_column("baseline", justify="right")
-    table.add_column("candidate", justify="right")
-    table.add_column("change", justify="right")
+    table.add_column("outcome", no_wrap=True)
+    for name in ("price", "baseline", "candidate", "change"):
+        table.add_column(name, justify="right", no_wrap=True)
     for outcome in OUTCOMES:
         price = "by direction" if outcome == "mirror" else f"{spec.price(outcome):g}"
         if outcome == "agreement":
@@ -257,7 +255,7 @@ def _outcome_table(comparison: Comparison) -> Table:
 
 
 def _histogram(red_by_wrong: dict[int, int]) -> str:
-    return " / ".join(f"{n}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
+    return " ".join(f"{n}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
 
 
 # --------------------------------------------------------------------------- markdown
