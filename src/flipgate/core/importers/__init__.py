@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,9 +59,13 @@ def detect_format(path: Path) -> str | None:
 
     if not path.is_file() or path.name == "run.yaml":
         return None
-    if zipfile.is_zipfile(path):
+    if inspect_log.starts_like_zip(path):
         return "inspect" if inspect_log.is_inspect_zip(path) else None
-    doc = _load_json(path)
+    # An Inspect JSON log holds `version` and `eval` before its (large) samples: read only those.
+    try:
+        doc, _ = inspect_log.leading_fields(path.read_text("utf-8"), frozenset({"version", "eval"}))
+    except (OSError, UnicodeDecodeError, ValueError, IndexError):
+        return None
     if inspect_log.is_inspect_json(doc):
         return "inspect"
     if promptfoo.is_promptfoo_json(doc):
@@ -79,8 +82,8 @@ def read_external(path: Path, options: ImportOptions | None = None) -> ImportedR
         raise InputError(
             path, "not a log file (an Inspect .eval/.json or a promptfoo results.json)"
         )
-    if zipfile.is_zipfile(path):
-        return inspect_log.read_inspect_log(path, options)
+    if inspect_log.starts_like_zip(path):  # even a truncated one: the reader says what is wrong
+        return inspect_log.read_eval_archive(path, options)
     doc = _load_json(path)
     if inspect_log.is_inspect_json(doc):
         header, samples = inspect_log.log_from_json(doc, path)
@@ -105,7 +108,7 @@ def write_run(imported: ImportedRun, out_dir: Path) -> None:
     refused: an import never overwrites a run.
     """
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise InputError(out_dir, "already exists and is not empty; choose a new directory")
+        raise InputError(out_dir, "already exists and is not an empty directory; choose a new one")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
@@ -116,7 +119,10 @@ def write_run(imported: ImportedRun, out_dir: Path) -> None:
             raise InputError(imported.source, f"cannot write the imported run: {exc}") from None
         _write_synced(staging / "run.yaml", manifest)
         _write_synced(staging / "results.jsonl", "".join(line + "\n" for line in lines))
-        os.replace(staging, out_dir)  # an empty out_dir is replaced atomically too
+        try:
+            os.replace(staging, out_dir)  # an empty out_dir is replaced atomically too
+        except OSError as exc:  # filled or created by someone else meanwhile
+            raise InputError(out_dir, f"cannot move the run into place: {exc}") from None
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
