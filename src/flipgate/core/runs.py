@@ -164,11 +164,7 @@ def load_run(path: Path, *, progress: Progress | None = None, import_options: An
     if not path.exists():
         raise InputError(path, "no such run (expected a run directory, its run.yaml, or a log)")
     if path.is_file() and path.name != "run.yaml":
-        if detect_format(path) is None:
-            raise InputError(
-                path, "not a run: neither run.yaml, an Inspect log nor promptfoo results"
-            )
-        report(f"importing {path.name}")
+        report(f"importing {path.name}")  # read_external names a file that is neither tool's
         imported = read_external(path, import_options or ImportOptions())
         return run_from_records(
             imported.manifest,
