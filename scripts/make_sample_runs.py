@@ -1,5 +1,3 @@
-# ruff: noqa: E501
-# (The listing and template tables keep one entry per line: they are read as tables.)
 """Write the bundled sample workspaces under `sample_runs/`, deterministically.
 
 Three workspaces (SPEC §2, §3, §7), each with its own README saying what it shows:

@@ -17,6 +17,7 @@ import yaml
 from rich.console import Console
 from rich.text import Text
 
+from flipgate.cli_flaky import add_flaky_parser
 from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
@@ -173,7 +174,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if result.escalation is not None and result.escalation.action == "rerun_flipped":
             write_atomic(
                 args.rerun_plan,
-                yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000),
+                yaml.safe_dump(
+                    rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000
+                ),
             )
             print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
         else:
@@ -371,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("out_dir", metavar="OUT_DIR")
     _add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
+    add_flaky_parser(sub)
     return parser
 
 

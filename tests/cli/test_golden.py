@@ -18,25 +18,28 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "listing-reviewer": (["sample_runs/listing-reviewer"], 0),
     "listing-reviewer-plain": (
-        ["sample_runs/listing-reviewer", "--gate", "sample_runs/listing-reviewer/plain-pass-fail.yaml"],
+        [
+            "sample_runs/listing-reviewer",
+            "--gate",
+            "sample_runs/listing-reviewer/plain-pass-fail.yaml",
+        ],
         1,
     ),
     "listing-reviewer-decisive": (["sample_runs/listing-reviewer-decisive"], 1),
     "agent-suite": (["sample_runs/agent-suite"], 3),
     "agent-suite-rerun": (
-        [
-            "sample_runs/agent-suite",
-            "--rerun-baseline", "sample_runs/agent-suite/reruns/baseline",
-            "--rerun-candidate", "sample_runs/agent-suite/reruns/candidate",
-        ],
+        ["sample_runs/agent-suite", "--rerun-baseline", "sample_runs/agent-suite/reruns/baseline"]
+        + ["--rerun-candidate", "sample_runs/agent-suite/reruns/candidate"],
         3,
-    ),  # fmt: skip
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
-def test_golden(name: str, fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_golden(
+    name: str, fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
     args, code = CASES[name]
     assert main(["gate", *args, "--format", fmt]) == code

@@ -328,3 +328,14 @@ def test_cells_add_up_to_the_paired_cases(
     assert sum(result.cells.values()) == paired
     assert paired + len(result.unpaired) == len(suite)
     assert result.p == pytest.approx(float(brute_p(result.b, result.c)) if result.b else 1.0)
+
+
+def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import flipgate.core.gate as gate
+
+    exact = [mcnemar_p(b, c) for b, c in ((30, 20), (260, 240), (5153, 5190))]
+    monkeypatch.setattr(gate, "EXACT_FLIPS", 10)
+    assert [mcnemar_p(b, c) for b, c in ((30, 20), (260, 240), (5153, 5190))] == pytest.approx(
+        exact, rel=1e-12
+    )
+    assert exact[0] == pytest.approx(float(brute_p(30, 20)), rel=1e-15)

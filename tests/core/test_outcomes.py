@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipgate.core.outcomes import classify, classify_frame, summarize
+from flipgate.core.outcomes import classify, classify_frame, per_case_counts, summarize
 from flipgate.core.runs import Labels
 from flipgate.core.spec import OUTCOMES, default_spec
 
@@ -42,7 +42,7 @@ def test_vectorised_classifier_agrees_with_the_function() -> None:
         }
     )
     classified = classify_frame(frame, Labels(), default_spec())
-    assert classified["outcome"].to_list() == list(NINE.values())
+    assert classified["outcome"].cast(pl.String).to_list() == list(NINE.values())
 
 
 def test_custom_labels() -> None:
@@ -65,7 +65,7 @@ def test_mirror_priced_by_direction() -> None:
     )
     classified = classify_frame(frame, Labels(), spec)
     assert classified["price"].to_list() == [400.0, 15.0]
-    summary = summarize(classified, Labels(), cases=2)
+    summary = summarize(classified, Labels(), per_case_counts(classified))
     assert (summary.mirror_approved, summary.mirror_rejected) == (1, 1)
     assert summary.cost == 415.0
 
@@ -95,7 +95,8 @@ def test_seed_000_new_model_reconciles() -> None:
     doubles = [["inconclusive", "inconclusive"]] * 3
     triple = [["false_negative", "inconclusive", "inconclusive"]]
     frame = _seed_frame(singles + doubles + triple, cases=120)
-    summary = summarize(classify_frame(frame, Labels(), default_spec()), Labels(), cases=120)
+    classified = classify_frame(frame, Labels(), default_spec())
+    summary = summarize(classified, Labels(), per_case_counts(classified))
     assert summary.counts == {
         "agreement": 442,
         "false_negative": 2,
@@ -114,7 +115,8 @@ def test_seed_000_old_model_reconciles() -> None:
     singles = [["false_negative"]] * 7 + [["false_positive"]] * 4 + [["inconclusive"]] * 6
     doubles = [["false_negative", "inconclusive"]] * 2
     frame = _seed_frame(singles + doubles, cases=120)
-    summary = summarize(classify_frame(frame, Labels(), default_spec()), Labels(), cases=120)
+    classified = classify_frame(frame, Labels(), default_spec())
+    summary = summarize(classified, Labels(), per_case_counts(classified))
     assert summary.counts["agreement"] == 459
     assert (summary.counts["false_negative"], summary.counts["false_positive"]) == (9, 4)
     assert summary.counts["inconclusive"] == 8 and summary.counts["mirror"] == 0
@@ -134,8 +136,8 @@ def test_outcomes_add_up_to_the_decisions(decisions: list[tuple[int, str, str]])
             "actual": [a for _, _, a in decisions],
         }
     )
-    cases = frame["case"].n_unique()
-    summary = summarize(classify_frame(frame, Labels(), default_spec()), Labels(), cases=cases)
+    classified = classify_frame(frame, Labels(), default_spec())
+    summary = summarize(classified, Labels(), per_case_counts(classified))
     assert sum(summary.counts[o] for o in OUTCOMES) == summary.decisions == len(decisions)
     assert summary.wrong == summary.reconciliation.wrong_decisions
     summary.reconciliation.check()

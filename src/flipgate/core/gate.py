@@ -13,14 +13,14 @@ Everything here is pure: runs in, a `Comparison` out. The CLI and the app only f
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from math import comb
 from typing import Literal
 
 import polars as pl
-from scipy.stats import binom
 
 from flipgate.core.errors import InputError
 from flipgate.core.flaky import FlakyList
-from flipgate.core.outcomes import OutcomeSummary, classify_frame, summarize
+from flipgate.core.outcomes import SEVERITY, OutcomeSummary, classify_frame, summarize
 from flipgate.core.runs import Run
 from flipgate.core.spec import GateSpec
 
@@ -30,8 +30,6 @@ Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_mar
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
 CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
-# Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".
-SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agreement")
 
 
 def format_p(p: float) -> str:
@@ -39,11 +37,27 @@ def format_p(p: float) -> str:
     return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
+EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, scipy's binomial tail
+
+
 def mcnemar_p(b: int, c: int) -> float:
-    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped."""
-    if b + c == 0 or b == 0:
+    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped.
+
+    Summed exactly, sum(C(n, k) for k >= b) / 2**n, and rounded once: no approximation for any
+    gate a CI job can run, and no scipy import (over a second of start-up) on the CI path.
+    """
+    n = b + c
+    if n == 0 or b == 0:
         return 1.0
-    return float(binom.sf(b - 1, b + c, 0.5))
+    if n > EXACT_FLIPS:
+        from scipy.stats import binom
+
+        return float(binom.sf(b - 1, n, 0.5))
+    term = total = comb(n, b)
+    for k in range(b, n):
+        term = term * (n - k) // (k + 1)
+        total += term
+    return float(total / 2**n)
 
 
 @dataclass(frozen=True)
@@ -138,25 +152,28 @@ class Comparison:
 
 
 def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(classified decisions of gradable reps, one row per rep with `passed` and `wrong`)."""
-    gradable = run.reps.filter(pl.col("status") == "ok").select("case", "rep")
-    decisions = classify_frame(
-        run.decisions.join(gradable, on=["case", "rep"], how="semi"), run.labels, spec
-    )
-    fail_on = list(spec.fail_on)
-    rank = {name: i for i, name in enumerate(SEVERITY)}
-    per_rep_decisions = decisions.group_by("case", "rep").agg(
-        pl.col("outcome").is_in(fail_on).any().alias("failed_decision"),
+    """(classified decisions of gradable reps, one row per rep with `passed` and `wrong`).
+
+    A repetition's source `line` is unique within a run: it keys the per-rep aggregation, which
+    is far cheaper than grouping a million decisions by (case, rep) strings.
+    """
+    infra = run.reps.filter(pl.col("status") == "infra")["line"]
+    decisions = run.decisions.filter(~pl.col("line").is_in(infra.implode()))
+    decisions = classify_frame(decisions, run.labels, spec)
+    per_rep_decisions = decisions.group_by("line").agg(
+        pl.col("outcome").is_in(list(spec.fail_on)).any().alias("failed_decision"),
+        pl.len().alias("decisions"),
         (pl.col("outcome") != "agreement").sum().alias("wrong"),
-        pl.col("outcome").replace_strict(rank, return_dtype=pl.Int8).min().alias("worst"),
+        pl.col("outcome").min().alias("worst"),  # the enum is ordered worst first
+        pl.col("price").sum().alias("cost"),
     )
-    per_rep_checks = run.checks.group_by("case", "rep").agg(
+    per_rep_checks = run.checks.group_by("line").agg(
         (~pl.col("passed")).any().alias("failed_check")
     )
     reps = (
-        run.reps.select("case", "rep", "status", "infra", "safety", "template")
-        .join(per_rep_decisions, on=["case", "rep"], how="left")
-        .join(per_rep_checks, on=["case", "rep"], how="left")
+        run.reps.select("case", "rep", "line", "status", "infra", "safety", "template")
+        .join(per_rep_decisions, on="line", how="left")
+        .join(per_rep_checks, on="line", how="left")
         .with_columns(
             passed=pl.when(pl.col("status") == "infra")
             .then(None)
@@ -166,29 +183,21 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
                     | pl.col("failed_check").fill_null(False)
                 )
             ),
+            decisions=pl.col("decisions").fill_null(0),
             wrong=pl.col("wrong").fill_null(0),
+            cost=pl.col("cost").fill_null(0.0),
         )
         .drop("failed_decision", "failed_check")
-        .sort("case", "rep")
     )
-    return decisions, reps
+    # The enum did its work in the aggregation; callers get plain outcome names.
+    return decisions.with_columns(pl.col("outcome").cast(pl.String)), reps
 
 
-def _severity_name(column: str) -> pl.Expr:
-    return pl.col(column).replace_strict(
-        dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
-    )
-
-
-def _collapse(
-    reps: pl.DataFrame, decisions: pl.DataFrame, spec: GateSpec, prefix: str
-) -> pl.DataFrame:
+def _collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:
     """One row per case: the collapsed verdict (SPEC §3.1) and what the drill-down shows."""
     gradable = pl.col("status") == "ok"
     n_pass = (gradable & pl.col("passed")).sum()
     n_gradable = gradable.sum()
-    safety_rule = spec.aggregate_safety
-    ordinary_rule = spec.aggregate_ordinary
 
     def verdict(rule: str) -> pl.Expr:
         return (n_pass == n_gradable) if rule == "all" else (2 * n_pass > n_gradable)
@@ -200,22 +209,32 @@ def _collapse(
         (pl.col("status") == "infra").sum().alias("infra"),
         n_gradable.alias("gradable"),
         n_pass.alias("passes"),
-        pl.col("passed").alias("pattern"),  # per rep in rep order; null = infra
-        pl.col("wrong").sum().alias("wrong"),
-        pl.col("worst").min().alias("worst"),
-        pl.when(pl.col("safety").first())
-        .then(verdict(safety_rule))
-        .otherwise(verdict(ordinary_rule))
+        pl.col("passed").sort_by("rep").alias("pattern"),  # in rep order; null = infra
+        pl.col("decisions").sum(),
+        pl.col("wrong").sum(),
+        pl.col("worst").min(),
+        pl.col("cost").sum(),
+        pl.when(n_gradable == 0)
+        .then(None)
+        .when(pl.col("safety").first())
+        .then(verdict(spec.aggregate_safety))
+        .otherwise(verdict(spec.aggregate_ordinary))
         .alias("passed"),
     )
-    cost = decisions.group_by("case").agg(pl.col("price").sum().alias("cost"))
-    cases = cases.join(cost, on="case", how="left").with_columns(
-        pl.when(pl.col("gradable") == 0).then(None).otherwise(pl.col("passed")).alias("passed"),
-        pl.col("cost").fill_null(0.0),
-    )
-    cases = cases.with_columns(_severity_name("worst"))
+    cases = cases.with_columns(pl.col("worst").cast(pl.String))
     keep = ("case", "safety", "template")
     return cases.rename({c: f"{prefix}_{c}" for c in cases.columns if c not in keep})
+
+
+def collapsed_verdicts(run: Run, spec: GateSpec) -> pl.DataFrame:
+    """One row per case of `run`: case, safety, passed (null: no gradable repetition).
+
+    The gate's own collapse (SPEC §3.1), for comparing runs that are not a baseline/candidate pair.
+    """
+    _, reps = _rep_results(run, spec)
+    return _collapse(reps, spec, "run").select(
+        "case", "safety", pl.col("run_passed").alias("passed")
+    )
 
 
 def _arm_infra(run: Run) -> ArmInfra:
@@ -247,8 +266,8 @@ def compare(
     collapsed = []
     for arm, run in zip(ARMS, (baseline, candidate), strict=True):
         decisions[arm], ranked = _rep_results(run, spec)
-        collapsed.append(_collapse(ranked, decisions[arm], spec, PREFIX[arm]))
-        reps[arm] = ranked.with_columns(_severity_name("worst"))
+        collapsed.append(_collapse(ranked, spec, PREFIX[arm]))
+        reps[arm] = ranked.with_columns(pl.col("worst").cast(pl.String))
 
     base, cand = collapsed
     cases = base.join(cand, on="case", how="full", coalesce=True, suffix="_cand")
@@ -295,8 +314,16 @@ def compare(
     )
 
     outcomes: dict[str, OutcomeSummary] = {
-        arm: summarize(decisions[arm], run.labels, run.reps["case"].n_unique())
-        for arm, run in zip(ARMS, (baseline, candidate), strict=True)
+        arm: summarize(
+            decisions[arm],
+            run.labels,
+            per_case.select(
+                "case",
+                pl.col(f"{PREFIX[arm]}_decisions").alias("decisions"),
+                pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
+            ),
+        )
+        for arm, run, per_case in zip(ARMS, (baseline, candidate), collapsed, strict=True)
     }
     result = _decide(
         baseline,
@@ -525,11 +552,13 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
             field="case",
         )
     keep = ~pl.col("case").is_in(list(cases))
+    # `line` keys a repetition within a run; the rerun's lines follow the run's so they stay unique.
+    offset = pl.col("line") + run.reps["line"].max()
     return replace(
         run,
-        reps=pl.concat([run.reps.filter(keep), rerun.reps]),
-        decisions=pl.concat([run.decisions.filter(keep), rerun.decisions]),
-        checks=pl.concat([run.checks.filter(keep), rerun.checks]),
+        reps=pl.concat([run.reps.filter(keep), rerun.reps.with_columns(offset)]),
+        decisions=pl.concat([run.decisions.filter(keep), rerun.decisions.with_columns(offset)]),
+        checks=pl.concat([run.checks.filter(keep), rerun.checks.with_columns(offset)]),
         notes=(*run.notes, f"{len(cases)} flipped cases replaced by the rerun {rerun.run_id}"),
     )
 
@@ -580,11 +609,13 @@ def compare_with_reruns(
 __all__ = [
     "ARMS",
     "CELLS",
+    "SEVERITY",
     "ArmInfra",
     "Comparison",
     "Escalation",
     "GateResult",
     "apply_reruns",
+    "collapsed_verdicts",
     "compare",
     "compare_with_reruns",
     "mcnemar_p",

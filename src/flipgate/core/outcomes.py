@@ -21,8 +21,15 @@ import polars as pl
 from flipgate.core.runs import Labels
 from flipgate.core.spec import OUTCOMES, GateSpec
 
+DEFAULT_LABELS = Labels()
+# Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".
+SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agreement")
+# Outcomes as an ordered enum: comparisons are integer compares, and the worst outcome of a group
+# is the minimum of the physical codes.
+OUTCOME = pl.Enum(SEVERITY)
 
-def classify(expected: str, actual: str, labels: Labels = Labels()) -> str:
+
+def classify(expected: str, actual: str, labels: Labels = DEFAULT_LABELS) -> str:
     """The outcome of one decision; a label outside the three is a bug in the input, not a sixth outcome."""
     allowed = labels.all()
     if expected not in allowed or actual not in allowed:
@@ -39,16 +46,20 @@ def classify(expected: str, actual: str, labels: Labels = Labels()) -> str:
 def outcome_expr(labels: Labels) -> pl.Expr:
     """`classify` as a polars expression over the `expected` and `actual` columns."""
     e, a = pl.col("expected"), pl.col("actual")
+
+    def named(outcome: str) -> pl.Expr:
+        return pl.lit(outcome, dtype=OUTCOME)
+
     return (
         pl.when(e == a)
-        .then(pl.lit("agreement"))
+        .then(named("agreement"))
         .when(e == labels.abstain)
-        .then(pl.lit("mirror"))
+        .then(named("mirror"))
         .when(a == labels.abstain)
-        .then(pl.lit("inconclusive"))
+        .then(named("inconclusive"))
         .when(e == labels.positive)
-        .then(pl.lit("false_negative"))
-        .otherwise(pl.lit("false_positive"))
+        .then(named("false_negative"))
+        .otherwise(named("false_positive"))
         .alias("outcome")
     )
 
@@ -117,11 +128,18 @@ class OutcomeSummary:
         return self.decisions - self.counts["agreement"]
 
 
-def summarize(classified: pl.DataFrame, labels: Labels, cases: int) -> OutcomeSummary:
+def per_case_counts(classified: pl.DataFrame) -> pl.DataFrame:
+    """case, decisions, wrong: what `summarize` reconciles, from classified decisions alone."""
+    return classified.group_by("case").agg(
+        pl.len().alias("decisions"), (pl.col("outcome") != "agreement").sum().alias("wrong")
+    )
+
+
+def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) -> OutcomeSummary:
     """Summarise an arm's classified decisions (infra repetitions already left out).
 
-    `cases` is the number of cases in the arm, so that cases holding no decision (pass/fail checks
-    only) still count as green cases in the reconciliation.
+    `per_case` holds one row per case of the arm (case, decisions, wrong), cases with no decision
+    (pass/fail checks only) included, so that they count as green cases in the reconciliation.
     """
     counts_df = classified.group_by("outcome").agg(pl.len().alias("n"), pl.col("price").sum())
     counts = dict.fromkeys(OUTCOMES, 0)
@@ -130,13 +148,10 @@ def summarize(classified: pl.DataFrame, labels: Labels, cases: int) -> OutcomeSu
         counts[outcome] = n
         cost_by[outcome] = float(price)
     mirrors = classified.filter(pl.col("outcome") == "mirror")
-    per_case = classified.group_by("case").agg(
-        pl.len().alias("decisions"), (pl.col("outcome") != "agreement").sum().alias("wrong")
-    )
     red = per_case.filter(pl.col("wrong") > 0)
     histogram = red.group_by("wrong").len().sort("wrong")
     reconciliation = Reconciliation(
-        cases=cases,
+        cases=per_case.height,
         red_cases=red.height,
         decisions=classified.height,
         decisions_in_green_cases=int(per_case.filter(pl.col("wrong") == 0)["decisions"].sum()),

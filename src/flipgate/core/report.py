@@ -14,6 +14,7 @@ from rich.text import Text
 
 from flipgate.core.gate import ARMS, Comparison, GateResult
 from flipgate.core.spec import OUTCOMES
+from flipgate.core.text import literal
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -126,8 +127,8 @@ def to_text(comparison: Comparison) -> RenderableType:
     result = comparison.result
     parts: list[RenderableType] = []
     if result.previous is not None:
-        parts.append(Text.assemble(("first verdict  ", "dim"), Text(result.previous.summary)))
-    parts.append(Text(result.summary, style=VERDICT_STYLE[result.verdict]))
+        parts.append(Text.assemble(("first verdict  ", "dim"), literal(result.previous.summary)))
+    parts.append(literal(result.summary, style=VERDICT_STYLE[result.verdict]))
     parts.append(
         Text(
             f"rule: {result.rule} · suite {result.suite}: margin {result.margin}, flip cap "
@@ -143,7 +144,7 @@ def to_text(comparison: Comparison) -> RenderableType:
         listing = Text("flipped: ", style="bold")
         for i, (case, direction) in enumerate(result.flipped):
             listing.append(", " if i else "")
-            listing.append(case)
+            listing.append(literal(case))
             listing.append(" ↓" if direction == "pass_to_fail" else " ↑", style="dim")
         parts.append(listing)
     if result.escalation is not None:
@@ -174,13 +175,13 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
     result = comparison.result
     lines: list[RenderableType] = []
     for reason in result.invalid_reasons:
-        lines.append(Text.assemble(("invalid: ", "bold magenta"), Text(reason)))
+        lines.append(Text.assemble(("invalid: ", "bold magenta"), literal(reason)))
     for breach in result.limit_breaches:
-        lines.append(Text.assemble(("outcome limit: ", "bold red"), Text(breach)))
+        lines.append(Text.assemble(("outcome limit: ", "bold red"), literal(breach)))
     if result.safety_failures:
         lines.append(
             Text.assemble(
-                ("safety failures: ", "bold red"), Text(", ".join(result.safety_failures))
+                ("safety failures: ", "bold red"), literal(", ".join(result.safety_failures))
             )
         )
     infra = " · ".join(f"{arm} {s.count} ({s.share:.1%})" for arm, s in result.infra.items())
@@ -189,7 +190,7 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         f"{k} ({'declared' if k in result.declared_change else 'NOT declared'})"
         for k in result.key_moved
     )
-    lines.append(Text(f"key moved: {moved or 'nothing'}"))
+    lines.append(literal(f"key moved: {moved or 'nothing'}"))
     if result.flaky_listed:
         flipped = (
             f", {len(result.flaky_flipped)} of them flipped here" if result.flaky_flipped else ""
@@ -200,7 +201,7 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
     if result.unpaired:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
-        lines.append(Text.assemble(("warning: ", "bold yellow"), Text(warning)))
+        lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     return lines
 
 

@@ -55,4 +55,33 @@ def load_yaml(path: Path) -> tuple[Any, LineIndex]:
         raise InputError(path, f"not valid YAML: {exc.problem}", line=line) from None
     except yaml.YAMLError as exc:
         raise InputError(path, f"not valid YAML: {exc}") from None
+    except ValueError:  # PyYAML builds dates itself and raises on `2026-13-45`
+        raise _impossible_date(path, node) from None
     return data, LineIndex(node)
+
+
+def _impossible_date(path: Path, root: yaml.Node | None) -> InputError:
+    """Name the first scalar that looks like a date but is none (month 13, day 45)."""
+
+    def walk(node: yaml.Node, where: str) -> InputError | None:
+        if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":timestamp"):
+            try:
+                yaml.safe_load(node.value)
+            except ValueError:
+                line = node.start_mark.line + 1
+                return InputError(
+                    path, f"not a date (YYYY-MM-DD): {node.value!r}", line=line, field=where
+                )
+        children: list[tuple[str, yaml.Node]] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [(str(k.value), v) for k, v in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            children = [(str(i), v) for i, v in enumerate(node.value)]
+        for name, child in children:
+            found = walk(child, f"{where}.{name}" if where else name)
+            if found is not None:
+                return found
+        return None
+
+    found = walk(root, "") if root is not None else None
+    return found or InputError(path, "holds a value YAML cannot read")

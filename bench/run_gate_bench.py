@@ -1,0 +1,277 @@
+"""The speed benchmark of `flipgate gate` (issue 2): whole processes, timed side by side.
+
+    python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
+
+Generates the pair of runs if it is missing (bench/generate.py), then runs each command as a
+whole process, once untimed and then --repeat times: `flipgate gate B C --format json` on Parquet
+and on JSONL, and `bench/reference.py` (plain Python) on the JSONL. Reports wall time (median and
+min), CPU time and peak RSS (from the rusage that os.wait4 returns for that one process tree),
+checks that flipgate and the reference agree on verdict, rule, b, c, p, cells, outcome counts,
+infra counts and the flipped cases, and prints the targets: under 1.5 s on Parquet, under 5 s on
+JSONL, under 1.5 GB, at least 5x the reference on JSONL.
+
+Exit status: 0 all agree and every target is met, 1 the outputs disagree or flipgate failed,
+2 `flipgate gate` is not available yet, 3 the outputs agree but a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+ARMS = ("baseline", "candidate")
+
+WALL_LIMIT_S = {"Parquet": 1.5, "JSONL": 5.0}  # also the key of each data directory, lowered
+PEAK_RSS_BYTES = 1.5e9
+SPEEDUP = 5.0
+P_TOLERANCE = 1e-12
+GATE_EXIT_CODES = {0, 1, 3, 4}  # PASS, BLOCK, INCONCLUSIVE, INVALID
+FIVE = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
+CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall_s: float
+    cpu_s: float  # user + system: on a busy machine wall time waits, CPU time does not
+    peak_rss_bytes: int
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@dataclass(frozen=True)
+class Timing:
+    samples: list[Sample]
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(s.wall_s for s in self.samples)
+
+    @property
+    def min_s(self) -> float:
+        return min(s.wall_s for s in self.samples)
+
+    @property
+    def cpu_median_s(self) -> float:
+        return statistics.median(s.cpu_s for s in self.samples)
+
+    @property
+    def peak_rss_bytes(self) -> int:
+        return max(s.peak_rss_bytes for s in self.samples)
+
+
+# As on a user's machine, imports use cached bytecode: with PYTHONDONTWRITEBYTECODE set (some
+# sandboxes set it) every run would compile scipy and polars' Python from source again, seconds.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def measure(cmd: list[str]) -> Sample:
+    """Run one process to completion; wait4 gives the rusage of it and the children it reaped."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=CHILD_ENV, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Sample(
+            wall_s=wall,
+            cpu_s=usage.ru_utime + usage.ru_stime,
+            peak_rss_bytes=usage.ru_maxrss * 1024,  # Linux reports kilobytes
+            returncode=proc.returncode,
+            stdout=out.read().decode(),
+            stderr=err.read().decode(),
+        )
+
+
+def time_command(label: str, cmd: list[str], repeat: int) -> Timing:
+    """One untimed run first, to write bytecode caches and fill the page cache; then `repeat`."""
+    measure(cmd)
+    samples = []
+    for _ in range(repeat):
+        samples.append(measure(cmd))
+        print(f"  {label}: {samples[-1].wall_s:.2f} s", file=sys.stderr)
+    return Timing(samples)
+
+
+def holds_size(run_yaml: Path, cases: int, reps: int) -> bool:
+    if not run_yaml.exists():
+        return False
+    made = yaml.safe_load(run_yaml.read_text()).get("generator") or {}
+    return (made.get("cases"), made.get("reps")) == (cases, reps)
+
+
+def ensure_data(data: Path, cases: int, reps: int) -> None:
+    """Generate the pair unless both formats already hold one of this size.
+
+    In a child process: a fork of a big parent would count the parent's pages in the children's
+    peak RSS, so this process stays small (no numpy, no polars).
+    """
+    metas = [data / fmt / arm / "run.yaml" for fmt in ("jsonl", "parquet") for arm in ARMS]
+    if all(holds_size(m, cases, reps) for m in metas):
+        return
+    print(f"generating {cases} cases x {reps} reps under {data} ...", file=sys.stderr)
+    start = time.perf_counter()
+    generator = [sys.executable, str(BENCH / "generate.py"), f"--out={data}"]
+    subprocess.run([*generator, f"--cases={cases}", f"--reps={reps}"], check=True)
+    print(f"  generated in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+
+def flipgate_unavailable() -> str | None:
+    """Why `flipgate gate` cannot be run yet, or None when it can."""
+    probe = measure(["uv", "run", "--no-sync", "flipgate", "gate", "--help"])
+    if probe.returncode == 0:
+        return None
+    reason = (probe.stderr.strip() or probe.stdout.strip()).splitlines()
+    return reason[-1] if reason else f"exit status {probe.returncode}"
+
+
+def five_counts(arm: dict[str, Any]) -> dict[str, Any]:
+    """An arm's outcome figures, the counts flat or under `counts`, the cost a number or `total`."""
+    counts = arm.get("counts", {})
+    cost = arm.get("cost")
+    if isinstance(cost, dict):
+        cost = cost.get("total")
+    return {k: counts.get(k, arm.get(k)) for k in (*FIVE, "decisions")} | {"cost": cost}
+
+
+def disagreements(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """Where flipgate's JSON differs from the reference's on what both must compute alike."""
+    found = [
+        f"{field}: flipgate {got.get(field)!r}, reference {want[field]!r}"
+        for field in ("verdict", "rule", "b", "c")
+        if got.get(field) != want[field]
+    ]
+    p = got.get("p")
+    if not isinstance(p, int | float) or abs(p - want["p"]) > P_TOLERANCE:
+        found.append(f"p: flipgate {p!r}, reference {want['p']!r}")
+    cells = {k: (got.get("cells") or {}).get(k) for k in CELLS}
+    if cells != want["cells"]:
+        found.append(f"cells: flipgate {cells}, reference {want['cells']}")
+    for arm in ARMS:
+        mine = five_counts((got.get("outcomes") or {}).get(arm) or {})
+        theirs = five_counts(want["outcomes"][arm])
+        cost_ok = (
+            isinstance(mine["cost"], int | float) and abs(mine["cost"] - theirs["cost"]) < 1e-6
+        )
+        if {**mine, "cost": None} != {**theirs, "cost": None} or not cost_ok:
+            found.append(f"outcomes.{arm}: flipgate {mine}, reference {theirs}")
+        count = ((got.get("infra") or {}).get(arm) or {}).get("count")
+        if count != want["infra"][arm]["count"]:
+            found.append(
+                f"infra.{arm}.count: flipgate {count!r}, reference {want['infra'][arm]['count']}"
+            )
+    if "flipped" in got:
+        flips = {(f["case"], f["direction"]) for f in got["flipped"]}
+        if flips != {(f["case"], f["direction"]) for f in want["flipped"]}:
+            found.append("flipped: the lists of flipped cases differ")
+    return found
+
+
+def verdict_line(result: dict[str, Any]) -> str:
+    return (
+        f"{result['verdict']} ({result['rule']}), b={result['b']} c={result['c']} "
+        f"p={result['p']:.6g}, cells {result['cells']}"
+    )
+
+
+def row(what: str, measured: str, limit: str, ok: bool | None) -> str:
+    mark = "" if ok is None else ("PASS" if ok else "FAIL")
+    return f"{what:<34} {measured:<38} {limit:<10} {mark}"
+
+
+def timing_cell(t: Timing) -> str:
+    return f"{t.median_s:.2f} s ({t.min_s:.2f} s), cpu {t.cpu_median_s:.2f} s"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command")
+    parser.add_argument("--data", type=Path, default=BENCH / "data")
+    args = parser.parse_args(argv)
+
+    ensure_data(args.data, args.cases, args.reps)
+    pair = {fmt: [str(args.data / fmt.lower() / arm) for arm in ARMS] for fmt in WALL_LIMIT_S}
+    missing = flipgate_unavailable()
+
+    reference = time_command(
+        "reference, JSONL",
+        ["uv", "run", "--no-sync", "python", str(BENCH / "reference.py"), *pair["JSONL"]],
+        args.repeat,
+    )
+    want = json.loads(reference.samples[-1].stdout)
+    print(f"\n{args.cases} cases x {args.reps} reps, {args.repeat} timed runs of each command")
+    print(f"{'reference:':<19}{verdict_line(want)}")
+    ref_figures = f"{timing_cell(reference)}, {reference.peak_rss_bytes / 1e6:.0f} MB"
+    if missing:
+        print(row("reference (plain Python), JSONL", ref_figures, "", None))
+        print(f"\n`flipgate gate` is not available yet: {missing}")
+        print("Only the reference was timed; rerun once the command exists.")
+        return 2
+
+    gate = {
+        fmt: time_command(
+            f"flipgate gate, {fmt}",
+            ["uv", "run", "--no-sync", "flipgate", "gate", *pair[fmt], "--format", "json"],
+            args.repeat,
+        )
+        for fmt in WALL_LIMIT_S
+    }
+    problems = []
+    for fmt, timing in gate.items():
+        last = timing.samples[-1]
+        if last.returncode not in GATE_EXIT_CODES:
+            problems.append(f"{fmt}: flipgate gate exited {last.returncode}: {last.stderr.strip()}")
+            continue
+        got = json.loads(last.stdout)
+        print(f"{f'flipgate, {fmt}:':<19}{verdict_line(got)}")
+        problems += [f"{fmt}: {d}" for d in disagreements(got, want)]
+
+    print()
+    print(row("what", "wall: median (min), cpu", "target", None) + "result")
+    print(row("reference (plain Python), JSONL", ref_figures, "", None))
+    met = []
+    for fmt, timing in gate.items():
+        met.append(timing.median_s < WALL_LIMIT_S[fmt])
+        print(
+            row(
+                f"flipgate gate, {fmt}: wall",
+                timing_cell(timing),
+                f"< {WALL_LIMIT_S[fmt]:g} s",
+                met[-1],
+            )
+        )
+    for fmt, timing in gate.items():
+        met.append(timing.peak_rss_bytes < PEAK_RSS_BYTES)
+        rss = f"{timing.peak_rss_bytes / 1e6:.0f} MB"
+        print(row(f"flipgate gate, {fmt}: peak RSS", rss, "< 1.5 GB", met[-1]))
+    speedup = reference.median_s / gate["JSONL"].median_s
+    met.append(speedup >= SPEEDUP)
+    print(row("speed-up over reference, JSONL", f"{speedup:.1f}x", f">= {SPEEDUP:g}x", met[-1]))
+    print(row("answers agree with reference", "yes" if not problems else "NO", "", not problems))
+    for problem in problems:
+        print(f"  - {problem}")
+    if problems:
+        return 1
+    return 0 if all(met) else 3
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
