@@ -138,13 +138,14 @@ def load_comparison(inputs: Inputs, progress: Callable[[str], None] | None = Non
     """Load and validate everything, then apply the gate."""
     from flipgate.core.flaky import load_flaky
     from flipgate.core.gate import compare
-    from flipgate.core.runs import load_run
+    from flipgate.core.runs import load_pair
     from flipgate.core.spec import load_spec
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
-    baseline = load_run(inputs.baseline, progress=progress, import_options=inputs.import_options)
-    candidate = load_run(inputs.candidate, progress=progress, import_options=inputs.import_options)
+    baseline, candidate = load_pair(
+        inputs.baseline, inputs.candidate, progress=progress, import_options=inputs.import_options
+    )
     return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
 
 

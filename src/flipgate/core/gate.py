@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from math import comb
 from typing import Literal
 
+import numpy as np
 import polars as pl
 
 from flipgate.core.errors import InputError
@@ -29,6 +30,8 @@ Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
 Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
+RANK = {name: i for i, name in enumerate(SEVERITY)}
+AGREEMENT = RANK["agreement"]
 CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
 
 
@@ -154,42 +157,44 @@ class Comparison:
 def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(classified decisions of gradable reps, one row per rep with `passed` and `wrong`).
 
-    A repetition's source `line` is unique within a run: it keys the per-rep aggregation, which
-    is far cheaper than grouping a million decisions by (case, rep) strings.
+    Per-rep sums are bincounts over each decision's repetition position, found through its source
+    `line` (unique within a run): a hash group-by of a million decisions costs ten times more.
     """
     infra = run.reps.filter(pl.col("status") == "infra")["line"]
-    decisions = run.decisions.filter(~pl.col("line").is_in(infra.implode()))
-    decisions = classify_frame(decisions, run.labels, spec)
-    per_rep_decisions = decisions.group_by("line").agg(
-        pl.col("outcome").is_in(list(spec.fail_on)).any().alias("failed_decision"),
-        pl.len().alias("decisions"),
-        (pl.col("outcome") != "agreement").sum().alias("wrong"),
-        pl.col("outcome").min().alias("worst"),  # the enum is ordered worst first
-        pl.col("price").sum().alias("cost"),
+    decisions = classify_frame(
+        run.decisions.filter(~pl.col("line").is_in(infra.implode())), run.labels, spec
     )
-    per_rep_checks = run.checks.group_by("line").agg(
-        (~pl.col("passed")).any().alias("failed_check")
+    n = run.reps.height
+    reps_line = run.reps["line"].to_numpy()
+    index = np.zeros(int(reps_line.max()) + 1, dtype=np.int64)
+    index[reps_line] = np.arange(n)
+    at = index[decisions["line"].to_numpy()]  # each decision's repetition, as a row of reps
+
+    def per_rep(weights: np.ndarray | None = None, where: np.ndarray = at) -> np.ndarray:
+        return np.bincount(where, weights=weights, minlength=n)
+
+    codes = decisions["outcome"].to_physical().to_numpy()
+    worst = np.full(n, len(SEVERITY), dtype=np.int8)
+    for code in reversed(range(len(SEVERITY))):  # the last write is the worst outcome present
+        worst[per_rep(codes == code) > 0] = code
+    failed_checks = ~run.checks["passed"].to_numpy()
+    failed = (per_rep(np.isin(codes, [RANK[o] for o in spec.fail_on])) > 0) | (
+        per_rep(failed_checks, index[run.checks["line"].to_numpy()]) > 0
     )
-    reps = (
-        run.reps.select("case", "rep", "line", "status", "infra", "safety", "template")
-        .join(per_rep_decisions, on="line", how="left")
-        .join(per_rep_checks, on="line", how="left")
-        .with_columns(
-            passed=pl.when(pl.col("status") == "infra")
-            .then(None)
-            .otherwise(
-                ~(
-                    pl.col("failed_decision").fill_null(False)
-                    | pl.col("failed_check").fill_null(False)
-                )
-            ),
-            decisions=pl.col("decisions").fill_null(0),
-            wrong=pl.col("wrong").fill_null(0),
-            cost=pl.col("cost").fill_null(0.0),
-        )
-        .drop("failed_decision", "failed_check")
+    is_infra = pl.col("status") == "infra"
+    reps = run.reps.select(
+        "case", "rep", "line", "status", "infra", "safety", "template"
+    ).with_columns(
+        passed=pl.when(is_infra).then(None).otherwise(pl.Series(~failed)),
+        decisions=pl.Series(per_rep().astype(np.uint32)),
+        wrong=pl.Series(per_rep(codes != AGREEMENT).astype(np.uint32)),
+        worst_rank=pl.Series(worst),
+        worst=pl.Series(worst).replace_strict(
+            dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
+        ),
+        cost=pl.Series(per_rep(decisions["price"].to_numpy())),
     )
-    # The enum did its work in the aggregation; callers get plain outcome names.
+    # The enum did its work in the counting; callers get plain outcome names.
     return decisions.with_columns(pl.col("outcome").cast(pl.String)), reps
 
 
@@ -202,26 +207,35 @@ def _collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:
     def verdict(rule: str) -> pl.Expr:
         return (n_pass == n_gradable) if rule == "all" else (2 * n_pass > n_gradable)
 
-    cases = reps.group_by("case").agg(
-        pl.col("safety").first(),
-        pl.col("template").drop_nulls().first(),
-        pl.len().alias("reps"),
-        (pl.col("status") == "infra").sum().alias("infra"),
-        n_gradable.alias("gradable"),
-        n_pass.alias("passes"),
-        pl.col("passed").sort_by("rep").alias("pattern"),  # in rep order; null = infra
-        pl.col("decisions").sum(),
-        pl.col("wrong").sum(),
-        pl.col("worst").min(),
-        pl.col("cost").sum(),
-        pl.when(n_gradable == 0)
-        .then(None)
-        .when(pl.col("safety").first())
-        .then(verdict(spec.aggregate_safety))
-        .otherwise(verdict(spec.aggregate_ordinary))
-        .alias("passed"),
+    # A stable sort by rep first: the group-by keeps row order, so each pattern is in rep order.
+    cases = (
+        reps.sort("rep", maintain_order=True)
+        .group_by("case")
+        .agg(
+            pl.col("safety").first(),
+            pl.col("template").drop_nulls().first(),
+            pl.len().alias("reps"),
+            (pl.col("status") == "infra").sum().alias("infra"),
+            n_gradable.alias("gradable"),
+            n_pass.alias("passes"),
+            pl.col("passed").alias("pattern"),  # null = infra
+            pl.col("decisions").sum(),
+            pl.col("wrong").sum(),
+            pl.col("worst_rank").min().alias("worst"),
+            pl.col("cost").sum(),
+            pl.when(n_gradable == 0)
+            .then(None)
+            .when(pl.col("safety").first())
+            .then(verdict(spec.aggregate_safety))
+            .otherwise(verdict(spec.aggregate_ordinary))
+            .alias("passed"),
+        )
     )
-    cases = cases.with_columns(pl.col("worst").cast(pl.String))
+    cases = cases.with_columns(
+        pl.col("worst").replace_strict(
+            dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
+        )
+    )
     keep = ("case", "safety", "template")
     return cases.rename({c: f"{prefix}_{c}" for c in cases.columns if c not in keep})
 
@@ -265,9 +279,8 @@ def compare(
     reps: dict[str, pl.DataFrame] = {}
     collapsed = []
     for arm, run in zip(ARMS, (baseline, candidate), strict=True):
-        decisions[arm], ranked = _rep_results(run, spec)
-        collapsed.append(_collapse(ranked, spec, PREFIX[arm]))
-        reps[arm] = ranked.with_columns(pl.col("worst").cast(pl.String))
+        decisions[arm], reps[arm] = _rep_results(run, spec)
+        collapsed.append(_collapse(reps[arm], spec, PREFIX[arm]))
 
     base, cand = collapsed
     cases = base.join(cand, on="case", how="full", coalesce=True, suffix="_cand")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -200,6 +201,25 @@ def load_run(path: Path, *, progress: Progress | None = None, import_options: An
     report(f"checking {run_dir.name}")
     _validate(frames, results, labels)
     return _make_run(manifest, manifest_path, run_dir, results, frames, labels, "flipgate", ())
+
+
+def load_pair(
+    baseline: Path,
+    candidate: Path,
+    *,
+    progress: Progress | None = None,
+    import_options: Any = None,
+) -> tuple[Run, Run]:
+    """Load both arms at once: polars and file reads release the GIL, so the two overlap.
+
+    The baseline's error, if any, is raised first, as if they had been read in turn.
+    """
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [
+            pool.submit(load_run, path, progress=progress, import_options=import_options)
+            for path in (baseline, candidate)
+        ]
+        return futures[0].result(), futures[1].result()
 
 
 def run_from_records(
@@ -695,20 +715,27 @@ def _validate(
             line=row["line"],
             field="status",
         )
-    if row := first(
-        reps,
-        pl.struct("case", "rep").is_duplicated()
-        & (pl.col("line") > pl.col("line").min().over("case", "rep")),
-    ):
+    # One grouping answers both per-case questions; the offending line is looked up only on failure.
+    per_case = reps.group_by("case").agg(
+        (pl.len() != pl.col("rep").n_unique()).alias("duplicate"),
+        (pl.col("safety").n_unique() > 1).alias("mixed_safety"),
+    )
+    if per_case["duplicate"].any():
+        row = first(
+            reps,
+            pl.struct("case", "rep").is_duplicated()
+            & (pl.col("line") > pl.col("line").min().over("case", "rep")),
+        )
+        assert row is not None
         raise InputError(
             path,
             f"duplicate (case, rep): {row['case']} rep {row['rep']} appears twice",
             line=row["line"],
             field="rep",
         )
-    if row := first(
-        reps, pl.col("safety") != pl.col("safety").sort_by("line").first().over("case")
-    ):
+    if per_case["mixed_safety"].any():
+        row = first(reps, pl.col("safety") != pl.col("safety").sort_by("line").first().over("case"))
+        assert row is not None
         raise InputError(
             path,
             f"`safety` differs between the lines of case {row['case']}",
@@ -734,9 +761,8 @@ def _validate(
                 field=f"{side}.{row['rule']}",
             )
 
-    graded = pl.concat([decisions.select("case", "rep"), checks.select("case", "rep")]).unique()
-    ungraded = reps.filter(pl.col("status") == "ok").join(graded, on=["case", "rep"], how="anti")
-    if row := first(ungraded, pl.lit(True)):
+    graded = pl.concat([decisions["line"], checks["line"]]).implode()
+    if row := first(reps, (pl.col("status") == "ok") & ~pl.col("line").is_in(graded)):
         raise InputError(
             path,
             "a repetition needs `expected`/`actual` labels or a `passed` check (or status: infra)",
