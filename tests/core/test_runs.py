@@ -179,3 +179,17 @@ def test_run_yaml_path_is_accepted(tmp_path: Path) -> None:
 
 def test_missing_path(tmp_path: Path) -> None:
     assert "no such run" in _error(tmp_path / "nope").message
+
+
+def test_an_infra_repetition_may_carry_a_half_written_decision(tmp_path: Path) -> None:
+    infra = json.dumps(
+        {
+            "case": "a",
+            "rep": 1,
+            "status": "infra",
+            "infra": "timeout",
+            "expected": {"r1": "approve"},
+        }
+    )
+    loaded = load_run(_lines(tmp_path, row(), infra))
+    assert loaded.reps.height == 2 and loaded.decisions.height == 2

@@ -1,0 +1,586 @@
+"""The case file: which cases are red, and everything the drill-down shows about one of them.
+
+    red case   fails in the candidate after the collapse, or flipped, or holds a wrong decision
+               in either arm, or is unpaired (flagged, never counted)
+    table      one row per red case, with its display text precomputed, so that filtering,
+               sorting and searching are vectorised polars work on 100,000 rows
+    detail     one case: its decisions and checks rule by rule across the repetitions of both
+               arms, its stored outputs, second metrics and extra fields
+    diff       two stored outputs as unified or side-by-side lines (difflib)
+
+Pure functions over a `Comparison`: no terminal, no textual. The app only shows what these return.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import polars as pl
+
+from flipgate.core.gate import ARMS, PREFIX, SEVERITY, Comparison
+from flipgate.core.runs import METRICS
+
+# --------------------------------------------------------------------------- the red-case table
+
+# Directions of a red case, in the order a reviewer reads them: what broke first.
+DIRECTIONS: dict[str, str] = {
+    "pass_to_fail": "↓ pass→fail",
+    "unpaired": "unpaired",
+    "both_fail": "both fail",
+    "fail_to_pass": "↑ fail→pass",
+    "both_pass": "both pass",  # red only through a wrong decision the majority outvoted
+}
+UNPAIRED_SHORT = {
+    "only in baseline": "base only",
+    "only in candidate": "cand only",
+    "no gradable baseline repetition": "base all infra",
+    "no gradable candidate repetition": "cand all infra",
+}
+OUTCOME_WORDS = {
+    "false_negative": "false neg",
+    "mirror": "mirror",
+    "false_positive": "false pos",
+    "inconclusive": "inconcl.",
+    "agreement": "agreement",
+}
+WRONG_OUTCOMES = tuple(o for o in SEVERITY if o != "agreement")  # worst first
+CHECK_FAILED = "check failed"  # the worst thing in a case whose only failures are pass/fail checks
+REP_SYMBOLS = {True: "✓", False: "✗", None: "·"}  # pass, fail, infra
+ABSENT = "—"
+MINUS = "\N{MINUS SIGN}"  # as wide as the plus sign, unlike a hyphen
+
+# (label on screen, column of the table frame shown under it, sort key); what tells a case's story
+# comes first, so that an 80-column terminal shows it without scrolling sideways
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("case", "case_shown", "case"),
+    ("direction", "direction", "direction"),
+    ("baseline", "base_pattern", "baseline"),
+    ("candidate", "cand_pattern", "candidate"),
+    ("worst", "worst_shown", "worst"),
+    ("safety", "safety_shown", "safety"),
+    ("flaky", "flaky_shown", "flaky"),
+    ("template", "template_shown", "template"),
+    ("wrong b", "base_wrong", "wrong_baseline"),
+    ("wrong c", "cand_wrong", "wrong"),
+    ("cost Δ", "cost_shown", "cost"),
+)
+
+# sort key -> (columns, descending per column); ties always end on the case id
+SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
+    "direction": (("direction_rank", "safety", "worst_rank"), (False, True, False)),
+    "case": ((), ()),
+    "safety": (("safety", "direction_rank"), (True, False)),
+    "flaky": (("listed", "direction_rank"), (True, False)),
+    "template": (("template", "direction_rank"), (False, False)),
+    "baseline": (("base_passes",), (False,)),
+    "candidate": (("cand_passes",), (False,)),
+    "wrong_baseline": (("base_wrong",), (True,)),
+    "wrong": (("cand_wrong", "base_wrong"), (True, True)),
+    "worst": (("worst_rank", "direction_rank"), (False, False)),
+    "cost": (("cost_delta",), (True,)),
+}
+
+KINDS = ("pass_to_fail", "fail_to_pass", "both_fail", "both_pass", "unpaired")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def visible_char(char: str) -> str:
+    """A control character as text a terminal shows and never obeys: `\\x1b` -> `␛`."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode control pictures: ␀ … ␟
+    if code == 0x7F:
+        return "␡"
+    return f"\\x{code:02x}"  # C1 controls have no picture
+
+
+def visible(text: str) -> str:
+    """One line of untrusted text with every control character (newlines included) shown."""
+    return _CONTROL.sub(lambda m: visible_char(m.group()), text)
+
+
+def _visible_expr(column: str) -> pl.Expr:
+    """`visible` as a polars expression: a literal multi-pattern replace, vectorised."""
+    controls = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
+    return (
+        pl.col(column)
+        .fill_null("")
+        .str.replace_many(controls, [visible_char(c) for c in controls])
+        .alias(f"{column}_shown")
+    )
+
+
+def _pattern_expr(prefix: str) -> pl.Expr:
+    """A repetition pattern as `✓✗·`; an arm that lacks the case shows a dash."""
+    symbol = (
+        pl.when(pl.element().is_null())
+        .then(pl.lit(REP_SYMBOLS[None]))
+        .when(pl.element())
+        .then(pl.lit(REP_SYMBOLS[True]))
+        .otherwise(pl.lit(REP_SYMBOLS[False]))
+    )
+    return (
+        pl.col(f"{prefix}_pattern")
+        .list.eval(symbol)
+        .list.join("")
+        .fill_null(ABSENT)
+        .alias(f"{prefix}_pattern")
+    )
+
+
+def _failures_by_case(comparison: Comparison) -> pl.LazyFrame:
+    """Per case: the wrong outcomes it holds and the rules they (or failed checks) are on."""
+    frames = []
+    for arm in ARMS:
+        wrong = comparison.decisions[arm].lazy().filter(pl.col("outcome") != "agreement")
+        frames.append(wrong.select("case", "rule", pl.col("outcome").cast(pl.String)))
+        gradable = comparison.reps[arm].lazy().filter(pl.col("status") == "ok")
+        failed = comparison.run(arm).checks.lazy().filter(~pl.col("passed"))
+        failed = failed.join(gradable.select("case", "rep"), on=["case", "rep"], how="semi")
+        frames.append(failed.select("case", "rule", pl.lit(CHECK_FAILED).alias("outcome")))
+    both = pl.concat(frames)
+
+    def listed(column: str, name: str) -> pl.LazyFrame:
+        # distinct and sorted before gathering: `list.unique().sort()` per group is ten times slower
+        pairs = both.select("case", column).unique().sort("case", column)
+        return pairs.group_by("case", maintain_order=True).agg(pl.col(column).alias(name))
+
+    return listed("outcome", "outcomes").join(listed("rule", "rules"), on="case")
+
+
+def red_table(comparison: Comparison) -> pl.DataFrame:
+    """One row per red case, raw columns for filters and sorts beside the text shown."""
+    cases = comparison.cases
+    red = (
+        ~pl.col("cand_passed")  # null (missing) stays null: unpaired, not failing
+        | pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"])
+        | (pl.col("base_wrong").fill_null(0) > 0)
+        | (pl.col("cand_wrong").fill_null(0) > 0)
+        | pl.col("unpaired").is_not_null()
+    )
+    rank = {name: i for i, name in enumerate(SEVERITY)}
+    worst_rank = pl.min_horizontal(
+        # cast first: the gate may hand outcomes over as strings or as an enum
+        pl.col("base_worst")
+        .cast(pl.String)
+        .replace_strict(rank, default=None, return_dtype=pl.Int8),
+        pl.col("cand_worst")
+        .cast(pl.String)
+        .replace_strict(rank, default=None, return_dtype=pl.Int8),
+    ).fill_null(len(SEVERITY))
+    kind = pl.when(pl.col("unpaired").is_not_null()).then(pl.lit("unpaired")).otherwise("cell")
+    table = (
+        cases.lazy()
+        .filter(red)
+        .join(_failures_by_case(comparison), on="case", how="left")
+        .with_columns(
+            kind=kind,
+            outcomes=pl.col("outcomes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
+            rules=pl.col("rules").fill_null(pl.lit([], dtype=pl.List(pl.String))),
+            worst_rank=worst_rank,
+        )
+        .with_columns(
+            direction_rank=pl.col("kind").replace_strict(
+                {k: i for i, k in enumerate(DIRECTIONS)}, return_dtype=pl.Int8
+            ),
+            direction=pl.when(pl.col("kind") == "unpaired")
+            .then(
+                pl.lit("unpaired: ")
+                + pl.col("unpaired").replace_strict(UNPAIRED_SHORT, default=pl.col("unpaired"))
+            )
+            .otherwise(pl.col("kind").replace_strict(DIRECTIONS, default=None)),
+            worst=pl.col("worst_rank").replace_strict(
+                dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
+            ),
+        )
+        .with_columns(
+            _visible_expr("case"),
+            _visible_expr("template"),
+            safety_shown=pl.when(pl.col("safety")).then(pl.lit("safety")).otherwise(pl.lit("")),
+            flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
+            base_pattern=_pattern_expr("base"),
+            cand_pattern=_pattern_expr("cand"),
+            worst_shown=pl.when(pl.col("worst").is_in(WRONG_OUTCOMES))
+            .then(pl.col("worst").replace_strict(OUTCOME_WORDS, default=None))
+            .when(pl.col("outcomes").list.contains(CHECK_FAILED))
+            .then(pl.lit(CHECK_FAILED))
+            .otherwise(pl.lit(ABSENT)),
+            cost_shown=_signed_cost_expr(),
+            case_lower=pl.col("case").str.to_lowercase(),
+        )
+        .collect()
+    )
+    return sort_cases(table, "direction")
+
+
+def _signed_cost_expr() -> pl.Expr:
+    """Cost changes as `+400`, `0` or a minus sign and `4`: the sign matters more than the cents."""
+    rounded = pl.col("cost_delta").round(2)
+    sign = pl.when(rounded > 0).then(pl.lit("+")).when(rounded < 0).then(pl.lit(MINUS))
+    return sign.otherwise(pl.lit("")) + rounded.abs().cast(pl.String).str.replace(r"\.0$", "")
+
+
+# --------------------------------------------------------------------------- filters, sort, search
+
+
+@dataclass(frozen=True)
+class CaseQuery:
+    """What the red-case table shows: filters (all must hold), a sort and a case-id search."""
+
+    kind: str | None = None  # one of KINDS
+    safety: bool = False
+    flaky: bool = False
+    outcome: str | None = None  # a wrong outcome, or CHECK_FAILED
+    template: str | None = None
+    rule: str | None = None
+    search: str = ""
+    sort: str = "direction"
+    descending: bool = False  # reverses the sort's natural order
+
+    @classmethod
+    def from_filter(cls, text: str | None) -> CaseQuery:
+        """A filter given by name: a kind (`pass_to_fail`), `safety`, `flaky`, or `field:value`
+        for outcome, template and rule (`rule:prohibited_items`)."""
+        if not text:
+            return cls()
+        if text in KINDS:
+            return cls(kind=text)
+        if text == "safety":
+            return cls(safety=True)
+        if text == "flaky":
+            return cls(flaky=True)
+        name, _, value = text.partition(":")
+        if value and name == "outcome":
+            return cls(outcome=value)
+        if value and name == "template":
+            return cls(template=value)
+        if value and name == "rule":
+            return cls(rule=value)
+        raise ValueError(
+            f"unknown filter {text!r}: use one of {', '.join(KINDS)}, safety, flaky, "
+            "or outcome:NAME, template:NAME, rule:NAME"
+        )
+
+    def cleared(self) -> CaseQuery:
+        return CaseQuery(sort=self.sort, descending=self.descending)
+
+    def with_(self, **changes: Any) -> CaseQuery:
+        return replace(self, **changes)
+
+    @property
+    def filters(self) -> tuple[str, ...]:
+        """The active filters in words, for the header line."""
+        words = []
+        if self.kind:
+            words.append(DIRECTIONS[self.kind].lstrip("↓↑ "))
+        if self.safety:
+            words.append("safety")
+        if self.flaky:
+            words.append("flaky listed")
+        if self.outcome:
+            words.append(OUTCOME_WORDS.get(self.outcome, self.outcome))
+        if self.template:
+            words.append(f"template {visible(self.template)}")
+        if self.rule:
+            words.append(f"rule {visible(self.rule)}")
+        if self.search:
+            words.append(f"“{visible(self.search)}”")
+        return tuple(words)
+
+
+def sort_cases(table: pl.DataFrame, key: str, *, descending: bool = False) -> pl.DataFrame:
+    columns, order = SORTS[key]
+    by = [*columns, "case"]
+    desc = [d != descending for d in order] + [descending]
+    return table.sort(by, descending=desc, nulls_last=True, maintain_order=True)
+
+
+def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
+    """The red cases the query keeps, in its order."""
+    conditions: list[pl.Expr] = []
+    if query.kind == "unpaired":
+        conditions.append(pl.col("kind") == "unpaired")
+    elif query.kind:
+        conditions.append(pl.col("cell") == query.kind)
+    if query.safety:
+        conditions.append(pl.col("safety"))
+    if query.flaky:
+        conditions.append(pl.col("listed"))
+    if query.outcome:
+        conditions.append(pl.col("outcomes").list.contains(query.outcome))
+    if query.template:
+        conditions.append(pl.col("template") == query.template)
+    if query.rule:
+        conditions.append(pl.col("rules").list.contains(query.rule))
+    if query.search:
+        conditions.append(pl.col("case_lower").str.contains(query.search.lower(), literal=True))
+    kept = table.filter(*conditions) if conditions else table
+    return sort_cases(kept, query.sort, descending=query.descending)
+
+
+def describe(query: CaseQuery, shown: int, total: int) -> str:
+    """The header line: "pass→fail · 10 of 342 red cases"."""
+    noun = "red case" if total == 1 else "red cases"
+    count = f"{shown} of {total} {noun}" if shown != total or query.filters else f"{total} {noun}"
+    return " · ".join((*query.filters, count))
+
+
+def choices(table: pl.DataFrame, column: Literal["rules", "outcomes"]) -> tuple[str, ...]:
+    """The values a filter can cycle through, in a stable order (outcomes worst first)."""
+    present = set(table[column].explode().drop_nulls().to_list())
+    if column == "outcomes":
+        return tuple(o for o in (*WRONG_OUTCOMES, CHECK_FAILED) if o in present)
+    return tuple(sorted(present))
+
+
+# --------------------------------------------------------------------------- one case
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One decision or check of one repetition."""
+
+    actual: str  # the label the system gave, or pass/fail for a check
+    outcome: str  # one of the five outcomes; `pass`/`fail` for a check
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class RuleLine:
+    """A rule of the case across every repetition of both arms."""
+
+    rule: str
+    kind: Literal["decision", "check"]
+    expected: str  # the expected label; `pass` for a check
+    verdicts: dict[str, tuple[Verdict | None, ...]]  # arm -> one per `CaseDetail.reps`
+
+    def wrong(self, arm: str) -> int:
+        return sum(1 for v in self.verdicts[arm] if v and v.outcome not in ("agreement", "pass"))
+
+
+@dataclass(frozen=True)
+class RepDetail:
+    rep: int
+    status: str  # ok | infra
+    infra: str | None
+    passed: bool | None  # None for infra
+    output: str | None
+    metrics: dict[str, float | None]
+    extra: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CaseDetail:
+    case: str
+    safety: bool
+    template: str | None
+    listed: bool
+    direction: str  # as in the table
+    unpaired: str | None
+    reps: tuple[int, ...]  # the repetition numbers of either arm, ascending
+    arms: dict[str, tuple[RepDetail | None, ...]]  # arm -> one per `reps`; None: no such rep
+    collapsed: dict[str, bool | None]  # arm -> the collapsed verdict; None = missing
+    lines: tuple[RuleLine, ...]
+    metrics: dict[str, dict[str, float | None]]  # arm -> metric -> mean over gradable reps
+
+    def rep(self, arm: str, index: int) -> RepDetail | None:
+        return self.arms[arm][index]
+
+
+def _parse_extra(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {"extra": text}
+    if not isinstance(value, dict):
+        return {"extra": value}
+    # a field other rows of the run have is stored as null on this one: not a field of this row
+    return {k: v for k, v in value.items() if v is not None}
+
+
+def case_detail(comparison: Comparison, case: str) -> CaseDetail:
+    """Everything the drill-down shows about one case."""
+    row = comparison.cases.filter(pl.col("case") == case)
+    if row.height == 0:
+        raise KeyError(case)
+    info = row.row(0, named=True)
+    rep_rows = {
+        arm: comparison.run(arm).reps.filter(pl.col("case") == case).sort("rep") for arm in ARMS
+    }
+    passed = {
+        arm: dict(
+            comparison.reps[arm].filter(pl.col("case") == case).select("rep", "passed").iter_rows()
+        )
+        for arm in ARMS
+    }
+    reps = tuple(sorted({r for frame in rep_rows.values() for r in frame["rep"].to_list()}))
+    position = {rep: i for i, rep in enumerate(reps)}
+
+    arms: dict[str, tuple[RepDetail | None, ...]] = {}
+    means: dict[str, dict[str, float | None]] = {}
+    for arm, frame in rep_rows.items():
+        slots: list[RepDetail | None] = [None] * len(reps)
+        for r in frame.iter_rows(named=True):
+            slots[position[r["rep"]]] = RepDetail(
+                rep=r["rep"],
+                status=r["status"],
+                infra=r["infra"],
+                passed=passed[arm].get(r["rep"]),
+                output=r["output"],
+                metrics={m: r[m] for m in METRICS},
+                extra=_parse_extra(r["extra"]),
+            )
+        arms[arm] = tuple(slots)
+        gradable = frame.filter(pl.col("status") == "ok")
+        means[arm] = {
+            m: (float(v) if (v := gradable[m].mean()) is not None else None)  # type: ignore[arg-type]
+            for m in METRICS
+        }
+
+    lines = _decision_lines(comparison, case, position) + _check_lines(comparison, case, position)
+    direction = info["cell"] if info["unpaired"] is None else "unpaired"
+    return CaseDetail(
+        case=case,
+        safety=bool(info["safety"]),
+        template=info["template"],
+        listed=bool(info["listed"]),
+        direction=DIRECTIONS.get(direction or "", ABSENT),
+        unpaired=info["unpaired"],
+        reps=reps,
+        arms=arms,
+        collapsed={arm: info[f"{PREFIX[arm]}_passed"] for arm in ARMS},
+        lines=lines,
+        metrics=means,
+    )
+
+
+def _decision_lines(
+    comparison: Comparison, case: str, position: dict[int, int]
+) -> tuple[RuleLine, ...]:
+    per_arm = {arm: comparison.decisions[arm].filter(pl.col("case") == case) for arm in ARMS}
+    rules = sorted({r for frame in per_arm.values() for r in frame["rule"].to_list()})
+    lines = []
+    for rule in rules:
+        verdicts: dict[str, tuple[Verdict | None, ...]] = {}
+        expected: list[str] = []
+        for arm, frame in per_arm.items():
+            slots: list[Verdict | None] = [None] * len(position)
+            for d in frame.filter(pl.col("rule") == rule).iter_rows(named=True):
+                slots[position[d["rep"]]] = Verdict(d["actual"], d["outcome"], d["reason"])
+                if d["expected"] not in expected:
+                    expected.append(d["expected"])
+            verdicts[arm] = tuple(slots)
+        lines.append(RuleLine(rule, "decision", " / ".join(expected), verdicts))
+    return tuple(lines)
+
+
+def _check_lines(
+    comparison: Comparison, case: str, position: dict[int, int]
+) -> tuple[RuleLine, ...]:
+    per_arm = {}
+    for arm in ARMS:
+        gradable = comparison.reps[arm].filter(
+            (pl.col("case") == case) & (pl.col("status") == "ok")
+        )
+        checks = comparison.run(arm).checks.filter(pl.col("case") == case)
+        per_arm[arm] = checks.join(gradable.select("case", "rep"), on=["case", "rep"], how="semi")
+    rules = sorted({r for frame in per_arm.values() for r in frame["rule"].to_list()})
+    lines = []
+    for rule in rules:
+        verdicts: dict[str, tuple[Verdict | None, ...]] = {}
+        for arm, frame in per_arm.items():
+            slots: list[Verdict | None] = [None] * len(position)
+            for c in frame.filter(pl.col("rule") == rule).iter_rows(named=True):
+                word = "pass" if c["passed"] else "fail"
+                slots[position[c["rep"]]] = Verdict(word, word, c["reason"])
+            verdicts[arm] = tuple(slots)
+        lines.append(RuleLine(rule, "check", "pass", verdicts))
+    return tuple(lines)
+
+
+# --------------------------------------------------------------------------- diff of two outputs
+
+DiffTag = Literal[" ", "+", "-", "@"]
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    tag: DiffTag  # context, added (candidate), removed (baseline), hunk header
+    text: str
+
+
+@dataclass(frozen=True)
+class DiffRow:
+    """One row of a side-by-side diff; a side is None where the other arm has a line alone."""
+
+    tag: Literal["equal", "replace", "delete", "insert"]
+    left: str | None
+    right: str | None
+
+
+def unified_diff(
+    baseline: str | None, candidate: str | None, context: int = 3
+) -> tuple[DiffLine, ...]:
+    """The candidate's output against the baseline's, line by line (`-` baseline, `+` candidate)."""
+    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
+    lines = []
+    for raw in difflib.unified_diff(a, b, n=context, lineterm=""):
+        if raw.startswith(("---", "+++")):
+            continue  # file headers: there are no files, the arms are named on screen
+        tag = raw[:1]
+        if tag == "@":
+            lines.append(DiffLine("@", raw))
+        else:
+            lines.append(DiffLine(tag if tag in "+-" else " ", raw[1:]))  # type: ignore[arg-type]
+    return tuple(lines)
+
+
+def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, ...]:
+    """Both outputs aligned line by line, changed lines paired where difflib pairs them."""
+    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
+    rows: list[DiffRow] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        left, right = a[i1:i2], b[j1:j2]
+        for k in range(max(len(left), len(right))):
+            lhs = left[k] if k < len(left) else None
+            rhs = right[k] if k < len(right) else None
+            if tag == "equal":
+                rows.append(DiffRow("equal", lhs, rhs))
+            elif lhs is None:
+                rows.append(DiffRow("insert", None, rhs))
+            elif rhs is None:
+                rows.append(DiffRow("delete", lhs, None))
+            else:
+                rows.append(DiffRow("replace", lhs, rhs))
+    return tuple(rows)
+
+
+__all__ = [
+    "COLUMNS",
+    "DIRECTIONS",
+    "KINDS",
+    "OUTCOME_WORDS",
+    "CaseDetail",
+    "CaseQuery",
+    "DiffLine",
+    "DiffRow",
+    "RepDetail",
+    "RuleLine",
+    "Verdict",
+    "case_detail",
+    "choices",
+    "describe",
+    "red_table",
+    "select_cases",
+    "side_by_side",
+    "sort_cases",
+    "unified_diff",
+    "visible",
+]
