@@ -138,13 +138,15 @@ def load_comparison(inputs: Inputs, progress: Callable[[str], None] | None = Non
     """Load and validate everything, then apply the gate."""
     from flipgate.core.flaky import load_flaky
     from flipgate.core.gate import compare
-    from flipgate.core.runs import load_pair
+    from flipgate.core.runs import load_run
     from flipgate.core.spec import load_spec
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
-    baseline, candidate = load_pair(
-        inputs.baseline, inputs.candidate, progress=progress, import_options=inputs.import_options
+    # One arm after the other: each read already uses every core, and the peak memory halves.
+    baseline, candidate = (
+        load_run(path, progress=progress, import_options=inputs.import_options)
+        for path in (inputs.baseline, inputs.candidate)
     )
     return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
 

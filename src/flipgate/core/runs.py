@@ -17,15 +17,15 @@ then run vectorised on the tidy frames, for both paths.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.json as pa_json
 
 from flipgate.core.errors import InputError
 from flipgate.core.yamlio import load_yaml
@@ -203,25 +203,6 @@ def load_run(path: Path, *, progress: Progress | None = None, import_options: An
     return _make_run(manifest, manifest_path, run_dir, results, frames, labels, "flipgate", ())
 
 
-def load_pair(
-    baseline: Path,
-    candidate: Path,
-    *,
-    progress: Progress | None = None,
-    import_options: Any = None,
-) -> tuple[Run, Run]:
-    """Load both arms at once: polars and file reads release the GIL, so the two overlap.
-
-    The baseline's error, if any, is raised first, as if they had been read in turn.
-    """
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = [
-            pool.submit(load_run, path, progress=progress, import_options=import_options)
-            for path in (baseline, candidate)
-        ]
-        return futures[0].result(), futures[1].result()
-
-
 def run_from_records(
     manifest: dict[str, Any],
     records: Iterable[dict[str, Any]],
@@ -340,49 +321,26 @@ def _make_run(
 
 
 def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
+    (polars either samples the first lines and drops later fields, or reads the file twice), and
+    it refuses a field whose type changes between lines instead of coercing it."""
     data = path.read_bytes()
     try:
-        df = pl.read_ndjson(data, infer_schema_length=None)
-    except Exception:  # bad JSON or types polars cannot unify: the line reader names the line
+        df = pl.from_arrow(pa_json.read_json(pa.BufferReader(data)))
+    except (pa.ArrowException, ValueError):  # the line reader names the line and the field
         return _read_jsonl_lines(path, labels)
-    lines = _line_numbers(data, df.height)
-    clean = _clean_schema(df.schema) and not _coerced(df)
-    if df.height == 0 or lines is None or not clean:
+    assert isinstance(df, pl.DataFrame)
+    if df.height == 0 or not _clean_schema(df.schema):
         return _read_jsonl_lines(path, labels)
-    return _frames_from_columns(df.with_columns(line=lines), path)
+    return _frames_from_columns(df.with_columns(line=_line_numbers(data, df.height)), path)
 
 
-_CASE_IS_STRING = re.compile(rb'"case"\s*:\s*"')
-
-
-def _line_numbers(data: bytes, rows: int) -> pl.Series | None:
-    """The file line of each row polars read, or None when the file needs the line reader.
-
-    polars skips blank lines, and turns `"case": 7` into "7" where other lines hold strings; the
-    line reader names that line. Counting bytes settles the usual file at C speed; only a file
-    with blank lines or odd spacing is walked line by line.
-    """
-    newlines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    string_cases = data.count(b'"case": "') + data.count(b'"case":"')
-    if newlines == rows and string_cases == rows:
+def _line_numbers(data: bytes, rows: int) -> pl.Series:
+    """The file line of each row: blank lines are skipped by the reader, not by the count."""
+    if data.count(b"\n") + (0 if data.endswith(b"\n") else 1) == rows:
         return pl.int_range(1, rows + 1, eager=True).alias("line")
-    lines: list[int] = []
-    for number, raw in enumerate(data.splitlines(), start=1):
-        if raw.strip():
-            if _CASE_IS_STRING.search(raw) is None:
-                return None
-            lines.append(number)
-    return pl.Series("line", lines, dtype=pl.Int64) if len(lines) == rows else None
-
-
-def _coerced(df: pl.DataFrame) -> bool:
-    """A label column polars read as text because some lines hold a mapping (JSON text)."""
-    return any(
-        name in df.columns
-        and df.schema[name] == pl.String
-        and bool(df[name].str.starts_with("{").any())
-        for name in ("expected", "actual", "reasons")
-    )
+    lines = [number for number, raw in enumerate(data.splitlines(), start=1) if raw.strip()]
+    return pl.Series("line", lines, dtype=pl.Int64)
 
 
 def _read_parquet(path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
