@@ -28,8 +28,13 @@ CASES = {
     "listing-reviewer-decisive": (["sample_runs/listing-reviewer-decisive"], 1),
     "agent-suite": (["sample_runs/agent-suite"], 3),
     "agent-suite-rerun": (
-        ["sample_runs/agent-suite", "--rerun-baseline", "sample_runs/agent-suite/reruns/baseline"]
-        + ["--rerun-candidate", "sample_runs/agent-suite/reruns/candidate"],
+        [
+            "sample_runs/agent-suite",
+            "--rerun-baseline",
+            "sample_runs/agent-suite/reruns/baseline",
+            "--rerun-candidate",
+            "sample_runs/agent-suite/reruns/candidate",
+        ],
         3,
     ),
 }

@@ -1,0 +1,123 @@
+"""How fast the red-case table paints and a case drill-down opens, on a 100,000-case pair.
+
+    uv run python bench/bench_drilldown.py [--data DIR] [--repeat 5]
+
+DIR holds baseline/ and candidate/ runs (default: /tmp/flipgate-bench/parquet, written by
+bench/generate.py when missing). Everything runs headless (`App.run_test`) at 140x45; a "paint" is
+timed up to a rendered screenshot of the screen, so the table has drawn its visible rows; that
+settle costs a fixed overhead, printed on its own line, which is part of every figure below it.
+Targets: a drill-down opens in under 200 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual.app import App
+
+from flipgate.core.casefile import CaseQuery, case_detail, red_table, select_cases
+from flipgate.core.gate import Comparison, compare
+from flipgate.core.runs import load_run
+from flipgate.core.spec import default_spec
+from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.screens.red_cases import RedCasesScreen
+
+DEFAULT_DATA = Path("/tmp/flipgate-bench")
+SIZE = (140, 45)
+
+
+def ensure_data(data: Path | None) -> Path:
+    if data is not None:
+        return data
+    pair = DEFAULT_DATA / "parquet"
+    if not (pair / "candidate").exists():
+        generator = Path(__file__).with_name("generate.py")
+        subprocess.run([sys.executable, str(generator), "--out", str(DEFAULT_DATA)], check=True)
+    return pair
+
+
+class Blank(App[None]):
+    pass
+
+
+async def timed(step: Callable[[], Awaitable[None]]) -> float:
+    start = time.perf_counter()
+    await step()
+    return (time.perf_counter() - start) * 1000
+
+
+async def measure(comparison: Comparison) -> dict[str, float]:
+    app = Blank()
+    async with app.run_test(size=SIZE) as pilot:
+
+        async def settle() -> None:
+            await pilot.pause()
+            app.export_screenshot()  # forces the visible rows to render
+
+        async def open_table() -> None:
+            await app.push_screen(RedCasesScreen(comparison))
+            await settle()
+
+        def key(*keys: str) -> Callable[[], Awaitable[None]]:
+            async def press() -> None:
+                await pilot.press(*keys)
+                await settle()
+
+            return press
+
+        figures = {"red table first paint": await timed(open_table)}
+        figures["(overhead: a settle, no change)"] = await timed(settle)
+        figures["filter pass→fail (key 1)"] = await timed(key("1"))
+        figures["clear filter (key 1 again)"] = await timed(key("1"))
+        await pilot.press("slash")
+        figures["search keystroke"] = await timed(key("9"))
+        await pilot.press("escape")
+        await settle()
+        figures["open drill-down (enter)"] = await timed(key("enter"))
+        assert isinstance(app.screen, CaseScreen)
+        figures["next case (n)"] = await timed(key("n"))
+        figures["next rep (])"] = await timed(key("right_square_bracket"))
+        figures["diff (d)"] = await timed(key("d"))
+        figures["back to table (escape)"] = await timed(key("escape"))
+        figures["open drill-down again"] = await timed(key("enter"))
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    data = ensure_data(args.data)
+
+    start = time.perf_counter()
+    comparison = compare(load_run(data / "baseline"), load_run(data / "candidate"), default_spec())
+    print(f"load + compare: {time.perf_counter() - start:.2f} s, {comparison.cases.height:,} cases")
+    start = time.perf_counter()
+    table = red_table(comparison)
+    print(f"red_table: {(time.perf_counter() - start) * 1000:.0f} ms, {table.height:,} red cases")
+    start = time.perf_counter()
+    select_cases(table, CaseQuery(kind="pass_to_fail", search="9", sort="worst"))
+    print(f"select_cases (filter + search + sort): {(time.perf_counter() - start) * 1000:.1f} ms")
+    start = time.perf_counter()
+    case_detail(comparison, table["case"][0])
+    print(f"case_detail (the drill-down's data): {(time.perf_counter() - start) * 1000:.1f} ms")
+
+    runs = [asyncio.run(measure(comparison)) for _ in range(args.repeat)]
+    print(f"\nheadless at {SIZE[0]}x{SIZE[1]}, median of {args.repeat} (min-max), ms:")
+    for name in runs[0]:
+        values = [run[name] for run in runs]
+        print(
+            f"  {name:<28} {statistics.median(values):7.0f}   ({min(values):.0f}-{max(values):.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

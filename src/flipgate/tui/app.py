@@ -1,0 +1,247 @@
+"""The flipgate app: one factory builds it for the CLI and the tests.
+
+The app only formats and navigates: a thread worker reads both runs and runs `flipgate.core`'s
+gate, posting typed messages back (progress, then the comparison or the error), and the overview
+replaces the loading screen when the comparison arrives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import BindingType
+from textual.theme import Theme
+
+from flipgate.core.flaky import load_flaky
+from flipgate.core.gate import compare
+from flipgate.core.importers import ImportOptions
+from flipgate.core.runs import load_run, load_workspace
+from flipgate.core.spec import load_spec
+from flipgate.tui.bindings import bindings_for
+from flipgate.tui.commands import FlipgateCommands
+from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress
+from flipgate.tui.screens.help import HelpScreen
+from flipgate.tui.screens.loading import LoadingScreen
+from flipgate.tui.screens.overview import OverviewScreen
+
+THEMES_DIR = Path(__file__).resolve().parents[3] / "themes"
+# Each flipgate theme is a self-contained .tcss file plus a Textual theme, so that built-in
+# widgets (footer, palette, progress bar, notifications) follow the same colours.
+TEXTUAL_THEMES = {
+    "dark": Theme(
+        name="flipgate-dark",
+        primary="#7aa2f7",
+        secondary="#bb9af7",
+        accent="#e0af68",
+        foreground="#c0caf5",
+        background="#1a1b26",
+        surface="#1f2335",
+        panel="#292e42",
+        success="#9ece6a",
+        warning="#e0af68",
+        error="#f7768e",
+        dark=True,
+    ),
+    "light": Theme(
+        name="flipgate-light",
+        primary="#2e5cb8",
+        secondary="#7847bd",
+        accent="#9a5b00",
+        foreground="#1f2328",
+        background="#fafafa",
+        surface="#ffffff",
+        panel="#e8eaf0",
+        success="#1a7f37",
+        warning="#9a6700",
+        error="#cf222e",
+        dark=False,
+    ),
+    "high-contrast": Theme(
+        name="flipgate-high-contrast",
+        primary="#ffff00",
+        secondary="#00ffff",
+        accent="#ffff00",
+        foreground="#ffffff",
+        background="#000000",
+        surface="#000000",
+        panel="#000000",
+        success="#00ff00",
+        warning="#ffff00",
+        error="#ff5555",
+        dark=True,
+    ),
+}
+THEMES = tuple(TEXTUAL_THEMES)
+
+
+def theme_path(name: str) -> Path:
+    return THEMES_DIR / f"{name}.tcss"
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What to open: the two runs, the optional spec and flaky list, and where plans go."""
+
+    baseline: Path
+    candidate: Path
+    gate: Path | None
+    flaky: Path | None
+    declared_change: tuple[str, ...]
+    plan_folder: Path
+    import_options: ImportOptions | None = None  # for Inspect / promptfoo logs
+
+
+class FlipgateApp(App[None]):
+    TITLE = "flipgate"
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
+    COMMANDS: ClassVar = {FlipgateCommands}
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+
+    def __init__(self, sources: Sources, theme: str = "dark") -> None:
+        if theme not in TEXTUAL_THEMES:
+            raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
+        super().__init__(css_path=[theme_path(theme)])
+        self.sources = sources
+        self.flipgate_theme = theme
+        self.load_error: Exception | None = None
+        for textual_theme in TEXTUAL_THEMES.values():
+            self.register_theme(textual_theme)
+        self.theme = TEXTUAL_THEMES[theme].name
+
+    def on_mount(self) -> None:
+        self.push_screen(LoadingScreen())
+        self.load()
+
+    # ------------------------------------------------------------------ loading
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        sources = self.sources
+        steps = 7  # spec, flaky list, read + check for each run, pairing
+        done = 0
+
+        def progress(description: str) -> None:
+            nonlocal done
+            self.post_message(LoadProgress(done, steps, description))
+            done = min(done + 1, steps)
+
+        try:
+            progress("reading the gate spec")
+            spec = load_spec(sources.gate)
+            progress("reading the flaky list")
+            flaky = load_flaky(sources.flaky)
+            options = sources.import_options
+            baseline = load_run(sources.baseline, progress=progress, import_options=options)
+            candidate = load_run(sources.candidate, progress=progress, import_options=options)
+            progress("pairing the cases and counting the flips")
+            comparison = compare(
+                baseline, candidate, spec, flaky, declared_change=sources.declared_change
+            )
+        except Exception as error:  # shown on screen; an unexpected one is labelled as such
+            self.post_message(LoadFailed(error))
+            return
+        self.post_message(Loaded(comparison))
+
+    def on_load_progress(self, message: LoadProgress) -> None:
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_progress(message.step, message.steps, message.description)
+
+    def on_loaded(self, message: Loaded) -> None:
+        self.switch_screen(OverviewScreen(message.comparison, self.sources.plan_folder))
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.load_error = message.error
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_error(message.error)
+
+    # ------------------------------------------------------------------ help and themes
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_next_theme(self) -> None:
+        self.use_theme(THEMES[(THEMES.index(self.flipgate_theme) + 1) % len(THEMES)])
+
+    def use_theme(self, name: str) -> None:
+        """Swap the theme's stylesheet for another and re-apply it to every screen."""
+        if name not in TEXTUAL_THEMES:
+            raise ValueError(f"unknown theme {name!r}")
+        old = str(theme_path(self.flipgate_theme).resolve())
+        self.stylesheet.source.pop((old, ""), None)
+        self.stylesheet.read(theme_path(name))
+        self.css_path = [theme_path(name)]
+        self.flipgate_theme = name
+        self.theme = TEXTUAL_THEMES[name].name  # re-parses the stylesheet with the new variables
+        self.refresh_css(animate=False)
+        for screen in self.screen_stack:
+            self.stylesheet.update(screen)
+            screen.refresh(layout=True)
+            for widget in screen.walk_children():
+                widget.refresh()
+
+
+def make_app(
+    baseline: Path,
+    candidate: Path,
+    gate: Path | None = None,
+    flaky: Path | None = None,
+    theme: str = "dark",
+    declared_change: tuple[str, ...] | list[str] = (),
+    *,
+    workspace: Path | None = None,
+    import_options: ImportOptions | None = None,
+) -> FlipgateApp:
+    """The app on two runs; files are read in the app's worker, errors shown on its screen.
+
+    The rerun plan goes into `workspace` when the runs come from one, else beside the candidate.
+    """
+    run_folder = candidate if candidate.is_dir() else candidate.parent
+    sources = Sources(
+        baseline=baseline,
+        candidate=candidate,
+        gate=gate,
+        flaky=flaky,
+        declared_change=tuple(declared_change),
+        plan_folder=workspace or run_folder.parent,
+        import_options=import_options,
+    )
+    return FlipgateApp(sources, theme=theme)
+
+
+def make_app_for_workspace(path: Path, theme: str = "dark") -> FlipgateApp:
+    """The app on a workspace folder (baseline/, candidate/, optional gate.yaml, flaky.yaml).
+
+    Raises `InputError` when `path` is not a workspace, before any screen is drawn.
+    """
+    workspace = load_workspace(path)
+    return make_app(
+        workspace.baseline,
+        workspace.candidate,
+        workspace.gate,
+        workspace.flaky,
+        theme,
+        workspace=workspace.path,
+    )
+
+
+def run_app(app: FlipgateApp) -> int:
+    """Run the app in the terminal; the exit status for the CLI: 2 when the input was bad."""
+    app.run()
+    if app.load_error is not None:
+        return 2
+    return app.return_code or 0
+
+
+__all__ = [
+    "THEMES",
+    "FlipgateApp",
+    "Sources",
+    "make_app",
+    "make_app_for_workspace",
+    "run_app",
+]

@@ -1,0 +1,113 @@
+"""Shared formatting for every screen: symbols and words for pass/fail and outcomes, numbers, and
+`literal`, the one door through which text read from a run reaches the screen.
+
+Colour is never the only carrier of meaning: every pass/fail and outcome has a symbol and a word,
+so a colour-blind reviewer (or a monochrome terminal) reads the same screen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.style import Style
+from rich.text import Text
+
+PASS = "✓ pass"
+FAIL = "✗ fail"
+MISSING = "· missing"
+INFRA = "⚠ infra"
+
+# The short code, the symbol and the word of each outcome, worst first as `gate.SEVERITY` has them.
+OUTCOME_CODE = {
+    "false_negative": "FN",
+    "mirror": "MR",
+    "false_positive": "FP",
+    "inconclusive": "INC",
+    "agreement": "OK",
+}
+OUTCOME_SYMBOL = {
+    "false_negative": "✗",
+    "mirror": "⇄",
+    "false_positive": "✗",
+    "inconclusive": "?",
+    "agreement": "✓",
+}
+OUTCOME_WORD = {
+    "false_negative": "false negative",
+    "mirror": "mirror",
+    "false_positive": "false positive",
+    "inconclusive": "inconclusive",
+    "agreement": "agreement",
+}
+VERDICT_SYMBOL = {"PASS": "✓", "BLOCK": "✗", "INCONCLUSIVE": "?", "INVALID": "⚠"}
+CELL_WORDS = {
+    "both_pass": "both pass",
+    "both_fail": "both fail",
+    "pass_to_fail": "b  pass → fail",
+    "fail_to_pass": "c  fail → pass",
+}
+
+# C0 controls (bar tab and newline), DEL and C1 controls: the characters a terminal would obey.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode "control pictures" block: ESC -> ␛
+    return "␡" if code == 0x7F else f"\\x{code:02x}"
+
+
+def safe(text: object) -> str:
+    """`text` with every control character shown instead of obeyed."""
+    return _CONTROL.sub(_visible, str(text))
+
+
+def literal(text: object, style: str | Style = "") -> Text:
+    """Untrusted text (run ids, key values, case ids, reasons, outputs) as a Rich `Text`.
+
+    `Text` never parses markup, so `[bold red]` stays brackets; control characters are made
+    visible so an escape sequence cannot recolour or move the terminal.
+    """
+    return Text(safe(text), style=style)
+
+
+def passed_word(passed: bool | None) -> str:
+    if passed is None:
+        return MISSING
+    return PASS if passed else FAIL
+
+
+def outcome_label(outcome: str) -> str:
+    """`✗ FN false negative`: symbol, code and word."""
+    return f"{OUTCOME_SYMBOL[outcome]} {OUTCOME_CODE[outcome]} {OUTCOME_WORD[outcome]}"
+
+
+def count(n: int) -> str:
+    return f"{n:,}"
+
+
+def share(part: float, whole: float) -> str:
+    """A share as a percent; '—' when there is nothing to share."""
+    if not whole:
+        return "—"
+    value = 100 * part / whole
+    return f"{value:.1f}%" if value >= 0.1 or value == 0 else "<0.1%"
+
+
+def money(amount: float) -> str:
+    return f"{amount:,.0f}" if amount == int(amount) else f"{amount:,.2f}"
+
+
+def signed_money(amount: float) -> str:
+    return ("+" if amount > 0 else "") + money(amount) if amount else "±0"
+
+
+def p_value(p: float) -> str:
+    if p < 0.001:
+        return f"{p:.1e}"
+    return f"{p:.3f}"
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{count(n)} {one if n == 1 else (many or one + 's')}"

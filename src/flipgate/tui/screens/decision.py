@@ -1,0 +1,240 @@
+"""The signed reviewer decision (SPEC §6): what was decided, why, by whom, on which cases.
+
+The file is built, signed and written by `flipgate.core.decision` into `WORKSPACE/decisions/`,
+then verified at once, and the screen says where it went and what the check found. Signing runs
+in a worker (ssh-keygen is a subprocess); when it fails the form keeps everything typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static, TextArea
+from textual.widgets.selection_list import Selection
+
+from flipgate.core.decision import (
+    DECISIONS,
+    TRIAGE_CLASSES,
+    DecisionExistsError,
+    DecisionRecord,
+    InvalidDecision,
+    Reviewer,
+    VerifyResult,
+    verify_decision,
+    write_decision,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.gate import Comparison
+from flipgate.core.review import build_record
+from flipgate.core.signing import SigningError, find_signing_key
+from flipgate.core.triage import TITLES, TriageWalk, checklist, evidence, named_cases
+from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.format import VERDICT_SYMBOL, literal
+
+DECISION_KEYS: tuple[KeyBinding, ...] = (
+    KeyBinding("decision-back", "escape", "back", "Back", "decision"),
+    KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
+)
+DECISION_WORDS = {
+    "accept": "accept: merge the change",
+    "reject": "reject: the change does not merge",
+    "rerun": "rerun: measure again (not until green)",
+    "rebaseline": "rebaseline: rebuild the baseline first",
+}
+
+
+class DecisionScreen(Screen[Path | None]):
+    """Sign and write a decision on `comparison`; dismisses with the file written, if any."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in DECISION_KEYS]
+    DEFAULT_CSS = """
+    DecisionScreen #decision-header { height: auto; padding: 0 1; background: $boost; }
+    DecisionScreen #decision-form { height: 1fr; padding: 0 1; }
+    DecisionScreen .row { height: auto; margin-top: 1; }
+    DecisionScreen .row > Label { width: 16; color: $text-muted; }
+    DecisionScreen .row > Select, DecisionScreen .row > Input { width: 1fr; }
+    DecisionScreen #reason { height: 5; width: 1fr; background: $boost; }
+    DecisionScreen #cases { height: auto; max-height: 8; width: 1fr; }
+    DecisionScreen #checklist { margin-top: 1; }
+    DecisionScreen #sign { margin-top: 1; }
+    DecisionScreen #outcome { margin-top: 1; margin-bottom: 1; }
+    """
+
+    def __init__(
+        self,
+        comparison: Comparison,
+        walk: TriageWalk,
+        workspace: Path,
+        *,
+        cases: Sequence[str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.walk = walk
+        self.workspace = workspace
+        self.cases = tuple(cases) if cases is not None else named_cases(evidence(comparison))
+        self.written: Path | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="decision-header")
+        with VerticalScroll(id="decision-form"):
+            with Horizontal(classes="row"):
+                yield Label("Decision")
+                yield Select(
+                    [(DECISION_WORDS[d], d) for d in DECISIONS],
+                    prompt="choose",
+                    id="decision",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
+                yield Label("Class found")
+                yield Select(
+                    [(TITLES[k], k) for k in TRIAGE_CLASSES],
+                    prompt="choose",
+                    value=self.walk.cause or Select.NULL,
+                    id="cause",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
+                yield Label("Reason")
+                yield TextArea(id="reason", soft_wrap=True, compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Reviewer")
+                yield Input(
+                    value=_git_reviewer(), placeholder="Name <email>", id="reviewer", compact=True
+                )
+            with Horizontal(classes="row"):
+                yield Label("Signing key")
+                yield Input(placeholder="blank: git's user.signingkey", id="key", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("Cases reviewed")
+                yield SelectionList[str](
+                    *(Selection(literal(case), case, True) for case in self.cases),
+                    id="cases",
+                    compact=True,
+                )
+            yield Static(self._checklist_text(), id="checklist")
+            yield Button("Sign and write (ctrl+s)", variant="primary", id="sign", compact=True)
+            yield Static(id="outcome")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        result = self.comparison.result
+        header = Text()
+        header.append(f"Signed decision  {VERDICT_SYMBOL[result.verdict]} ", style="bold")
+        header.append_text(literal(result.summary))
+        header.append(f"\nwritten to {self.workspace / 'decisions'}; the reason is required")
+        self.query_one("#decision-header", Static).update(header)
+        self.query_one("#decision", Select).focus()
+
+    def _checklist_text(self) -> Text:
+        text = Text("Checklist from the triage walk\n", style="bold")
+        for entry in checklist(self.walk):
+            text.append(f"  {TITLES[entry.triage_class]:<16}{entry.finding or 'open':<11}")
+            text.append_text(literal(entry.note))
+            text.append("\n")
+        return text
+
+    # ------------------------------------------------------------------ signing
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sign":
+            self.action_sign()
+
+    def action_sign(self) -> None:
+        if self.written is not None:
+            return
+        try:
+            record = self._record()
+        except (InvalidDecision, InputError) as problem:
+            self._show_error(_said(problem))
+            return
+        key_text = self.query_one("#key", Input).value.strip()
+        self.query_one("#sign", Button).disabled = True
+        self._show(Text("signing with ssh-keygen ..."))
+        self._sign(record, Path(key_text).expanduser() if key_text else None)
+
+    def _record(self) -> DecisionRecord:
+        decision = self.query_one("#decision", Select).value
+        cause = self.query_one("#cause", Select).value
+        if decision is Select.NULL:
+            raise InvalidDecision("decision", "choose accept, reject, rerun or rebaseline")
+        if cause is Select.NULL:
+            raise InvalidDecision("cause", "choose the triage class found")
+        reviewer_text = self.query_one("#reviewer", Input).value
+        if not reviewer_text.strip():
+            raise InvalidDecision("reviewer", "who decides? give 'Name <email>'")
+        return build_record(
+            self.comparison,
+            workspace=self.workspace,
+            decision=str(decision),
+            cause=str(cause),
+            reason=self.query_one("#reason", TextArea).text,
+            reviewer=Reviewer.parse(reviewer_text),
+            checklist=checklist(self.walk),
+            cases_reviewed=self.query_one("#cases", SelectionList).selected,
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _sign(self, record: DecisionRecord, key_path: Path | None) -> None:
+        try:
+            key = find_signing_key(key_path)
+            path = write_decision(record, key, self.workspace / "decisions")
+        except (SigningError, DecisionExistsError, InvalidDecision, OSError) as failed:
+            self.app.call_from_thread(self._signing_failed, _said(failed))
+            return
+        self.app.call_from_thread(self._signed, path, verify_decision(path))
+
+    def _signing_failed(self, why: str) -> None:
+        self.query_one("#sign", Button).disabled = False
+        self._show_error(f"not signed, nothing written: {why}")
+
+    def _signed(self, path: Path, verified: VerifyResult) -> None:
+        self.written = path
+        self.query_one("#sign", Button).label = "Written"
+        text = Text("Decision written to ", style="bold")
+        text.append_text(literal(path, style="bold"))
+        text.append("\n")
+        text.append(
+            "it verifies" if verified.ok else "written, but it does not verify here",
+            style="bold green" if verified.ok else "bold red",
+        )
+        for check in verified.checks:
+            text.append(f"\n  {'✓' if check.ok else '✗'} {check.name}: ")
+            text.append_text(literal(check.why))
+        self._show(text)
+
+    def _show_error(self, why: str) -> None:
+        self._show(literal(f"✗ {why}", style="bold red"))
+
+    def _show(self, text: Text) -> None:
+        outcome = self.query_one("#outcome", Static)
+        outcome.update(text)
+        self.query_one("#decision-form", VerticalScroll).scroll_to_widget(outcome)
+
+    def action_back(self) -> None:
+        self.dismiss(self.written)
+
+
+def _git_reviewer() -> str:
+    try:
+        reviewer = Reviewer.from_git()
+    except InvalidDecision:
+        return ""
+    return f"{reviewer.name} <{reviewer.email}>"
+
+
+def _said(error: Exception) -> str:
+    if isinstance(error, InvalidDecision):
+        return f"{error.field}: {error.message}"
+    if isinstance(error, DecisionExistsError):
+        return f"{error.filename} exists; a decision file is never overwritten"
+    return str(error)

@@ -1,0 +1,380 @@
+"""The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
+changes a curator makes here (accept a proposal, retire a repaired entry).
+
+Everything shown is computed by `flipgate.core.curation`; every change goes through it and is
+written at once. A refused change shows its reason in the form, and the file stays as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from flipgate.core.curation import (
+    CheckReport,
+    EntryReview,
+    Proposal,
+    ProposedEntry,
+    add,
+    flipped_in_run,
+    load_list,
+    propose,
+    remove,
+    review,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.runs import Run
+from flipgate.core.spec import GateSpec
+from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.format import literal, plural
+
+FLAKY_KEYS: tuple[KeyBinding, ...] = (
+    KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky"),
+    KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
+    KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
+    KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+)
+FORM_KEYS: tuple[KeyBinding, ...] = (
+    KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
+)
+
+# The form hands the typed values to the screen, which writes them through `curation` and answers
+# with the refusal to show (None: written).
+Submit = Callable[[dict[str, str]], str | None]
+
+
+class FlakyForm(ModalScreen[bool]):
+    """A small form: every field is required; the change is made by `submit`, not by the form."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in FORM_KEYS]
+    DEFAULT_CSS = """
+    FlakyForm { align: center middle; }
+    FlakyForm > Vertical {
+        width: 76; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; padding: 0 1; background: $surface;
+    }
+    FlakyForm .form-label { margin-top: 1; }
+    FlakyForm .form-error { color: $error; margin-top: 1; }
+    FlakyForm Input { width: 100%; }
+    """
+
+    def __init__(
+        self, title: str, about: RenderableType, fields: dict[str, str], submit: Submit
+    ) -> None:
+        super().__init__()
+        self.form_title = title
+        self.about = about
+        self.fields = fields  # name -> placeholder
+        self.submit = submit
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.form_title
+            box.border_subtitle = "enter to save · esc to cancel"
+            yield Static(self.about, classes="form-about")
+            for name, placeholder in self.fields.items():
+                yield Static(Text(f"{name} (required)"), classes="form-label")
+                yield Input(placeholder=placeholder, id=f"form-{name}")
+            yield Static("", id="form-error", classes="form-error")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        inputs = list(self.query(Input))
+        values = {name: self.query_one(f"#form-{name}", Input).value for name in self.fields}
+        empty = next((i for i in inputs if not i.value.strip()), None)
+        if empty is not None and empty is not event.input:
+            empty.focus()  # enter moves on to the next empty field before saving
+            return
+        refusal = self.submit(values)
+        if refusal is None:
+            self.dismiss(True)
+        else:
+            self.query_one("#form-error", Static).update(literal(refusal))
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class FlakyScreen(Screen[None]):
+    """The flaky list at `flaky_path`, judged against the open runs and the baseline's repeats.
+
+    `suite_runs`: the runs being judged, baseline first (then the candidate): they say which
+    cases exist, and baseline vs candidate says which listed cases flipped in this run.
+    `repeats`: identical reruns of that baseline (same key): the proposals come from them.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in FLAKY_KEYS]
+    DEFAULT_CSS = """
+    FlakyScreen #flaky-header { height: auto; padding: 0 1; background: $boost; }
+    FlakyScreen #flaky-status { height: auto; padding: 0 1; display: none; }
+    FlakyScreen #flaky-status.shown { display: block; }
+    FlakyScreen #flaky-status.error { color: $error; }
+    FlakyScreen .flaky-caption { height: 1; padding: 0 1; text-style: bold; }
+    FlakyScreen DataTable { height: 1fr; }
+    FlakyScreen #flaky-detail { height: auto; max-height: 6; padding: 0 1;
+        border-top: solid $panel-lighten-2; }
+    """
+
+    def __init__(
+        self,
+        flaky_path: Path,
+        suite_runs: list[Run],
+        repeats: list[Run],
+        spec: GateSpec,
+        *,
+        today: date | None = None,
+    ) -> None:
+        if not suite_runs:
+            raise ValueError("the flaky screen needs the baseline run at least")
+        super().__init__()
+        self.flaky_path = Path(flaky_path)
+        self.suite_runs = list(suite_runs)
+        self.repeats = list(repeats)
+        self.spec = spec
+        self.today = today or date.today()
+        self.report: CheckReport | None = None
+        self.proposal: Proposal | None = None
+        self.problem: str | None = None  # why the list or the proposals could not be computed
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="flaky-header")
+        yield Static(id="flaky-status")
+        yield Static("Listed", id="entries-caption", classes="flaky-caption")
+        entries: DataTable[RenderableType] = DataTable(id="flaky-entries", cursor_type="row")
+        entries.add_columns("case", "owner", "age", "flags", "reason")
+        yield entries
+        yield Static("Proposed", id="proposals-caption", classes="flaky-caption")
+        proposals: DataTable[RenderableType] = DataTable(id="flaky-proposals", cursor_type="row")
+        proposals.add_columns("case", "flips", "evidence")
+        yield proposals
+        yield Static(id="flaky-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_list()
+        self.query_one("#flaky-entries", DataTable).focus()
+
+    # ------------------------------------------------------------------ computing
+
+    @property
+    def identical_runs(self) -> list[Run]:
+        return [self.suite_runs[0], *self.repeats]
+
+    def refresh_list(self) -> None:
+        """Read the list from disk again and recompute flags and proposals."""
+        self.report, self.proposal, self.problem = None, None, None
+        try:
+            flaky = load_list(self.flaky_path)
+            flipped: frozenset[str] = frozenset()
+            if len(self.suite_runs) >= 2:
+                flipped = flipped_in_run(self.suite_runs[0], self.suite_runs[1], self.spec, flaky)
+            self.report = review(
+                flaky,
+                self.identical_runs,
+                self.spec,
+                today=self.today,
+                suite=self.suite_runs[1:],
+                flipped_in_run=flipped,
+            )
+            if self.repeats:
+                self.proposal = propose(self.identical_runs, self.spec, flaky, None)
+        except InputError as exc:
+            self.problem = str(exc)
+        self._show()
+
+    # ------------------------------------------------------------------ showing
+
+    def _show(self) -> None:
+        report, proposal = self.report, self.proposal
+        header = Text.assemble(("Flaky list  ", "bold"), literal(self.flaky_path))
+        if report is not None:
+            header.append(
+                f"\n{len(report.entries)} listed · cap {report.cap} "
+                f"({self.spec.flaky_max_share:.0%} of {report.suite_cases} cases) · "
+                f"{report.slots_left} slots left · "
+            )
+            header.append(f"{report.flaky_digest[:19]}…", style="dim")
+        self.query_one("#flaky-header", Static).update(header)
+        if self.problem is not None:
+            self._status(self.problem, error=True)
+
+        entries = self.query_one("#flaky-entries", DataTable)
+        entries.clear()
+        for row in report.entries if report else ():
+            entries.add_row(
+                literal(row.entry.case),
+                literal(row.entry.owner),
+                Text(f"{row.age_days} d", justify="right", end=""),
+                Text(", ".join(row.flags) or "—", style="bold" if row.flags else "dim", end=""),
+                literal(row.entry.reason),
+                key=row.entry.case,
+            )
+        caption = "Listed" if report is None else f"Listed ({len(report.entries)})"
+        self.query_one("#entries-caption", Static).update(caption)
+
+        proposals = self.query_one("#flaky-proposals", DataTable)
+        proposals.clear()
+        for entry in proposal.entries if proposal else ():
+            proposals.add_row(
+                literal(entry.case),
+                Text(str(entry.record.flips), justify="right", end=""),
+                literal(entry.evidence),
+                key=entry.case,
+            )
+        self.query_one("#proposals-caption", Static).update(self._proposals_caption())
+        self._show_detail()
+
+    def _proposals_caption(self) -> Text:
+        proposal = self.proposal
+        if proposal is None:
+            why = "no repeats of the baseline given" if not self.repeats else "none"
+            return Text(f"Proposed: {why}")
+        caption = Text(
+            f"Proposed from {plural(len(proposal.runs), 'identical baseline run')} "
+            f"({len(proposal.entries)})"
+        )
+        if proposal.safety_findings:
+            cases = ", ".join(r.case for r in proposal.safety_findings)
+            caption.append("  safety cases flipped, a finding about the agent: ", style="bold")
+            caption.append_text(literal(cases, style="bold"))
+        return caption
+
+    def _status(self, message: str, *, error: bool = False) -> None:
+        status = self.query_one("#flaky-status", Static)
+        status.set_class(error, "error")
+        status.add_class("shown")
+        status.update(literal(message))
+
+    def _entry_under_cursor(self) -> EntryReview | None:
+        table = self.query_one("#flaky-entries", DataTable)
+        if self.report is None or not self.report.entries or table.row_count == 0:
+            return None
+        return self.report.entries[min(table.cursor_row, len(self.report.entries) - 1)]
+
+    def _proposal_under_cursor(self) -> ProposedEntry | None:
+        table = self.query_one("#flaky-proposals", DataTable)
+        if self.proposal is None or not self.proposal.entries or table.row_count == 0:
+            return None
+        return self.proposal.entries[min(table.cursor_row, len(self.proposal.entries) - 1)]
+
+    def _show_detail(self) -> None:
+        focused = self.focused
+        detail = self.query_one("#flaky-detail", Static)
+        if focused is not None and focused.id == "flaky-proposals":
+            proposed = self._proposal_under_cursor()
+            if proposed is None:
+                detail.update("")
+                return
+            detail.update(
+                Group(
+                    Text.assemble(("proposed  ", "bold"), literal(proposed.case)),
+                    literal(proposed.evidence),
+                    Text("a: accept (owner and reason required)", style="dim"),
+                )
+            )
+            return
+        row = self._entry_under_cursor()
+        if row is None:
+            empty = "The list could not be read." if self.problem else "The list is empty."
+            detail.update(Text(empty, style="dim"))
+            return
+        entry = row.entry
+        lines = [
+            Text.assemble(
+                ("listed  ", "bold"),
+                literal(entry.case),
+                f"  added {entry.added.isoformat()} by ",
+                literal(entry.owner),
+            ),
+            Text.assemble(("reason    ", "dim"), literal(entry.reason)),
+            Text.assemble(("evidence  ", "dim"), literal(entry.evidence)),
+        ]
+        if row.record is not None:
+            lines.append(Text.assemble(("now       ", "dim"), literal(row.record.evidence())))
+        detail.update(Group(*lines))
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._show_detail()
+
+    def on_descendant_focus(self) -> None:
+        self._show_detail()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_switch(self) -> None:
+        entries = self.query_one("#flaky-entries", DataTable)
+        proposals = self.query_one("#flaky-proposals", DataTable)
+        (proposals if entries.has_focus else entries).focus()
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_accept(self) -> None:
+        proposed = self._proposal_under_cursor()
+        if proposed is None:
+            self._status("No proposal to accept.", error=True)
+            return
+
+        def submit(values: dict[str, str]) -> str | None:
+            try:
+                edit = add(
+                    self.flaky_path,
+                    proposed.case,
+                    values["owner"],
+                    values["reason"],
+                    proposed.evidence,
+                    self.today,
+                    suite=[*self.suite_runs, *self.repeats],
+                    spec=self.spec,
+                )
+            except InputError as exc:
+                return str(exc)
+            self._status(edit.message)
+            return None
+
+        about = Group(
+            Text.assemble(("list  ", "bold"), literal(proposed.case)),
+            literal(proposed.evidence),
+        )
+        fields = {"owner": "who repairs it", "reason": "why it flips"}
+        self.app.push_screen(FlakyForm("accept proposal", about, fields, submit), self._changed)
+
+    def action_retire(self) -> None:
+        row = self._entry_under_cursor()
+        if row is None:
+            self._status("No entry to retire.", error=True)
+            return
+        case = row.entry.case
+
+        def submit(values: dict[str, str]) -> str | None:
+            try:
+                edit = remove(self.flaky_path, case, values["note"], self.today)
+            except InputError as exc:
+                return str(exc)
+            self._status(edit.message)
+            return None
+
+        about = Group(
+            Text.assemble(("retire  ", "bold"), literal(case), "  (repaired; kept under retired:)"),
+            Text.assemble(("reason  ", "dim"), literal(row.entry.reason)),
+        )
+        fields = {"note": "how it was repaired"}
+        self.app.push_screen(FlakyForm("retire entry", about, fields, submit), self._changed)
+
+    def _changed(self, written: bool | None) -> None:
+        if written:
+            self.refresh_list()

@@ -1,0 +1,234 @@
+"""The gate overview, the home screen: verdict, flip matrix, cache key, outcomes, what was left
+out, and on INCONCLUSIVE the next step with its rerun plan.
+
+Panels stack in one column below `NARROW` columns so an 80x24 terminal still shows everything
+(the column scrolls, and the focused panel is scrolled into view).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import yaml
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Static
+
+from flipgate.core.atomic import write_atomic
+from flipgate.core.gate import Comparison, rerun_plan
+from flipgate.tui.bindings import bindings_for
+from flipgate.tui.format import literal
+from flipgate.tui.widgets import (
+    EscalationPanel,
+    FlipMatrix,
+    InfraPanel,
+    KeyDiff,
+    LeftOutPanel,
+    OutcomesPanel,
+    Panel,
+    ReconciliationPanel,
+    TitleBar,
+    VerdictBanner,
+)
+from flipgate.tui.widgets.flip_matrix import WIDTH as MATRIX_WIDTH
+
+NARROW = 120  # columns below which the panels stack
+PLAN_NAME = "rerun-plan.yaml"
+
+
+class Panels(VerticalScroll, inherit_bindings=False):
+    """The scrolling column of panels; arrows belong to the panels, so only paging keys here."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        ("pageup", "page_up"),
+        ("pagedown", "page_down"),
+        ("home", "scroll_home"),
+        ("end", "scroll_end"),
+    ]
+    can_focus = False
+
+
+def free_plan_name(folder: Path) -> Path:
+    """The first of rerun-plan.yaml, rerun-plan-2.yaml, ... not yet taken."""
+    target = folder / PLAN_NAME
+    n = 2
+    while target.exists():
+        target = folder / f"rerun-plan-{n}.yaml"
+        n += 1
+    return target
+
+
+def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool) -> None:
+    """Write the rerun plan atomically; without `overwrite`, an existing file is never replaced."""
+    text = yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True)
+    write_atomic(target, text, exclusive=not overwrite)
+
+
+class ConfirmPlanScreen(ModalScreen[str | None]):
+    """The plan file exists: write under a new name (the default), overwrite, or cancel."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("confirm-plan")
+    DEFAULT_CSS = """
+    ConfirmPlanScreen { align: center middle; }
+    ConfirmPlanScreen > Vertical { width: 72; max-width: 100%; height: auto; padding: 1 2; }
+    """
+
+    def __init__(self, existing: Path, new_name: Path) -> None:
+        super().__init__()
+        self.existing, self.new_name = existing, new_name
+
+    def compose(self) -> ComposeResult:
+        text = literal(str(self.existing))
+        text.append(" already exists.\n\n")
+        text.append("n / enter", "bold")
+        text.append("  write ")
+        text.append_text(literal(self.new_name.name))
+        text.append(" instead\n")
+        text.append("o", "bold")
+        text.append("          overwrite it\n")
+        text.append("esc", "bold")
+        text.append("        cancel")
+        with Vertical() as box:
+            box.border_title = "rerun plan"
+            yield Static(text)
+        yield Footer()
+
+    def action_new_name(self) -> None:
+        self.dismiss("new")
+
+    def action_overwrite(self) -> None:
+        self.dismiss("overwrite")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class OverviewScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("overview")
+    DEFAULT_CSS = f"""
+    OverviewScreen .row {{ height: auto; }}
+    OverviewScreen .row > Panel {{ width: 1fr; }}
+    OverviewScreen .row > FlipMatrix {{ width: {MATRIX_WIDTH}; }}
+    OverviewScreen.-narrow .row {{ layout: vertical; }}
+    OverviewScreen.-narrow .row > Panel {{ width: 100%; }}
+    """
+
+    def __init__(self, comparison: Comparison, plan_folder: Path) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.plan_folder = plan_folder
+
+    def compose(self) -> ComposeResult:
+        comparison = self.comparison
+        result = comparison.result
+        yield TitleBar(result.runs["baseline"], result.runs["candidate"], result.suite)
+        with Panels():
+            yield VerdictBanner(comparison, id="verdict")
+            if result.escalation is not None:
+                yield EscalationPanel(comparison, id="escalation")
+            with Horizontal(classes="row"):
+                yield FlipMatrix(comparison, id="matrix")
+                yield KeyDiff(comparison, id="key")
+            with Horizontal(classes="row"):
+                yield OutcomesPanel(comparison, id="outcomes")
+                # Pass/fail runs have no decisions to reconcile: one panel says so, full width.
+                if any(summary.decisions for summary in result.outcomes.values()):
+                    yield ReconciliationPanel(comparison, id="reconciliation")
+            with Horizontal(classes="row"):
+                yield InfraPanel(comparison, id="infra")
+                yield LeftOutPanel(comparison, id="left-out")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # The verdict stays in view on a short terminal: focus without scrolling to the matrix.
+        self.query_one(FlipMatrix).focus(scroll_visible=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
+    @property
+    def has_rerun_plan(self) -> bool:
+        escalation = self.comparison.result.escalation
+        return escalation is not None and escalation.action == "rerun_flipped"
+
+    # ------------------------------------------------------------------ navigation
+
+    def action_next_panel(self) -> None:
+        self.focus_next()
+
+    def action_previous_panel(self) -> None:
+        self.focus_previous()
+
+    def action_open(self) -> None:
+        focused = self.focused
+        self.open_red_cases(focused.drill_filter if isinstance(focused, Panel) else None)
+
+    @on(FlipMatrix.CellChosen)
+    def _cell_chosen(self, event: FlipMatrix.CellChosen) -> None:
+        self.open_red_cases(event.cell)
+
+    def action_red_cases(self) -> None:
+        self.open_red_cases(None)
+
+    def action_search(self) -> None:
+        self.open_red_cases(None, search=True)
+
+    def open_red_cases(self, cell: str | None, *, search: bool = False) -> None:
+        """Push the red-case table, filtered to a kind (`pass_to_fail`, `unpaired`, ...) or not."""
+        try:
+            from flipgate.tui.screens.red_cases import RedCasesScreen
+        except ImportError as missing:
+            self.notify(
+                f"The red-case table is not available yet ({missing.name or missing}).",
+                title="red cases",
+                severity="warning",
+            )
+            return
+        screen = RedCasesScreen(self.comparison, filter=cell)
+        self.app.push_screen(screen)
+        if search and hasattr(screen, "action_search"):
+            screen.call_after_refresh(screen.run_action, "search")
+
+    # ------------------------------------------------------------------ rerun plan
+
+    def action_export_plan(self) -> None:
+        escalation = self.comparison.result.escalation
+        if not self.has_rerun_plan:
+            why = (
+                f"the gate says {self.comparison.result.verdict}"
+                if escalation is None
+                else escalation.message
+            )
+            self.notify(
+                f"No rerun plan to export: {why}.",
+                title="rerun plan",
+                severity="warning",
+                markup=False,
+            )
+            return
+        target = self.plan_folder / PLAN_NAME
+        if not target.exists():
+            self._write_plan(target, overwrite=False)
+            return
+        new_name = free_plan_name(self.plan_folder)
+
+        def chosen(choice: str | None) -> None:
+            if choice == "overwrite":
+                self._write_plan(target, overwrite=True)
+            elif choice == "new":
+                self._write_plan(new_name, overwrite=False)
+
+        self.app.push_screen(ConfirmPlanScreen(target, new_name), chosen)
+
+    def _write_plan(self, target: Path, *, overwrite: bool) -> None:
+        try:
+            write_rerun_plan(self.comparison, target, overwrite=overwrite)
+        except OSError as error:
+            self.notify(f"Not written: {error}", title="rerun plan", severity="error", markup=False)
+            return
+        cases = len(self.comparison.result.flipped)
+        self.notify(f"Wrote {target} ({cases} cases).", title="rerun plan", markup=False)

@@ -1,0 +1,196 @@
+"""Every red case in one table: filters, sorting and a search by case id, then a drill-down.
+
+`casefile` computes which rows are shown and in which order (vectorised on the polars frame); this
+screen only turns keys into a `CaseQuery` and hands the result to the table.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+from textual_fastdatatable import DataTable
+
+from flipgate.core.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
+from flipgate.core.gate import Comparison
+from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.format import literal
+from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.widgets.case_table import CaseTable, column_widths
+
+SORT_WORDS = {key: label for label, _, key in COLUMNS}
+
+RED_CASES_KEYS: tuple[KeyBinding, ...] = (
+    KeyBinding("red-open", "enter", "open_case", "Open", "red-cases", show=False),
+    KeyBinding("red-search", "slash", "search", "Search", "red-cases"),
+    KeyBinding("red-escape", "escape", "escape", "Clear/back", "red-cases"),
+    KeyBinding("red-pass-fail", "1", "kind('pass_to_fail')", "pass→fail", "red-cases"),
+    KeyBinding("red-fail-pass", "2", "kind('fail_to_pass')", "fail→pass", "red-cases"),
+    KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases"),
+    KeyBinding("red-unpaired", "4", "kind('unpaired')", "unpaired", "red-cases", show=False),
+    KeyBinding("red-safety", "s", "flag('safety')", "Safety", "red-cases"),
+    KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases"),
+    KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases"),
+    KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases"),
+    KeyBinding("red-template", "T", "same_template", "Template", "red-cases"),
+    KeyBinding("red-clear", "x", "clear_filters", "Clear", "red-cases"),
+    KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", show=False),
+    KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", show=False),
+    KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", show=False),
+    KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", show=False),
+    KeyBinding(
+        "red-sort-direction", "v", "sort('direction')", "Sort direction", "red-cases", show=False
+    ),
+)
+
+
+class RedCasesScreen(Screen[None]):
+    """Red cases of a comparison; `filter` names a starting filter (see `CaseQuery.from_filter`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in RED_CASES_KEYS]
+    AUTO_FOCUS = "CaseTable"  # the search input only on `/`
+    DEFAULT_CSS = """
+    RedCasesScreen #red-header { height: auto; padding: 0 1; background: $boost; }
+    RedCasesScreen #search { height: 1; border: none; padding: 0 1; }
+    RedCasesScreen #search:focus { background: $boost; }
+    """
+
+    def __init__(self, comparison: Comparison, filter: str | None = None) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.red = red_table(comparison)
+        self.widths = column_widths(self.red)
+        self.case_query = CaseQuery.from_filter(filter)
+
+    def compose(self) -> ComposeResult:
+        view = select_cases(self.red, self.case_query)
+        yield Static(self._header(view.height), id="red-header")
+        yield Input(placeholder="/ search case id", id="search")
+        yield CaseTable(view, self.widths)
+        yield Footer()
+
+    @property
+    def table(self) -> CaseTable:
+        return self.query_one(CaseTable)
+
+    def _header(self, shown: int) -> Text:
+        header = literal(describe(self.case_query, shown, self.red.height), "bold")
+        header.append(f"   sorted by {SORT_WORDS[self.case_query.sort]}", "dim")
+        if self.case_query.descending:
+            header.append(" (reversed)", "dim")
+        if shown == 0:
+            header.append("   nothing matches: x clears the filters, esc the search", "dim")
+        return header
+
+    def _show(self, keep: str | None = None) -> None:
+        """Show the cases of the current query, the cursor on `keep` when it is still shown."""
+        view = select_cases(self.red, self.case_query)
+        self.query_one("#red-header", Static).update(self._header(view.height))
+        table = self.table
+        table.show(view)
+        row = table.row_of(keep) if keep is not None else None
+        table.move_cursor(row=row if row is not None else 0)
+
+    def _current_case(self) -> str | None:
+        return self.table.case_at(self.table.cursor_row)
+
+    def _requery(self, query: CaseQuery) -> None:
+        keep = self._current_case()
+        self.case_query = query
+        self._show(keep)
+
+    # --------------------------------------------------------------------- opening a case
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_case()
+
+    def action_open_case(self) -> None:
+        table = self.table
+        case = table.case_at(table.cursor_row)
+        if case is None:
+            return
+        cases = table.view["case"].to_list()
+        self.app.push_screen(CaseScreen(self.comparison, case, cases), self._returned)
+
+    def _returned(self, case: str | None) -> None:
+        """Back from the drill-down: the cursor goes to the case shown last."""
+        table = self.table
+        row = table.row_of(case) if case is not None else None
+        if row is not None:
+            table.move_cursor(row=row)
+        table.focus()
+
+    # --------------------------------------------------------------------- search
+
+    def action_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    @on(Input.Changed, "#search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self._requery(self.case_query.with_(search=event.value))
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self) -> None:
+        self.table.focus()
+
+    def action_escape(self) -> None:
+        search = self.query_one("#search", Input)
+        if search.value:
+            search.value = ""  # Input.Changed re-queries
+            self.table.focus()
+        elif search.has_focus:
+            self.table.focus()
+        else:
+            self.dismiss()
+
+    # --------------------------------------------------------------------- filters and sort
+
+    def action_kind(self, kind: str) -> None:
+        same = self.case_query.kind == kind
+        self._requery(self.case_query.with_(kind=None if same else kind))
+
+    def action_flag(self, name: str) -> None:
+        self._requery(self.case_query.with_(**{name: not getattr(self.case_query, name)}))
+
+    def action_cycle(self, name: str) -> None:
+        """Step through the outcomes (worst first) or rules the red cases hold, then off."""
+        values = (None, *choices(self.red, "outcomes" if name == "outcome" else "rules"))
+        current = getattr(self.case_query, name)
+        following = values[(values.index(current) + 1) % len(values)] if current in values else None
+        self._requery(self.case_query.with_(**{name: following}))
+
+    def action_same_template(self) -> None:
+        """Only the cases cloned from the template of the case under the cursor (again: off)."""
+        if self.case_query.template is not None:
+            self._requery(self.case_query.with_(template=None))
+            return
+        case = self._current_case()
+        if case is None:
+            return
+        template = self.red.filter(self.red["case"] == case)["template"][0]
+        if template is None:
+            self.notify("this case has no template", timeout=2)
+            return
+        self._requery(self.case_query.with_(template=template))
+
+    def action_clear_filters(self) -> None:
+        self.query_one("#search", Input).value = ""
+        self._requery(self.case_query.cleared())
+
+    def action_sort(self, key: str) -> None:
+        """Sort by `key`; the same key again reverses the order."""
+        query = self.case_query
+        descending = not query.descending if query.sort == key else False
+        self._requery(query.with_(sort=key, descending=descending))
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        self.action_sort(COLUMNS[event.column_index][2])

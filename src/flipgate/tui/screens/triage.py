@@ -1,0 +1,341 @@
+"""The triage walk (SPEC §5) as a checklist: infra, flaky, grader, stale baseline, regression.
+
+Each step shows the evidence `flipgate.core.triage` computed and records the reviewer's finding
+and note; the walk is saved on every change and resumed when the screen opens again. The last line
+leads to the signed decision. Rerunning until green is not offered here, on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import ClassVar, cast
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from flipgate.core.errors import InputError
+from flipgate.core.gate import Comparison
+from flipgate.core.runs import Run
+from flipgate.core.triage import (
+    Finding,
+    TriageStep,
+    TriageWalk,
+    evidence,
+    load_walk,
+    named_cases,
+    save_walk,
+    start_walk,
+)
+from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.format import VERDICT_SYMBOL, literal
+
+TRIAGE_KEYS: tuple[KeyBinding, ...] = (
+    KeyBinding("triage-back", "escape", "back", "Back", "triage"),
+    KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
+    KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
+    KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
+    KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
+    KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
+    KeyBinding(
+        "triage-previous", "left_square_bracket", "step(-1)", "Prev step", "triage", show=False
+    ),
+    KeyBinding("triage-decide", "d", "decide", "Decision", "triage"),
+)
+FINDING_MARK: dict[Finding | None, str] = {
+    "ruled_out": "✓ ruled out",
+    "cause": "● cause",
+    "unclear": "? unclear",
+    None: "· open",
+}
+DECISION_LINE = "→ Record the signed decision"
+NARROW = 100  # below this many columns the step list shows findings as symbols only
+
+
+class TriageScreen(Screen[None]):
+    """Walk the five classes in order for `comparison`, saving the walk to `walk_path`."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in TRIAGE_KEYS]
+    DEFAULT_CSS = """
+    TriageScreen #triage-header { height: auto; padding: 0 1; background: $boost; }
+    TriageScreen #triage-main { height: 1fr; }
+    TriageScreen #steps { width: 34; height: 100%; border: none; border-right: solid $panel; }
+    TriageScreen.-narrow #steps { width: 24; }
+    TriageScreen #step-pane { width: 1fr; height: 100%; }
+    TriageScreen #step-body { height: 1fr; padding: 0 1; }
+    TriageScreen #finding-area { height: auto; padding: 0 1; border-top: solid $panel; }
+    TriageScreen #step-title { text-style: bold; }
+    TriageScreen #step-summary { margin-bottom: 1; }
+    TriageScreen #step-facts { margin-top: 1; }
+    TriageScreen #cases-title { color: $text-muted; }
+    TriageScreen #step-cases { height: auto; max-height: 6; border: none; }
+    TriageScreen #finding-row { height: auto; }
+    TriageScreen #finding-row Button { margin-right: 2; }
+    TriageScreen #finding-row Button.-chosen { text-style: bold reverse; }
+    TriageScreen #save-state { color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        comparison: Comparison,
+        walk_path: Path,
+        baseline_repeats: Sequence[Run] = (),
+        *,
+        workspace: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.walk_path = walk_path
+        # The walk lives in WORKSPACE/.flipgate/triage.yaml; decisions go to WORKSPACE/decisions.
+        self.workspace = workspace or (
+            walk_path.parent.parent if walk_path.parent.name == ".flipgate" else walk_path.parent
+        )
+        self.problems: list[str] = []
+        try:
+            self.steps = evidence(comparison, baseline_repeats)
+        except InputError as refused:
+            self.problems.append(f"baseline repeats not used: {refused}")
+            self.steps = evidence(comparison)
+        try:
+            self.walk = load_walk(walk_path, comparison)
+        except InputError as damaged:
+            self.problems.append(f"the saved walk could not be read, starting afresh: {damaged}")
+            self.walk = start_walk(comparison)
+        self.current = next(
+            (i for i, s in enumerate(self.steps) if self.walk.findings[s.klass].finding is None),
+            0,
+        )
+        self.saved = ""
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="triage-header")
+        with Horizontal(id="triage-main"):
+            yield OptionList(*self._step_options(), id="steps")
+            with Vertical(id="step-pane"):
+                with VerticalScroll(id="step-body"):
+                    yield Static(id="step-title")
+                    yield Static(id="step-summary")
+                    yield Static(id="cases-title")
+                    yield OptionList(id="step-cases")
+                    yield Static(id="step-facts")
+                # The finding stays in view while the evidence scrolls above it.
+                with Vertical(id="finding-area"):
+                    with Horizontal(id="finding-row"):
+                        yield Button("ruled out (o)", id="ruled_out", compact=True)
+                        yield Button("cause (c)", id="cause", compact=True)
+                        yield Button("unclear (u)", id="unclear", compact=True)
+                    yield Input(placeholder="note on this class (n)", id="note", compact=True)
+                    yield Static(id="save-state")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        steps = self.query_one("#steps", OptionList)
+        steps.highlighted = self.current
+        self._show_header()
+        self._show_step()
+        steps.focus()
+
+    def _step_options(self) -> list[Option]:
+        options = [Option(self._step_prompt(i), id=s.klass) for i, s in enumerate(self.steps)]
+        return [*options, Option(Text(DECISION_LINE, style="bold"), id="decision")]
+
+    def _step_prompt(self, index: int) -> Text:
+        step = self.steps[index]
+        finding = self.walk.findings[step.klass].finding
+        prompt = Text(f"{index + 1} ")
+        prompt.append("⚑ " if step.suggests_cause else "  ", style="bold yellow")
+        prompt.append(f"{step.title:<15}")
+        mark = FINDING_MARK[finding]
+        # Narrow: the symbol alone (each symbol is distinct), the word is on the buttons.
+        prompt.append(mark[0] if self.narrow else mark, style="bold" if finding else "dim")
+        return prompt
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < NARROW
+
+    def on_resize(self) -> None:
+        narrow = self.narrow
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self.query_one("#steps", OptionList).set_options(self._step_options())
+            self.query_one("#steps", OptionList).highlighted = self.current
+            self._show_step()
+
+    def _show_header(self) -> None:
+        result = self.comparison.result
+        header = Text()
+        header.append(f"Triage  {VERDICT_SYMBOL[result.verdict]} ", style="bold")
+        header.append_text(literal(result.summary))
+        header.append("\nWalk the classes in order; ⚑ marks evidence that points at a cause.")
+        for problem in self.problems:
+            header.append("\n")
+            header.append_text(literal(problem, style="bold red"))
+        self.query_one("#triage-header", Static).update(header)
+
+    def _show_step(self) -> None:
+        title = self.query_one("#step-title", Static)
+        finding_area = self.query_one("#finding-area")
+        cases = self.query_one("#step-cases", OptionList)
+        if self.current == len(self.steps):
+            title.update(Text(DECISION_LINE))
+            self.query_one("#step-summary", Static).update(self._walk_summary())
+            self.query_one("#step-facts", Static).update("")
+            self.query_one("#cases-title", Static).update(
+                Text("Press enter (or d) to open the decision screen.")
+            )
+            cases.display = False
+            finding_area.display = False
+            return
+        step = self.steps[self.current]
+        found = self.walk.findings[step.klass]
+        title.update(
+            Text(f"{self.current + 1} of {len(self.steps)}  {step.title}")
+            + Text("   ⚑ evidence points here" if step.suggests_cause else "", style="yellow")
+        )
+        self.query_one("#step-summary", Static).update(literal(step.summary))
+        self.query_one("#step-facts", Static).update(_facts_table(step, 14 if self.narrow else 24))
+        self.query_one("#cases-title", Static).update(
+            Text(
+                f"cases named ({len(step.cases)}): enter opens one"
+                if step.cases
+                else "no case named"
+            )
+        )
+        cases.display = bool(step.cases)
+        cases.set_options(
+            Option(
+                literal(case) + (Text("  explained", style="dim") if case in step.explains else "")
+            )
+            for case in step.cases
+        )
+        cases.highlighted = 0 if step.cases else None
+        finding_area.display = True
+        for name in ("ruled_out", "cause", "unclear"):
+            self.query_one(f"#{name}", Button).set_class(found.finding == name, "-chosen")
+        note = self.query_one("#note", Input)
+        with note.prevent(Input.Changed):
+            note.value = found.note
+        self.query_one("#save-state", Static).update(literal(self.saved))
+
+    def _walk_summary(self) -> Text:
+        lines = Text()
+        for step in self.steps:
+            found = self.walk.findings[step.klass]
+            lines.append(f"{step.title:<16}{FINDING_MARK[found.finding]:<13}")
+            lines.append_text(literal(found.note))
+            lines.append("\n")
+        cause = self.walk.cause
+        lines.append(
+            f"Class found: {cause}" if cause else "No class marked as the cause yet.",
+            style="bold",
+        )
+        return lines
+
+    # ------------------------------------------------------------------ events
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id == "steps" and event.option_index != self.current:
+            self.current = event.option_index
+            self._show_step()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id == "steps":
+            if event.option_index == len(self.steps):
+                self.action_decide()
+            else:
+                self.query_one(
+                    "#step-cases" if self.steps[self.current].cases else "#ruled_out"
+                ).focus()
+        elif event.option_list.id == "step-cases":
+            self._open_case(self.steps[self.current].cases[event.option_index])
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in ("ruled_out", "cause", "unclear"):
+            self.action_find(cast(Finding, event.button.id))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "note" and self.current < len(self.steps):
+            self._record(note=event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#steps", OptionList).focus()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_find(self, finding: Finding) -> None:
+        if self.current < len(self.steps):
+            self._record(finding=finding)
+
+    def action_note(self) -> None:
+        if self.current < len(self.steps):
+            self.query_one("#note", Input).focus()
+
+    def action_step(self, delta: int) -> None:
+        steps = self.query_one("#steps", OptionList)
+        steps.highlighted = max(0, min(len(self.steps), self.current + delta))
+
+    def action_decide(self) -> None:
+        from flipgate.tui.screens.decision import DecisionScreen
+
+        self.app.push_screen(
+            DecisionScreen(
+                self.comparison, self.walk, self.workspace, cases=named_cases(self.steps)
+            )
+        )
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def _open_case(self, case: str) -> None:
+        # Imported here: the drill-down is its own screen module, loaded when first used.
+        from flipgate.tui.screens.case import CaseScreen
+
+        cases = self.steps[self.current].cases
+        self.app.push_screen(CaseScreen(self.comparison, case, cases), self._back_from_case)
+
+    def _back_from_case(self, case: str | None) -> None:
+        cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
+        if case in cases:
+            self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
+
+    def _record(self, *, finding: Finding | None = None, note: str | None = None) -> None:
+        step = self.steps[self.current]
+        walk = self.walk.record(step.klass, finding=finding or False, note=note)
+        self.walk = self._save(walk)
+        steps = self.query_one("#steps", OptionList)
+        steps.replace_option_prompt_at_index(self.current, self._step_prompt(self.current))
+        if finding is not None:
+            for name in ("ruled_out", "cause", "unclear"):
+                self.query_one(f"#{name}", Button).set_class(finding == name, "-chosen")
+        self.query_one("#save-state", Static).update(literal(self.saved))
+
+    def _save(self, walk: TriageWalk) -> TriageWalk:
+        try:
+            stamped = save_walk(self.walk_path, walk)
+        except (InputError, OSError) as failed:
+            message = f"not saved: {failed}"
+            if message != self.saved:
+                self.notify(str(failed), title="The walk was not saved", severity="error")
+            self.saved = message
+            return walk
+        self.saved = f"saved to {self.walk_path}"
+        return stamped
+
+
+def _facts_table(step: TriageStep, label_width: int) -> Table:
+    """The step's facts as two columns, values wrapping beside their label."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", max_width=label_width, overflow="fold")
+    table.add_column(ratio=1, overflow="fold")
+    for label, value in step.facts:
+        table.add_row(literal(label), literal(value))
+    return table

@@ -1,0 +1,111 @@
+"""The red-case table: a polars frame shown through textual-fastdatatable, one row per red case.
+
+The stock DataTable builds a row object per row and takes seconds to paint 100,000 of them; this one
+reads cells from the frame only for the rows on screen. Markup is off: case ids and templates are
+untrusted and were made visible (control pictures) by `casefile.red_table`. Colour is added here,
+per visible cell, as `Text` objects, and never carries meaning alone (the words are in the cell).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+from rich.text import Text
+from textual.coordinate import Coordinate
+from textual_fastdatatable import DataTable, create_backend
+
+from flipgate.core.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_WORDS
+from flipgate.tui.widgets.case_format import Palette, rep_pattern
+
+SHOWN = [column for _, column, _ in COLUMNS]
+LABELS = [label for label, _, _ in COLUMNS]
+MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 24}
+# the word in the worst column -> the outcome whose colour it takes; a failed check reads as a fail
+_WORST_STYLE = {word: name for name, word in OUTCOME_WORDS.items()} | {CHECK_FAILED: "fail"}
+
+
+def column_widths(table: pl.DataFrame) -> list[int | None]:
+    """Widths fitted to every red case, so that filtering never makes the columns jump."""
+    widths: list[int | None] = []
+    for label, column in zip(LABELS, SHOWN, strict=True):
+        lengths = table[column].cast(pl.String).fill_null(ABSENT).str.len_chars()
+        width = max(len(label), int(lengths.max() or 0) if len(lengths) else 0)  # type: ignore[arg-type]
+        widths.append(min(width, MAX_WIDTH.get(column, width)))
+    return widths
+
+
+class CaseTable(DataTable):
+    """The visible red cases; `view` is the frame behind the rows, in their order."""
+
+    DEFAULT_CSS = """
+    CaseTable { height: 1fr; max-height: 100%; }
+    """
+
+    def __init__(
+        self, view: pl.DataFrame, widths: list[int | None], *, id: str | None = None
+    ) -> None:
+        super().__init__(
+            backend=create_backend(view.select(SHOWN)),
+            column_labels=list(LABELS),
+            column_widths=widths,
+            cursor_type="row",
+            render_markup=False,
+            null_rep=ABSENT,
+            zebra_stripes=True,
+            id=id,
+        )
+        self.view = view
+        self._palette: Palette | None = None
+
+    @property
+    def palette(self) -> Palette:
+        if self._palette is None:
+            self._palette = Palette.of(self.app)
+        return self._palette
+
+    def show(self, view: pl.DataFrame) -> None:
+        """Put `view`'s rows in place of the current ones, in one paint.
+
+        textual-fastdatatable has no public way to replace its data (it suggests a new table);
+        remounting costs three paints of every visible cell (the old table losing focus, the new
+        one before and after taking it), so this swaps the backend as the table's own
+        `remove_row` updates itself. The columns and their widths stay: they fit every red case.
+        """
+        self.view = view
+        self.backend = create_backend(view.select(SHOWN))
+        self.backend.render_markup = False
+        self._update_count += 1
+        self._require_update_dimensions = True
+        self.cursor_coordinate = self.cursor_coordinate  # clamped to the new rows
+        self.refresh(layout=True)
+        self.check_idle()
+
+    def case_at(self, row: int) -> str | None:
+        return str(self.view["case"][row]) if 0 <= row < self.view.height else None
+
+    def row_of(self, case: str) -> int | None:
+        index = self.view["case"].index_of(case)
+        return None if index is None else int(index)
+
+    # Styling happens where the table asks for cell values, i.e. only for rows being painted.
+    def get_cell_at(self, coordinate: Coordinate) -> Any:
+        return self._styled(coordinate.column, super().get_cell_at(coordinate))
+
+    def get_row_at(self, row_index: int) -> list[Any]:
+        return [self._styled(i, v) for i, v in enumerate(super().get_row_at(row_index))]
+
+    def _styled(self, column: int, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        name = SHOWN[column]
+        palette = self.palette
+        if name in ("base_pattern", "cand_pattern"):
+            return rep_pattern(value, palette)
+        if name == "direction":
+            return Text(value, style=palette.direction(value))
+        if name == "worst_shown" and value in _WORST_STYLE:
+            return Text(value, style=palette.outcome(_WORST_STYLE[value]))
+        if name == "safety_shown" and value:
+            return Text(value, style=palette.warn)
+        return value

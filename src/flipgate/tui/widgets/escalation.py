@@ -1,0 +1,35 @@
+"""On INCONCLUSIVE: what to run next (SPEC §3.6), and the key that writes the rerun plan."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from flipgate.tui.format import count, literal
+from flipgate.tui.widgets.panel import Panel
+
+ACTION_WORDS = {
+    "run_full_set": "run the full set",
+    "rerun_flipped": "rerun the flipped cases",
+    "reviewer_decision": "a reviewer decides",
+}
+
+
+class EscalationPanel(Panel):
+    TITLE = "next step · INCONCLUSIVE"
+
+    def render(self) -> RenderableType:
+        escalation = self.comparison.result.escalation
+        if escalation is None:
+            return Text("no escalation: the gate decided", self.style("muted"))
+        head = Text("→ ", self.style("heading"))
+        head.append(ACTION_WORDS[escalation.action], self.style("heading"))
+        lines: list[RenderableType] = [head, literal(escalation.message)]
+        if escalation.action == "rerun_flipped":
+            cases = count(len(escalation.cases))
+            plan = Text(
+                f"{cases} cases x {escalation.runs} repetitions x both arms · ", self.style("muted")
+            )
+            plan.append("press e to export rerun-plan.yaml", self.style("label"))
+            lines.append(plan)
+        return Group(*lines)

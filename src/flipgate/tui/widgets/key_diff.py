@@ -1,0 +1,52 @@
+"""The cache-key diff: what each run measured, which components moved, and whether the declared
+change covers the move (a move outside it is a stale baseline)."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from flipgate.tui.format import literal
+from flipgate.tui.widgets.panel import Panel
+
+ABSENT = "(absent)"
+
+
+class KeyDiff(Panel):
+    TITLE = "cache key · what each run measured"
+
+    def render(self) -> RenderableType:
+        comparison = self.comparison
+        base, cand = comparison.baseline.key, comparison.candidate.key
+        declared = comparison.result.declared_change
+        table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), expand=True, show_edge=False)
+        table.add_column("component", style=self.style("label"), no_wrap=True)
+        # Values take the spare width and fold only when they must (a long digest, say).
+        table.add_column("baseline", overflow="fold", ratio=1)
+        table.add_column("candidate", overflow="fold", ratio=1)
+        table.add_column("moved", no_wrap=True)
+        table.add_column("declared", no_wrap=True)
+        for component in sorted(set(base) | set(cand)):
+            moved = base.get(component) != cand.get(component)
+            covered = component in declared
+            if not moved:
+                verdict = Text("·", self.style("muted"))
+            elif covered:
+                verdict = Text("✓ yes", self.style("pass"))
+            else:
+                verdict = Text("✗ no: stale", self.style("warn"))
+            table.add_row(
+                literal(component),
+                literal(base.get(component, ABSENT)),
+                literal(cand.get(component, ABSENT)),
+                Text("≠ yes", self.style("moved")) if moved else Text("= no", self.style("muted")),
+                verdict,
+            )
+        change = Text("declared change: ", self.style("muted"))
+        change.append_text(literal(", ".join(declared) if declared else "none"))
+        if comparison.candidate.change_summary:
+            change.append(" · ", self.style("muted"))
+            change.append_text(literal(comparison.candidate.change_summary))
+        return Group(table, change)

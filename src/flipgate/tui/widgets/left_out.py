@@ -1,0 +1,83 @@
+"""What the flip count leaves out: infra failures per arm, flaky-listed cases, unpaired cases."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from flipgate.core.gate import ARMS
+from flipgate.tui.format import count, literal, plural, share
+from flipgate.tui.widgets.panel import Panel
+
+SHOWN = 6  # ids listed inline; the red-case table holds the rest
+
+
+def _ids(items: tuple[str, ...] | list[str]) -> Text:
+    text = literal(", ".join(items[:SHOWN]))
+    if len(items) > SHOWN:
+        text.append(f" … +{count(len(items) - SHOWN)}")
+    return text
+
+
+class InfraPanel(Panel):
+    TITLE = "infra failures · not graded"
+
+    def render(self) -> RenderableType:
+        result = self.comparison.result
+        limit = self.comparison.spec.infra_max_share
+        lines: list[RenderableType] = []
+        for arm in ARMS:
+            infra = result.infra[arm]
+            over = infra.share > limit
+            line = Text(f"{arm:<10}", self.style("label"))
+            line.append(f"{plural(infra.count, 'repetition')} of {count(infra.reps)}  ")
+            line.append(share(infra.count, infra.reps), self.style("warn" if over else ""))
+            line.append("  ⚠ over the limit" if over else "", self.style("warn"))
+            lines.append(line)
+            if infra.by_kind:
+                kinds = Text(" " * 10 + "by kind: ", self.style("muted"))
+                kinds.append_text(
+                    literal(" · ".join(f"{kind} {count(n)}" for kind, n in infra.by_kind.items()))
+                )
+                lines.append(kinds)
+        lines.append(Text(f"limit {limit:.0%} of an arm's repetitions", self.style("muted")))
+        return Group(*lines)
+
+
+class LeftOutPanel(Panel):
+    TITLE = "left out of b and c"
+
+    @property
+    def drill_filter(self) -> str:
+        return "unpaired"
+
+    def render(self) -> RenderableType:
+        result = self.comparison.result
+        lines: list[RenderableType] = []
+        listed = Text("flaky list  ", self.style("label"))
+        listed.append(f"{plural(len(result.flaky_listed), 'case')} listed, ")
+        listed.append(
+            f"{len(result.flaky_flipped)} of them flipped",
+            self.style("warn") if result.flaky_flipped else "",
+        )
+        lines.append(listed)
+        if result.flaky_flipped:
+            lines.append(
+                Text("  flipped: ", self.style("muted")).append_text(_ids(result.flaky_flipped))
+            )
+        if result.flaky_unknown:
+            lines.append(
+                Text("  in neither run: ", self.style("muted")).append_text(
+                    _ids(result.flaky_unknown)
+                )
+            )
+        unpaired = Text("unpaired    ", self.style("label"))
+        unpaired.append(plural(len(result.unpaired), "case"))
+        lines.append(unpaired)
+        reasons: dict[str, list[str]] = {}
+        for case, why in result.unpaired:
+            reasons.setdefault(why, []).append(case)
+        for why, cases in reasons.items():
+            line = Text(f"  {why} ({count(len(cases))}): ", self.style("muted"))
+            lines.append(line.append_text(_ids(cases)))
+        return Group(*lines)

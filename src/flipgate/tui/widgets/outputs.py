@@ -1,0 +1,163 @@
+"""The stored outputs of one repetition, baseline beside candidate, or their diff; and the
+repetition's second metrics and extra fields.
+
+Outputs are model text: untrusted, shown through `literal` (no markup, control characters made
+visible). The diff marks lines with `-` (baseline only) and `+` (candidate only) as well as colour.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from flipgate.core.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
+from flipgate.core.gate import ARMS
+from flipgate.core.runs import METRICS
+from flipgate.tui.format import literal, passed_word
+from flipgate.tui.widgets.case_format import Palette, metric
+
+Mode = Literal["outputs", "unified", "side-by-side"]
+MODES: tuple[Mode, ...] = ("outputs", "unified", "side-by-side")
+
+
+def rep_title(arm: str, rep: RepDetail | None) -> str:
+    if rep is None:
+        return f"{arm}: no such repetition"
+    if rep.status == "infra":
+        return f"{arm} rep {rep.rep}: ⚠ infra ({rep.infra or 'unspecified'})"
+    return f"{arm} rep {rep.rep}: {passed_word(rep.passed)}"
+
+
+def output_text(rep: RepDetail | None, palette: Palette) -> Text:
+    if rep is None or rep.output is None:
+        return Text("no stored output", style=palette.muted)
+    if rep.output == "":
+        return Text("(empty output)", style=palette.muted)
+    return literal(rep.output)
+
+
+def unified(baseline: str | None, candidate: str | None, palette: Palette) -> Text:
+    lines = unified_diff(baseline, candidate)
+    if not lines:
+        return Text("the two outputs are identical", style=palette.muted)
+    style = {"+": palette.added, "-": palette.removed, "@": palette.hunk, " ": palette.muted}
+    out = Text()
+    for line in lines:
+        marker = "" if line.tag == "@" else f"{line.tag} "
+        out.append_text(literal(f"{marker}{line.text}", style[line.tag]))
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+def side_by_side_table(baseline: str | None, candidate: str | None, palette: Palette) -> Table:
+    table = Table(expand=True, show_edge=False, pad_edge=False, show_lines=False)
+    table.add_column("- baseline", ratio=1, overflow="fold")
+    table.add_column("+ candidate", ratio=1, overflow="fold")
+    for row in side_by_side(baseline, candidate):
+        if row.tag == "equal":
+            table.add_row(literal(row.left, palette.muted), literal(row.right, palette.muted))
+            continue
+        left = literal(f"- {row.left}", palette.removed) if row.left is not None else Text("")
+        right = literal(f"+ {row.right}", palette.added) if row.right is not None else Text("")
+        table.add_row(left, right)
+    return table
+
+
+def facts_table(detail: CaseDetail, focus: int, palette: Palette) -> RenderableType:
+    """Second metrics (this repetition and the mean over the arm's gradable ones), extra fields."""
+    reps = {arm: detail.rep(arm, focus) for arm in ARMS}
+    rep_no = detail.reps[focus]
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("metric")
+    for arm in ARMS:
+        table.add_column(f"{arm} rep {rep_no}", justify="right")
+    for arm in ARMS:
+        table.add_column(f"{arm} mean", justify="right")
+    for name in METRICS:
+        values = [r.metrics.get(name) if r else None for r in reps.values()]
+        means = [detail.metrics[arm].get(name) for arm in ARMS]
+        if all(v is None for v in (*values, *means)):
+            continue
+        table.add_row(name, *(metric(v, name) for v in (*values, *means)))
+    parts: list[RenderableType] = [table]
+    keys = sorted({k for r in reps.values() if r for k in r.extra})
+    if keys:
+        extra = Table(show_edge=False, pad_edge=False, header_style="bold")
+        extra.add_column("extra field", overflow="fold")
+        for arm in ARMS:
+            extra.add_column(f"{arm} rep {rep_no}", overflow="fold", ratio=1)
+        for key in keys:
+            cells = [
+                literal(_field(r.extra[key]) if r and key in r.extra else "—")
+                for r in reps.values()
+            ]
+            extra.add_row(literal(key), *cells)
+        parts.append(Text(""))
+        parts.append(extra)
+    return Group(*parts)
+
+
+def _field(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+class OutputsView(Vertical):
+    """Baseline and candidate output of the repetition in focus, side by side or as a diff."""
+
+    DEFAULT_CSS = """
+    OutputsView { height: auto; }
+    OutputsView #pair { height: auto; }
+    OutputsView .output {
+        width: 1fr; height: auto; border: round $panel; padding: 0 1;
+        border-title-color: $text;
+    }
+    OutputsView.narrow #pair { layout: vertical; }
+    OutputsView.narrow .output { width: 100%; }
+    OutputsView #diff {
+        height: auto; border: round $panel; padding: 0 1; border-title-color: $text;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="pair"):
+            for arm in ARMS:
+                yield Static(id=f"out-{arm}", classes="output")
+        yield Static(id="diff")
+
+    def show(self, detail: CaseDetail, focus: int, mode: Mode) -> None:
+        palette = Palette.of(self.app)
+        reps = {arm: detail.rep(arm, focus) for arm in ARMS}
+        self.query_one("#pair").display = mode == "outputs"
+        diff = self.query_one("#diff", Static)
+        diff.display = mode != "outputs"
+        if mode == "outputs":
+            for arm, rep in reps.items():
+                panel = self.query_one(f"#out-{arm}", Static)
+                panel.border_title = rep_title(arm, rep)
+                panel.update(output_text(rep, palette))
+            return
+        base, cand = (r.output if r else None for r in reps.values())
+        diff.border_title = f"diff of rep {detail.reps[focus]}: - baseline, + candidate ({mode})"
+        body = (
+            unified(base, cand, palette)
+            if mode == "unified"
+            else side_by_side_table(base, cand, palette)
+        )
+        diff.update(body)
+
+
+class RepFacts(Static):
+    DEFAULT_CSS = """
+    RepFacts { height: auto; padding: 0 1; }
+    """
+
+    def show(self, detail: CaseDetail, focus: int) -> None:
+        self.update(facts_table(detail, focus, Palette.of(self.app)))

@@ -1,0 +1,77 @@
+"""The verdict banner: what the gate decided, which rule fired, and the numbers beside it."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from flipgate.tui.format import VERDICT_SYMBOL, count, literal, p_value
+from flipgate.tui.widgets.panel import Panel
+
+# SPEC §3.5, in words: which line of the verdict rule fired.
+RULE_WORDS = {
+    "safety": "rule 1 · safety: a safety case failed, before any counting",
+    "invalid": "rule 2 · invalid: this comparison cannot be judged",
+    "significance": "rule 3 · significance: p ≤ alpha",
+    "outcome_limit": "rule 4 · outcome limit exceeded",
+    "within_margin": "rule 5 · within margin: b - c ≤ margin and b ≤ flip cap",
+    "undecided": "rule 6 · undecided: not significant, yet beyond margin or flip cap",
+}
+
+
+class VerdictBanner(Panel):
+    TITLE = "verdict"
+    DEFAULT_CSS = """
+    VerdictBanner { padding: 0 2; }
+    """
+
+    def on_mount(self) -> None:
+        self.add_class(f"-{self.comparison.result.verdict.lower()}")
+
+    def render(self) -> RenderableType:
+        result = self.comparison.result
+        head = Text()
+        head.append(f" {VERDICT_SYMBOL[result.verdict]} {result.verdict} ", self.style("heading"))
+        rule = RULE_WORDS[result.rule]
+        # Side by side when it fits, else the rule on a line of its own rather than broken.
+        fits = head.cell_len + 3 + len(rule) <= self.content_size.width
+        head.append("   " if fits else "\n")
+        head.append(rule, self.style("label"))
+        lines: list[RenderableType] = [head, literal(result.summary)]
+
+        numbers = Text()
+        for name, value, style in (
+            ("b", count(result.b), "b"),
+            ("c", count(result.c), "c"),
+            ("net b - c", f"{result.b - result.c:+,}" if result.b != result.c else "0", ""),
+            ("margin", str(result.margin), ""),
+            ("flip cap", str(result.flip_cap), ""),
+            ("alpha", f"{result.alpha:g}", ""),
+            ("p", p_value(result.p), ""),
+        ):
+            numbers.append(f"{name} ", self.style("muted"))
+            numbers.append(value, self.style(style) if style else "")
+            numbers.append("   ")
+        lines.append(numbers)
+
+        for title, items in (
+            ("safety failures", result.safety_failures),
+            ("invalid", result.invalid_reasons),
+            ("limit breached", result.limit_breaches),
+            ("warning", result.warnings),
+        ):
+            shown = items if title != "safety failures" else (", ".join(items[:12]),)
+            for item in shown if items else ():
+                line = Text(f"⚠ {title}: ", self.style("warn"))
+                line.append_text(literal(item))
+                lines.append(line)
+        if result.previous is not None:
+            before = result.previous
+            lines.append(
+                Text(
+                    f"after the rerun · first verdict was {before.verdict} "
+                    f"(b {before.b}, c {before.c}, p {p_value(before.p)})",
+                    self.style("muted"),
+                )
+            )
+        return Group(*lines)

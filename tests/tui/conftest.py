@@ -1,0 +1,48 @@
+"""A tiny app that shows one screen, and the comparison of the fixture workspace it shows.
+
+The app shell is built elsewhere; these tests drive the case screens on their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.screen import Screen
+
+from flipgate.core.flaky import load_flaky
+from flipgate.core.gate import Comparison, compare
+from flipgate.core.runs import load_run, load_workspace
+from flipgate.core.spec import load_spec
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
+CASES_WORKSPACE = FIXTURES / "cases"
+
+
+def load_comparison(path: Path) -> Comparison:
+    workspace = load_workspace(path)
+    return compare(
+        load_run(workspace.baseline),
+        load_run(workspace.candidate),
+        load_spec(workspace.gate),
+        load_flaky(workspace.flaky),
+    )
+
+
+class ScreenApp(App[None]):
+    """Pushes the screen a test gives it, over a blank default screen."""
+
+    def __init__(self, make_screen: Callable[[], Screen[object]]) -> None:
+        super().__init__()
+        self.make_screen = make_screen
+
+    def on_mount(self) -> None:
+        self.push_screen(self.make_screen())
+
+
+@pytest.fixture(scope="session")
+def comparison() -> Comparison:
+    return load_comparison(CASES_WORKSPACE)

@@ -1,0 +1,182 @@
+"""The app shell: the factory, loading (progress and errors), themes, help, palette, quit, and
+untrusted text shown literally."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from flipgate.core.errors import InputError
+from flipgate.tui.app import FlipgateApp, make_app, make_app_for_workspace
+from flipgate.tui.bindings import KEY_BINDINGS
+from flipgate.tui.format import literal, safe
+from flipgate.tui.screens.help import HelpScreen
+from flipgate.tui.screens.loading import LoadingScreen
+from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.widgets import FlipMatrix, KeyDiff, TitleBar, VerdictBanner
+
+WORKSPACES = Path(__file__).parent / "workspaces"
+HOSTILE = "[bold red]boom[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
+
+
+def plain(renderable: object, width: int = 200) -> str:
+    console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console.print(renderable)
+    return console.export_text()
+
+
+async def opened(app: FlipgateApp, pilot: Pilot[Any]) -> None:
+    """Wait for the loading worker, then for the screen it switched to."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_format_literal_never_reads_markup_or_escapes() -> None:
+    text = literal(HOSTILE)
+    assert text.plain == "[bold red]boom[/] [link=https://evil.example]click[/link] ␛[31mred␛[0m"
+    assert text.spans == []
+    assert safe("a\x9bb\x7fc\td") == "a\\x9bb␡c\td"
+
+
+def test_factory_rejects_a_folder_that_is_not_a_workspace(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a workspace"):
+        make_app_for_workspace(tmp_path)
+    with pytest.raises(ValueError, match="unknown theme"):
+        make_app_for_workspace(WORKSPACES / "block", theme="sepia")
+
+
+def test_plan_folder_is_the_workspace_or_beside_the_candidate(tmp_path: Path) -> None:
+    assert make_app_for_workspace(WORKSPACES / "block").sources.plan_folder == WORKSPACES / "block"
+    for run in ("a/base", "b/cand"):
+        (tmp_path / run).mkdir(parents=True)
+    app = make_app(tmp_path / "a" / "base", tmp_path / "b" / "cand")
+    assert app.sources.plan_folder == tmp_path / "b"
+    log = tmp_path / "b" / "cand" / "run.yaml"  # a run given by its manifest: same folder
+    assert make_app(tmp_path / "a" / "base", log).sources.plan_folder == tmp_path / "b"
+
+
+async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    steps: list[str] = []
+    original = LoadingScreen.show_progress
+
+    def record(screen: LoadingScreen, step: int, total: int, description: str) -> None:
+        steps.append(description)
+        original(screen, step, total, description)
+
+    monkeypatch.setattr(LoadingScreen, "show_progress", record)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        banner = plain(app.screen.query_one(VerdictBanner).render())
+        assert "? INCONCLUSIVE" in banner
+        assert "rule 6 · undecided" in banner
+        assert "6 cases broke, 2 were fixed; p = 0.145 > 0.05, but net 4 > margin 2" in banner
+        assert "margin 2" in banner and "flip cap 10" in banner and "alpha 0.05" in banner
+        assert app.screen.focused is app.screen.query_one(FlipMatrix)
+    assert steps[0] == "reading the gate spec"
+    assert "reading baseline/results.jsonl" in steps
+    assert "checking candidate" in steps
+    assert steps[-1] == "pairing the cases and counting the flips"
+
+
+async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
+    app = make_app_for_workspace(WORKSPACES / "bad")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        assert isinstance(app.screen, LoadingScreen)
+        error = plain(app.screen.query_one("#error", Static).content)
+        assert "file  " in error and "bad/candidate/results.jsonl" in error
+        assert "line  3" in error
+        assert "field  actual.prohibited_items" in error
+        assert "label 'maybe' is not one of the run's labels" in error
+        await pilot.press("q")
+    assert isinstance(app.load_error, InputError)
+    assert app.load_error.line == 3
+
+
+async def test_switching_theme_reapplies_the_stylesheet() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive", theme="dark")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        matrix = app.screen.query_one(FlipMatrix)
+        assert app.screen.styles.background.hex == "#1A1B26"
+        await pilot.press("t")
+        assert (app.flipgate_theme, app.theme) == ("light", "flipgate-light")
+        assert app.screen.styles.background.hex == "#FAFAFA"
+        assert matrix.style("pass").color is not None
+        assert matrix.style("pass").color.triplet.hex == "#1a7f37"  # type: ignore[union-attr]
+        app.use_theme("high-contrast")
+        await pilot.pause()
+        assert app.screen.styles.background.hex == "#000000"
+        assert matrix.style("b").color.triplet.hex == "#ff8800"  # type: ignore[union-attr]
+
+
+async def test_help_lists_every_binding_and_closes() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        listing = plain(app.screen.query_one(Static).content)
+        for entry in KEY_BINDINGS:
+            assert entry.description in listing
+        await pilot.press("escape")
+        assert isinstance(app.screen, OverviewScreen)
+
+
+async def test_palette_switches_theme_and_quits() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"high-contrast")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.flipgate_theme == "high-contrast"
+        await pilot.press("ctrl+p")
+        await pilot.press(*"quit")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not app.is_running
+
+
+async def test_q_quits() -> None:
+    app = make_app_for_workspace(WORKSPACES / "block")
+    async with app.run_test() as pilot:
+        await opened(app, pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_untrusted_run_ids_and_key_values_show_literally(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(WORKSPACES / "block", workspace)
+    for arm in ("baseline", "candidate"):
+        manifest = {
+            "run_id": f"{arm} {HOSTILE}",
+            "key": {"model": f"m-{arm}", "prompt": HOSTILE},
+        }
+        if arm == "candidate":
+            manifest["change"] = {"keys": ["model"], "summary": HOSTILE}
+        (workspace / arm / "run.yaml").write_text(json.dumps(manifest))
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(200, 45)) as pilot:
+        await opened(app, pilot)
+        shown = literal(HOSTILE).plain
+        title = app.screen.query_one(TitleBar).render()
+        assert f"candidate {shown}" in title.plain  # type: ignore[union-attr]
+        keys = plain(app.screen.query_one(KeyDiff).render())
+        assert keys.count(shown) == 3  # both arms' prompt, and the change summary
+        assert "\x1b" not in keys and "\x1b" not in title.plain  # type: ignore[union-attr]

@@ -1,0 +1,127 @@
+"""Pilot flows on the case drill-down, and untrusted text shown literally."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.segment import Segment
+from rich.text import Text
+from textual.widgets import Static
+
+from flipgate.core.gate import Comparison
+from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.widgets.case_table import CaseTable
+from flipgate.tui.widgets.decisions import DecisionsView
+from flipgate.tui.widgets.outputs import OutputsView, RepFacts
+
+from .conftest import ScreenApp
+
+EVIL_CASE = "evil-[bold red]\x1b[31m"
+CASES = (EVIL_CASE, "lst-001", "lst-007", "lst-008", "chk-001")
+
+
+def rendered(widget: Static) -> str:
+    """The plain text a Static shows, its content printed 200 columns wide without colour."""
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def segments(widget: Static) -> list[Segment]:
+    console = Console(width=200)
+    return [s for line in console.render_lines(widget.content, pad=False) for s in line]
+
+
+def screen_of(app: ScreenApp) -> CaseScreen:
+    assert isinstance(app.screen, CaseScreen)
+    return app.screen
+
+
+async def test_reps_diff_and_next_previous_case(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: CaseScreen(comparison, "lst-001", CASES))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        assert screen.focus_rep == 0  # the first repetition where the arms disagree
+        candidate = screen.query_one("#out-candidate", Static)
+        assert "Verdict: approve" in rendered(candidate)
+        assert candidate.border_title == "candidate rep 0: ✗ fail"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert screen.focus_rep == 2
+        assert screen.query_one("#out-candidate", Static).border_title == "candidate rep 2: ✓ pass"
+        await pilot.press("left")
+        assert screen.focus_rep == 1
+
+        await pilot.press("d")  # unified diff
+        assert screen.mode == "unified"
+        diff = rendered(screen.query_one("#diff", Static))
+        assert "- Verdict: reject: prohibited item" in diff
+        assert "+ Verdict: approve" in diff
+        assert not screen.query_one("#pair").display
+        await pilot.press("d")
+        assert screen.mode == "side-by-side"
+        await pilot.press("d")
+        assert screen.mode == "outputs" and screen.query_one("#pair").display
+
+        await pilot.press("n")
+        assert screen.detail.case == "lst-007"
+        assert screen.focus_rep == 0  # rep 0 is infra in the candidate: the arms disagree
+        header = rendered(screen.query_one("#case-header", Static))
+        assert "case 3 of 5" in header and "·✗✗ = ✗ fail" in header
+        await pilot.press("p", "p")
+        assert screen.detail.case == EVIL_CASE
+        await pilot.press("p")  # no case before the first: stays, says so
+        assert screen.detail.case == EVIL_CASE
+
+
+async def test_decisions_rule_by_rule_and_checks(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: CaseScreen(comparison, "lst-007", CASES))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        table = rendered(app.screen.query_one(DecisionsView))
+        assert "· infra" in table and "reject FP" in table and "approve OK" in table
+        assert "FP false positive" in table
+        await pilot.press("n", "n")  # chk-001, a pass/fail case
+        checks = rendered(app.screen.query_one(DecisionsView))
+        assert "tests" in checks and "✗ FAIL" in checks and "compiles" in checks
+
+
+async def test_untrusted_text_is_shown_literally(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: CaseScreen(comparison, "lst-001", CASES))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        screen = screen_of(app)
+        reasons = rendered(screen.query_one(DecisionsView))
+        assert "[bold red]SHOUT[/bold red] ␛[31mred␛[0m ␛]8;;https://evil.example␇link" in reasons
+        facts = rendered(screen.query_one(RepFacts))
+        assert "[link=https://evil.example]click[/link]" in facts
+        # the rendered widgets hold no style and no link that came from the text
+        for widget in (screen.query_one(DecisionsView), screen.query_one(RepFacts)):
+            for segment in segments(widget):
+                assert "\x1b" not in segment.text
+                assert segment.style is None or not segment.style.link
+                if "SHOUT" in segment.text:
+                    assert segment.style is None or not segment.style.bold
+        screen_svg = app.export_screenshot()  # what the terminal shows, as text
+        assert "[bold&#160;red]SHOUT[/bold&#160;red]" in screen_svg
+        assert "\x1b" not in screen_svg
+        await pilot.press("p")  # the case whose id is hostile
+        header = screen.query_one("#case-header", Static).content
+        assert isinstance(header, Text)
+        assert "evil-[bold red]␛[31m" in header.plain
+        outputs = screen.query_one(OutputsView)
+        assert "\x1b" not in rendered(outputs.query_one("#out-baseline", Static))
+
+
+async def test_red_table_shows_hostile_case_id_literally(comparison: Comparison) -> None:
+    from flipgate.tui.screens.red_cases import RedCasesScreen
+
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(CaseTable)
+        lines = table.render_lines(table.region.reset_offset)
+        text = "\n".join(strip.text for strip in lines)
+        assert "evil-[bold red]␛[31m" in text
+        assert "\x1b" not in text

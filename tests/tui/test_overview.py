@@ -1,0 +1,227 @@
+"""The overview: panels show the core's figures, keys drill into the red cases, the rerun plan
+is exported atomically and never overwritten silently, and narrow terminals stack the panels."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import types
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+import yaml
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+from flipgate.tui.app import make_app_for_workspace
+from flipgate.tui.screens.overview import ConfirmPlanScreen, OverviewScreen
+from flipgate.tui.widgets import (
+    FlipMatrix,
+    InfraPanel,
+    KeyDiff,
+    LeftOutPanel,
+    OutcomesPanel,
+    ReconciliationPanel,
+)
+from tests.tui.test_app import WORKSPACES, opened, plain
+
+
+class FakeRedCases(Screen[None]):
+    """Stands in for the red-case table so these tests pin the overview's side of the contract."""
+
+    opened: ClassVar[list[tuple[str | None, bool]]] = []
+
+    def __init__(self, comparison: object, filter: str | None = None) -> None:
+        super().__init__()
+        self.filter = filter
+        FakeRedCases.opened.append((filter, False))
+
+    def action_search(self) -> None:
+        FakeRedCases.opened[-1] = (self.filter, True)
+
+
+@pytest.fixture
+def red_cases(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, bool]]:
+    module = types.ModuleType("flipgate.tui.screens.red_cases")
+    module.RedCasesScreen = FakeRedCases  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "flipgate.tui.screens.red_cases", module)
+    FakeRedCases.opened = []
+    return FakeRedCases.opened
+
+
+async def test_panels_show_the_core_figures() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        screen = app.screen
+        matrix = plain(screen.query_one(FlipMatrix).render())
+        assert "both pass" in matrix and "18  66.7%" in matrix
+        assert "b  pass → fail" in matrix and "6  22.2%" in matrix
+        assert "c  fail → pass" in matrix and "2  7.4%" in matrix
+        assert "27 paired cases counted" in matrix
+        keys = plain(screen.query_one(KeyDiff).render())
+        assert "model" in keys and "lr-2026-09" in keys and "lr-2026-10" in keys
+        assert "≠ yes" in keys and "✓ yes" in keys
+        outcomes = plain(screen.query_one(OutcomesPanel).render())
+        assert "✗ FN false negative" in outcomes and "⇄ MR mirror" in outcomes
+        assert "419" in outcomes and "846" in outcomes and "+427" in outcomes
+        assert "candidate 1 approved → priced as FN · 0 rejected → priced as FP" in outcomes
+        reconciliation = plain(screen.query_one(ReconciliationPanel).render())
+        assert "red cases" in reconciliation and "wrong decisions" in reconciliation
+        infra = plain(screen.query_one(InfraPanel).render())
+        assert "baseline  1 repetition of 30  3.3%\n          by kind: rate_limit 1" in infra
+        left_out = plain(screen.query_one(LeftOutPanel).render())
+        assert "1 case listed, 1 of them flipped" in left_out
+        assert "flipped: listing-025" in left_out
+        assert "only in baseline (1): listing-029" in left_out
+
+
+async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:
+    app = make_app_for_workspace(WORKSPACES / "passfail")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        outcomes = plain(app.screen.query_one(OutcomesPanel).render())
+        assert "pass/fail checks only" in outcomes
+        assert not app.screen.query(ReconciliationPanel)
+
+
+async def test_enter_on_a_cell_opens_its_red_cases(
+    red_cases: list[tuple[str | None, bool]],
+) -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        matrix = app.screen.query_one(FlipMatrix)
+        assert matrix.cell == "pass_to_fail"  # the cursor starts on b
+        await pilot.press("enter")
+        assert isinstance(app.screen, FakeRedCases)
+        app.pop_screen()
+        await pilot.pause()
+        await pilot.press("down", "enter")  # fail -> fail
+        app.pop_screen()
+        await pilot.pause()
+        await pilot.press("left", "enter")  # fail -> pass: c
+        app.pop_screen()
+        await pilot.pause()
+        await pilot.press("r")
+        app.pop_screen()
+        await pilot.pause()
+        await pilot.press("slash")
+        await pilot.pause()
+    assert red_cases == [
+        ("pass_to_fail", False),
+        ("both_fail", False),
+        ("fail_to_pass", False),
+        (None, False),
+        (None, True),
+    ]
+
+
+async def test_arrows_leave_the_matrix_for_the_next_panel(
+    red_cases: list[tuple[str | None, bool]],
+) -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("right")  # already in the right column: on to the cache key
+        assert isinstance(app.screen.focused, KeyDiff)
+        for _ in range(4):
+            await pilot.press("tab")
+        assert isinstance(app.screen.focused, LeftOutPanel)
+        await pilot.press("enter")
+    assert red_cases == [("unpaired", False)]
+
+
+async def test_a_missing_red_case_screen_is_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "flipgate.tui.screens.red_cases", None)
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await pilot.press("r")
+        assert isinstance(app.screen, OverviewScreen)
+        assert "not available yet" in list(app._notifications)[-1].message
+
+
+async def export(pilot: Pilot[Any], *keys: str) -> None:
+    await pilot.press("e", *keys)
+    await pilot.pause()
+
+
+async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(WORKSPACES / "inconclusive", workspace)
+    plan = workspace / "rerun-plan.yaml"
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await export(pilot)
+        written = yaml.safe_load(plan.read_text())
+        assert written["runs"] == 5
+        assert written["arms"]["candidate"]["run_id"] == "lr-candidate"
+        assert [c["case"] for c in written["cases"]] == [
+            "listing-001", "listing-002", "listing-003", "listing-005",
+            "listing-006", "listing-007", "listing-009", "listing-010",
+        ]  # fmt: skip
+        plan.write_text("edited by hand\n")
+
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmPlanScreen)
+        await pilot.press("escape")  # cancel: nothing written
+        await pilot.pause()
+        assert plan.read_text() == "edited by hand\n"
+        assert sorted(p.name for p in workspace.glob("rerun-plan*")) == ["rerun-plan.yaml"]
+
+        await export(pilot, "n")  # a new name
+        assert plan.read_text() == "edited by hand\n"
+        assert yaml.safe_load((workspace / "rerun-plan-2.yaml").read_text()) == written
+
+        await export(pilot, "o")  # overwrite, when asked for
+        assert yaml.safe_load(plan.read_text()) == written
+    assert not list(workspace.glob(".rerun-plan*"))  # no temporary file left behind
+
+
+async def test_no_rerun_plan_outside_inconclusive_full_runs(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(WORKSPACES / "block", workspace)
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        await export(pilot)
+        assert "No rerun plan to export: the gate says BLOCK" in (
+            list(app._notifications)[-1].message
+        )
+    assert not list(workspace.glob("rerun-plan*"))
+
+
+async def test_narrow_terminal_stacks_panels_and_scrolls_to_focus() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await opened(app, pilot)
+        screen = app.screen
+        assert screen.has_class("-narrow")
+        matrix, keys = screen.query_one(FlipMatrix), screen.query_one(KeyDiff)
+        assert matrix.region.width == keys.region.width
+        assert keys.region.y > matrix.region.y
+        for _ in range(5):
+            await pilot.press("tab")
+        await pilot.pause()
+        focused = screen.focused
+        assert isinstance(focused, LeftOutPanel)
+        assert 0 <= focused.region.y < 24  # scrolled into view
+
+
+async def test_clicking_a_cell_selects_it_and_a_second_click_opens_it(
+    red_cases: list[tuple[str | None, bool]],
+) -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        matrix = app.screen.query_one(FlipMatrix)
+        c_cell = (1 + 1 + 17 + 2, 1 + 5)  # border + padding + label column, row "c"
+        await pilot.click(FlipMatrix, offset=c_cell)
+        assert matrix.cell == "fail_to_pass"
+        assert red_cases == []
+        await pilot.click(FlipMatrix, offset=c_cell)
+    assert red_cases == [("fail_to_pass", False)]

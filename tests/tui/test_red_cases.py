@@ -1,0 +1,124 @@
+"""Pilot flows on the red-case table: filters, search, sort, opening a case and coming back."""
+
+from __future__ import annotations
+
+from flipgate.core.gate import Comparison
+from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.screens.red_cases import RedCasesScreen
+from flipgate.tui.widgets.case_table import CaseTable
+
+from .conftest import ScreenApp
+
+SIZE = (140, 45)
+
+
+def shown(app: ScreenApp) -> list[str]:
+    return app.screen.query_one(CaseTable).view["case"].to_list()
+
+
+def header(app: ScreenApp) -> str:
+    return str(app.screen.query_one("#red-header").render())
+
+
+async def test_filter_to_pass_to_fail_and_back(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert len(shown(app)) == 9
+        await pilot.press("1")
+        assert shown(app) == ["evil-[bold red]\x1b[31m", "lst-001", "lst-007", "lst-008", "chk-001"]
+        assert header(app).startswith("pass→fail · 5 of 9 red cases")
+        await pilot.press("f")  # flaky listed among them
+        assert shown(app) == ["lst-008"]
+        await pilot.press("x")
+        assert len(shown(app)) == 9
+
+
+async def test_starting_filter_and_outcome_cycle(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison, filter="both_fail"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert shown(app) == ["lst-003"]
+        await pilot.press("x", "o")  # worst outcome first: false negatives
+        assert shown(app) == ["evil-[bold red]\x1b[31m", "lst-001", "lst-003", "lst-002"]
+        await pilot.press("o")
+        assert shown(app) == ["lst-007", "lst-008"]  # false positives
+
+
+async def test_search_narrows_as_you_type_and_escape_clears(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", "l", "s", "t")
+        assert len(shown(app)) == 7
+        await pilot.press("-", "0", "0", "7")
+        assert shown(app) == ["lst-007"]
+        await pilot.press("escape")
+        assert len(shown(app)) == 9
+        assert app.focused is app.screen.query_one(CaseTable)
+
+
+async def test_sort_by_key_and_reverse(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        assert shown(app)[:2] == ["evil-[bold red]\x1b[31m", "lst-001"]  # +1200, +800
+        assert shown(app)[-1] == "lst-002"  # -800
+        await pilot.press("c")
+        assert shown(app)[0] == "lst-002"
+        assert "sorted by cost Δ (reversed)" in header(app)
+
+
+async def test_open_a_case_walk_and_return_with_cursor(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison, filter="pass_to_fail"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        assert screen.detail.case == "lst-001"
+        assert screen.cases == (
+            "evil-[bold red]\x1b[31m",
+            "lst-001",
+            "lst-007",
+            "lst-008",
+            "chk-001",
+        )
+        await pilot.press("escape")
+        await pilot.pause()
+        table = app.screen.query_one(CaseTable)
+        assert table.cursor_row == 1 and app.focused is table
+        await pilot.press("enter", "n", "n")  # to lst-008
+        assert app.screen.detail.case == "lst-008"  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one(CaseTable).cursor_row == 3
+
+
+async def test_rule_cycle_template_of_row_and_header_click(comparison: Comparison) -> None:
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("r")  # rules in name order: `prohibited` first
+        assert shown(app) == [
+            "evil-[bold red]\x1b[31m",
+            "lst-001",
+            "lst-007",
+            "lst-008",
+            "lst-003",
+            "lst-002",
+            "lst-004",
+        ]
+        await pilot.press("r")
+        assert shown(app) == ["chk-001"]  # the failed `tests` check
+        await pilot.press("r")  # off: all again, the cursor still on chk-001
+        assert app.screen.query_one(CaseTable).cursor_row == 4
+        await pilot.press("ctrl+home", "down", "T")  # the template of lst-001
+        assert shown(app) == ["lst-001", "lst-002"]
+        assert "template blades" in header(app)
+        await pilot.press("T")
+        assert len(shown(app)) == 9
+        await pilot.click(CaseTable, offset=(2, 0))  # the `case` header
+        assert shown(app)[0] == "chk-001" and "sorted by case" in header(app)

@@ -1,0 +1,68 @@
+"""Snapshots of the loading error and the overview, per sample workspace, theme and size.
+
+Update after a deliberate change with `uv run pytest tests/tui --snapshot-update` and look at the
+report before committing the new SVGs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from flipgate.tui.app import make_app_for_workspace
+
+HERE = Path(__file__).parent
+SAMPLES = HERE.parents[1] / "sample_runs"  # the workspaces `flipgate` opens with no argument
+WIDE, NARROW = (140, 45), (80, 24)
+
+
+async def loaded(pilot: Pilot[Any]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.fixture(autouse=True)
+def relative_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths on screen (the loading error names its file) are relative, so the same everywhere."""
+    monkeypatch.chdir(HERE)
+
+
+CASES = [
+    ("listing-reviewer", "dark", WIDE),
+    ("agent-suite", "dark", WIDE),
+    ("agent-suite", "dark", NARROW),
+    ("inconclusive", "dark", WIDE),
+    ("inconclusive", "dark", NARROW),
+    ("inconclusive", "light", WIDE),
+    ("inconclusive", "high-contrast", WIDE),
+    ("inconclusive", "light", NARROW),
+    ("block", "dark", WIDE),
+    ("passfail", "dark", WIDE),
+    ("bad", "dark", WIDE),
+    ("bad", "high-contrast", NARROW),
+]
+
+
+@pytest.mark.parametrize(
+    ("workspace", "theme", "size"),
+    [pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2][0]}x{case[2][1]}") for case in CASES],
+)
+def test_screen(snap_compare: Any, workspace: str, theme: str, size: tuple[int, int]) -> None:
+    folder = (
+        SAMPLES / workspace if (SAMPLES / workspace).is_dir() else Path("workspaces") / workspace
+    )
+    app = make_app_for_workspace(folder, theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=loaded)
+
+
+def test_help(snap_compare: Any) -> None:
+    async def help_open(pilot: Pilot[Any]) -> None:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    app = make_app_for_workspace(Path("workspaces") / "inconclusive")
+    assert snap_compare(app, terminal_size=WIDE, run_before=help_open)

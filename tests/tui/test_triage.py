@@ -1,0 +1,226 @@
+"""The triage walk and the decision screen, driven with Pilot on the fixture workspace."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from textual.widgets import Input, OptionList, Select, SelectionList, Static, TextArea
+
+from flipgate.core.decision import verify_decision
+from flipgate.core.gate import Comparison
+from flipgate.core.triage import load_walk
+from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.screens.decision import DecisionScreen
+from flipgate.tui.screens.triage import TriageScreen
+
+from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison
+
+SIZE = (140, 45)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the fixture workspace: the decision file records run paths relative to it."""
+    target = tmp_path / "ws"
+    shutil.copytree(CASES_WORKSPACE, target)
+    return target
+
+
+@pytest.fixture
+def git_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An isolated git config (GIT_CONFIG_GLOBAL) naming the reviewer; no signing key yet."""
+    if shutil.which("ssh-keygen") is None or shutil.which("git") is None:
+        pytest.skip("ssh-keygen and git are needed")
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Rita Reviewer\n\temail = rita@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return config
+
+
+def git_set(name: str, value: str) -> None:
+    subprocess.run(["git", "config", "--global", name, value], check=True)
+
+
+def triage_app(comparison: Comparison, workspace: Path) -> ScreenApp:
+    walk_path = workspace / ".flipgate" / "triage.yaml"
+    return ScreenApp(lambda: TriageScreen(comparison, walk_path))
+
+
+async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
+    comparison = load_comparison(workspace)
+    walk_path = workspace / ".flipgate" / "triage.yaml"
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        assert [s.klass for s in screen.steps] == [
+            "infra",
+            "flaky",
+            "grader",
+            "stale_baseline",
+            "regression",
+        ]
+        note = screen.query_one("#note", Input)
+        for finding, text in (
+            ("o", "infra under 1%"),
+            ("o", "nothing listed"),
+            ("u", "[bold]judge[/] looks fine"),  # markup-looking text stays literal
+            ("o", ""),
+            ("c", "the model change"),
+        ):
+            await pilot.press(finding)
+            if text:
+                await pilot.press("n", text[0])  # typed; the rest set at once, to keep this fast
+                assert note.has_focus
+                note.insert_text_at_cursor(text[1:])
+                await pilot.press("enter")  # back to the step list
+            await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert screen.current == 5  # the decision line
+        shown = str(screen.query_one("#step-summary", Static).render())
+        assert "[bold]judge[/] looks fine" in shown
+        assert "Class found: regression" in shown
+
+    saved = yaml.safe_load(walk_path.read_text())["walks"][0]["checklist"]
+    assert [(e["class"], e["finding"], e["note"]) for e in saved] == [
+        ("infra", "ruled_out", "infra under 1%"),
+        ("flaky", "ruled_out", "nothing listed"),
+        ("grader", "unclear", "[bold]judge[/] looks fine"),
+        ("stale_baseline", "ruled_out", ""),
+        ("regression", "cause", "the model change"),
+    ]
+
+    # Open the screen again: the walk resumes, notes and findings as left.
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        assert screen.walk.cause == "regression"
+        assert screen.current == 0  # every class has a finding: start at the top
+        assert screen.query_one("#note", Input).value == "infra under 1%"
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert screen.query_one("#note", Input).value == "[bold]judge[/] looks fine"
+    assert load_walk(walk_path, comparison).findings["grader"].finding == "unclear"
+
+
+async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        index = next(i for i, s in enumerate(screen.steps) if s.cases)
+        step = screen.steps[index]
+        screen.query_one("#steps", OptionList).highlighted = index
+        await pilot.pause()
+        screen.query_one("#step-cases", OptionList).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CaseScreen)
+        assert app.screen.cases == step.cases
+        assert app.screen.detail.case == step.cases[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -> None:
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        await pilot.press("c")  # infra is the cause, for this test
+        screen.query_one("#steps", OptionList).focus()
+        screen.query_one("#steps", OptionList).highlighted = 5
+        await pilot.press("enter")
+        await pilot.pause()
+        decision = app.screen
+        assert isinstance(decision, DecisionScreen)
+        assert decision.query_one("#cause", Select).value == "infra"
+        named = {case for step in screen.steps for case in step.cases}
+        assert set(decision.query_one("#cases", SelectionList).selected) == named
+
+
+async def fill_and_sign(pilot: object, screen: DecisionScreen, reason: str) -> None:
+    screen.query_one("#decision", Select).value = "reject"
+    screen.query_one("#reason", TextArea).text = reason
+    screen.action_sign()
+    await screen.app.workers.wait_for_complete()
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def test_the_decision_is_signed_written_and_verifies(
+    workspace: Path, git_home: Path, tmp_path: Path
+) -> None:
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"rita@example.com {(tmp_path / 'key.pub').read_text()}")
+    git_set("user.signingkey", str(key))
+    git_set("gpg.ssh.allowedSignersFile", str(allowed))
+
+    comparison = load_comparison(workspace)
+    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison).record(
+        "regression", finding="cause", note="broke on the model change"
+    )
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=("c1", "c2")))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        assert screen.query_one("#reviewer", Input).value == "Rita Reviewer <rita@example.com>"
+        assert screen.query_one("#cause", Select).value == "regression"
+        await fill_and_sign(pilot, screen, "false negatives up on prohibited items")
+        assert screen.written is not None
+        shown = str(screen.query_one("#outcome", Static).render())
+        assert "it verifies" in shown and str(screen.written) in shown
+
+    assert screen.written.parent == workspace / "decisions"
+    verified = verify_decision(screen.written)
+    assert verified.ok, verified.failures
+    assert verified.record is not None
+    assert verified.record.decision == "reject"
+    assert verified.record.cause == "regression"
+    assert verified.record.cases_reviewed == ("c1", "c2")
+    assert verified.record.checklist[-1].note == "broke on the model change"
+
+
+async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
+    workspace: Path, git_home: Path
+) -> None:
+    comparison = load_comparison(workspace)
+    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison)
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        screen.query_one("#cause", Select).value = "flaky"
+        await fill_and_sign(pilot, screen, "case c1 is on the flaky list")
+        shown = str(screen.query_one("#outcome", Static).render())
+        assert "not signed, nothing written" in shown
+        assert "no SSH signing key" in shown
+        assert screen.query_one("#reason", TextArea).text == "case c1 is on the flaky list"
+        assert screen.written is None
+        assert not (workspace / "decisions").exists()
+
+
+async def test_a_missing_reason_is_refused_before_signing(workspace: Path) -> None:
+    comparison = load_comparison(workspace)
+    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison)
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        screen.query_one("#cause", Select).value = "grader"
+        screen.query_one("#reviewer", Input).value = "Rita <rita@example.com>"
+        await fill_and_sign(pilot, screen, "   ")
+        assert "reason: a decision needs a reason" in str(
+            screen.query_one("#outcome", Static).render()
+        )
