@@ -72,6 +72,16 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     _add_import_arguments(parser)
 
 
+def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
+    for arm in ("baseline", "candidate"):
+        parser.add_argument(
+            f"--rerun-{arm}",
+            type=Path,
+            metavar="RUN",
+            help=f"the escalation's rerun results of the flipped cases, {arm} arm",
+        )
+
+
 def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("reading Inspect AI and promptfoo logs")
     group.add_argument("--partial-passes", action="store_true", help="Inspect: a `P` score passes")
@@ -160,17 +170,14 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core.runs import load_run
 
     inputs = resolve_inputs(args)
-    if (args.rerun_baseline is None) != (args.rerun_candidate is None):
-        raise InputError(
-            Path("--rerun-baseline"), "give both --rerun-baseline and --rerun-candidate, or neither"
-        )
+    reruns = _reruns(args)
     comparison = load_comparison(inputs)
-    if args.rerun_baseline is not None:
+    if reruns is not None:
+        rerun_baseline, rerun_candidate = (
+            load_run(path, import_options=inputs.import_options) for path in reruns
+        )
         comparison = compare_with_reruns(
-            comparison,
-            load_run(args.rerun_baseline, import_options=inputs.import_options),
-            load_run(args.rerun_candidate, import_options=inputs.import_options),
-            declared_change=inputs.declared_change,
+            comparison, rerun_baseline, rerun_candidate, declared_change=inputs.declared_change
         )
     result = comparison.result
     if args.rerun_plan is not None:
@@ -220,8 +227,22 @@ def cmd_open(args: argparse.Namespace) -> int:
         declared_change=inputs.declared_change,
         workspace=inputs.workspace,
         import_options=inputs.import_options,
+        repeats=tuple(args.baseline_repeat),
+        reruns=_reruns(args),
     )
     return run_app(app)
+
+
+def _reruns(args: argparse.Namespace) -> tuple[Path, Path] | None:
+    if (args.rerun_baseline is None) != (args.rerun_candidate is None):
+        raise InputError(
+            Path("--rerun-baseline"), "give both --rerun-baseline and --rerun-candidate, or neither"
+        )
+    if args.rerun_baseline is None:
+        return None
+    for path in (args.rerun_baseline, args.rerun_candidate):
+        _check_run_path(path)
+    return args.rerun_baseline, args.rerun_candidate
 
 
 def _check_run_path(path: Path) -> None:
@@ -325,23 +346,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="on an INCONCLUSIVE full run, write the rerun plan here",
     )
-    gate.add_argument(
-        "--rerun-baseline",
-        type=Path,
-        metavar="RUN",
-        help="rerun results of the flipped cases, baseline arm",
-    )
-    gate.add_argument(
-        "--rerun-candidate",
-        type=Path,
-        metavar="RUN",
-        help="rerun results of the flipped cases, candidate arm",
-    )
+    _add_rerun_arguments(gate)
     gate.set_defaults(handler=cmd_gate)
 
     open_ = sub.add_parser("open", help="open the triage app on a workspace or two runs")
     _add_run_arguments(open_)
-    open_.add_argument("--theme", default="dark", help="dark, light or high-contrast")
+    open_.add_argument(
+        "--theme", default="dark", choices=("dark", "light", "high-contrast"), help="colours"
+    )
+    _add_rerun_arguments(open_)
+    open_.add_argument(
+        "--baseline-repeat",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="RUN",
+        help="an identical baseline run, for the triage walk and flaky curation (repeatable; "
+        "default: the workspace's baseline-repeats/)",
+    )
     open_.set_defaults(handler=cmd_open)
 
     decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")

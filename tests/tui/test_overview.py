@@ -4,8 +4,6 @@ is exported atomically and never overwritten silently, and narrow terminals stac
 from __future__ import annotations
 
 import shutil
-import sys
-import types
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +13,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 from flipgate.tui.app import make_app_for_workspace
-from flipgate.tui.screens.overview import ConfirmPlanScreen, OverviewScreen
+from flipgate.tui.screens import overview
+from flipgate.tui.screens.overview import ConfirmPlanScreen
 from flipgate.tui.widgets import (
     FlipMatrix,
     InfraPanel,
@@ -43,9 +42,7 @@ class FakeRedCases(Screen[None]):
 
 @pytest.fixture
 def red_cases(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, bool]]:
-    module = types.ModuleType("flipgate.tui.screens.red_cases")
-    module.RedCasesScreen = FakeRedCases  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "flipgate.tui.screens.red_cases", module)
+    monkeypatch.setattr(overview, "RedCasesScreen", FakeRedCases)
     FakeRedCases.opened = []
     return FakeRedCases.opened
 
@@ -131,16 +128,6 @@ async def test_arrows_leave_the_matrix_for_the_next_panel(
         assert isinstance(app.screen.focused, LeftOutPanel)
         await pilot.press("enter")
     assert red_cases == [("unpaired", False)]
-
-
-async def test_a_missing_red_case_screen_is_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "flipgate.tui.screens.red_cases", None)
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
-    async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
-        await pilot.press("r")
-        assert isinstance(app.screen, OverviewScreen)
-        assert "not available yet" in list(app._notifications)[-1].message
 
 
 async def export(pilot: Pilot[Any], *keys: str) -> None:

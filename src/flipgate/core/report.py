@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate import ARMS, Comparison, GateResult
-from flipgate.core.spec import OUTCOMES
+from flipgate.core.spec import OUTCOMES, describe
 from flipgate.core.text import literal
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
@@ -136,6 +136,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
+    parts.append(Text(describe(comparison.spec), style="dim"))
     parts.append(_matrix(result))
     parts.extend(_notes(comparison))
     if any(o.decisions for o in result.outcomes.values()):
@@ -279,6 +280,8 @@ def to_markdown(comparison: Comparison) -> str:
     lines += [
         f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
         f"{result.flip_cap}, alpha {result.alpha:g} · p = {result.p:.4f}",
+        "",
+        f"Gate: {_md(describe(comparison.spec))}",
         "",
         "| baseline \\ candidate | ✓ pass | ✗ fail |",
         "|---|---:|---:|",

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from flipgate.core.errors import InputError
 from flipgate.core.yamlio import LineIndex, load_yaml
 
@@ -200,6 +198,29 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     )
 
 
-def dump_defaults() -> str:
-    """The default gate.yaml, for `flipgate` users who want a file to edit."""
-    return yaml.safe_dump(DEFAULTS, sort_keys=False)
+def describe(spec: GateSpec) -> str:
+    """What fails a repetition and which outcome limits apply, in one line of words."""
+    short = {
+        "false_negative": "FN",
+        "false_positive": "FP",
+        "mirror": "mirror",
+        "inconclusive": "inconclusive",
+    }
+    if spec.fail_on == set(WRONG_OUTCOMES):
+        parts = ["a repetition fails on any disagreement"]
+    else:
+        named = ", ".join(short[o] for o in WRONG_OUTCOMES if o in spec.fail_on) or "no decision"
+        parts = [f"a repetition fails on {named}"]
+    limits = spec.limits
+    if limits.false_negative_max is not None:
+        bound = (
+            "the baseline's"
+            if limits.false_negative_max == "baseline"
+            else str(limits.false_negative_max)
+        )
+        parts.append(f"FN at most {bound}")
+    if limits.zero_false_negative_rules:
+        parts.append(f"no FN on {', '.join(limits.zero_false_negative_rules)}")
+    if limits.inconclusive_max_share is not None:
+        parts.append(f"inconclusive at most {limits.inconclusive_max_share:.0%} of decisions")
+    return " · ".join(parts)

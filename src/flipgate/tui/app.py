@@ -7,7 +7,6 @@ replaces the loading screen when the comparison arrives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,18 +16,25 @@ from textual.binding import BindingType
 from textual.theme import Theme
 
 from flipgate.core.flaky import load_flaky
-from flipgate.core.gate import compare
+from flipgate.core.gate import Comparison, compare, compare_with_reruns
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs import load_run, load_workspace
+from flipgate.core.runs import Run, load_run, load_workspace
 from flipgate.core.spec import load_spec
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
-from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress
+from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.session import Sources, find_repeats
 
-THEMES_DIR = Path(__file__).resolve().parents[3] / "themes"
+# Inside an installed wheel, else at the top of the source tree.
+_PACKAGED_THEMES = Path(__file__).resolve().parents[1] / "themes"
+THEMES_DIR = (
+    _PACKAGED_THEMES
+    if _PACKAGED_THEMES.is_dir()
+    else Path(__file__).resolve().parents[3] / "themes"
+)
 # Each flipgate theme is a self-contained .tcss file plus a Textual theme, so that built-in
 # widgets (footer, palette, progress bar, notifications) follow the same colours.
 TEXTUAL_THEMES = {
@@ -82,19 +88,6 @@ def theme_path(name: str) -> Path:
     return THEMES_DIR / f"{name}.tcss"
 
 
-@dataclass(frozen=True)
-class Sources:
-    """What to open: the two runs, the optional spec and flaky list, and where plans go."""
-
-    baseline: Path
-    candidate: Path
-    gate: Path | None
-    flaky: Path | None
-    declared_change: tuple[str, ...]
-    plan_folder: Path
-    import_options: ImportOptions | None = None  # for Inspect / promptfoo logs
-
-
 class FlipgateApp(App[None]):
     TITLE = "flipgate"
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
@@ -108,6 +101,7 @@ class FlipgateApp(App[None]):
         self.sources = sources
         self.flipgate_theme = theme
         self.load_error: Exception | None = None
+        self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
@@ -137,6 +131,9 @@ class FlipgateApp(App[None]):
             options = sources.import_options
             baseline = load_run(sources.baseline, progress=progress, import_options=options)
             candidate = load_run(sources.candidate, progress=progress, import_options=options)
+            if sources.repeats:
+                progress(f"reading {len(sources.repeats)} identical baseline runs")
+            self.repeats = tuple(load_run(path, import_options=options) for path in sources.repeats)
             progress("pairing the cases and counting the flips")
             comparison = compare(
                 baseline, candidate, spec, flaky, declared_change=sources.declared_change
@@ -146,12 +143,53 @@ class FlipgateApp(App[None]):
             return
         self.post_message(Loaded(comparison))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
+    def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
+        """Apply the gate again: with the flaky list as it now is, or with the rerun results.
+
+        The new overview replaces the old one; after a rerun its banner shows the first verdict.
+        """
+        sources = self.sources
+        try:
+            if reruns:
+                paths = sources.rerun_paths()
+                assert paths is not None
+                options = sources.import_options
+                rerun_baseline, rerun_candidate = (
+                    load_run(path, import_options=options) for path in paths
+                )
+                updated = compare_with_reruns(
+                    comparison,
+                    rerun_baseline,
+                    rerun_candidate,
+                    declared_change=sources.declared_change,
+                )
+            else:
+                flaky = sources.flaky_path
+                updated = compare(
+                    comparison.baseline,
+                    comparison.candidate,
+                    comparison.spec,
+                    load_flaky(flaky if flaky.exists() else None),
+                    declared_change=sources.declared_change,
+                    previous=comparison.result.previous,
+                )
+        except Exception as error:  # a bad rerun file: said on screen, the overview stays
+            self.call_from_thread(
+                self.notify, str(error), title="gate", severity="error", markup=False
+            )
+            return
+        self.post_message(Loaded(updated))
+
+    def on_regate_requested(self, message: RegateRequested) -> None:
+        self.regate(message.comparison, reruns=message.reruns)
+
     def on_load_progress(self, message: LoadProgress) -> None:
         if isinstance(self.screen, LoadingScreen):
             self.screen.show_progress(message.step, message.steps, message.description)
 
     def on_loaded(self, message: Loaded) -> None:
-        self.switch_screen(OverviewScreen(message.comparison, self.sources.plan_folder))
+        self.switch_screen(OverviewScreen(message.comparison, self.sources, self.repeats))
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error
@@ -195,10 +233,14 @@ def make_app(
     *,
     workspace: Path | None = None,
     import_options: ImportOptions | None = None,
+    repeats: tuple[Path, ...] = (),
+    reruns: tuple[Path, Path] | None = None,
 ) -> FlipgateApp:
     """The app on two runs; files are read in the app's worker, errors shown on its screen.
 
     The rerun plan goes into `workspace` when the runs come from one, else beside the candidate.
+    Identical baseline runs (`repeats`) default to the workspace's `baseline-repeats/`; rerun
+    results (`reruns`, baseline and candidate) to its `reruns/`.
     """
     run_folder = candidate if candidate.is_dir() else candidate.parent
     sources = Sources(
@@ -209,6 +251,8 @@ def make_app(
         declared_change=tuple(declared_change),
         plan_folder=workspace or run_folder.parent,
         import_options=import_options,
+        repeats=repeats or (find_repeats(workspace) if workspace else ()),
+        reruns=reruns,
     )
     return FlipgateApp(sources, theme=theme)
 
@@ -240,7 +284,6 @@ def run_app(app: FlipgateApp) -> int:
 __all__ = [
     "THEMES",
     "FlipgateApp",
-    "Sources",
     "make_app",
     "make_app_for_workspace",
     "run_app",

@@ -40,6 +40,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("red-cases", "r", "red_cases", "Red cases", "overview", palette=True),
     KeyBinding("search", "slash", "search", "Search", "overview", palette=True),
     KeyBinding("export-plan", "e", "export_plan", "Rerun plan", "overview", palette=True),
+    KeyBinding("load-reruns", "l", "load_reruns", "Load reruns", "overview", palette=True),
+    KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True),
+    KeyBinding("flaky-list", "f", "flaky_list", "Flaky list", "overview", palette=True),
     KeyBinding("next-panel", "tab,down,right", "next_panel", "Next panel", "overview", show=False),
     KeyBinding(
         "previous-panel",

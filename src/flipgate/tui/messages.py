@@ -30,3 +30,11 @@ class LoadFailed(Message):
     """Loading stopped on bad input (or on an unexpected error, shown as such)."""
 
     error: Exception
+
+
+@dataclass
+class RegateRequested(Message):
+    """Apply the gate again: with the flaky list as it now is, or (`reruns`) with the reruns."""
+
+    comparison: Comparison
+    reruns: bool = False

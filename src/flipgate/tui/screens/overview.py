@@ -20,8 +20,15 @@ from textual.widgets import Footer, Static
 
 from flipgate.core.atomic import write_atomic
 from flipgate.core.gate import Comparison, rerun_plan
+from flipgate.core.runs import Run
+from flipgate.core.triage import walk_path
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
+from flipgate.tui.messages import RegateRequested
+from flipgate.tui.screens.flaky import FlakyScreen
+from flipgate.tui.screens.red_cases import RedCasesScreen
+from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.session import RERUNS_FOLDER, Sources
 from flipgate.tui.widgets import (
     EscalationPanel,
     FlipMatrix,
@@ -117,10 +124,14 @@ class OverviewScreen(Screen[None]):
     OverviewScreen.-narrow .row > Panel {{ width: 100%; }}
     """
 
-    def __init__(self, comparison: Comparison, plan_folder: Path) -> None:
+    def __init__(
+        self, comparison: Comparison, sources: Sources, repeats: tuple[Run, ...] = ()
+    ) -> None:
         super().__init__()
         self.comparison = comparison
-        self.plan_folder = plan_folder
+        self.sources = sources
+        self.plan_folder = sources.plan_folder
+        self.repeats = repeats
 
     def compose(self) -> ComposeResult:
         comparison = self.comparison
@@ -179,18 +190,9 @@ class OverviewScreen(Screen[None]):
 
     def open_red_cases(self, cell: str | None, *, search: bool = False) -> None:
         """Push the red-case table, filtered to a kind (`pass_to_fail`, `unpaired`, ...) or not."""
-        try:
-            from flipgate.tui.screens.red_cases import RedCasesScreen
-        except ImportError as missing:
-            self.notify(
-                f"The red-case table is not available yet ({missing.name or missing}).",
-                title="red cases",
-                severity="warning",
-            )
-            return
         screen = RedCasesScreen(self.comparison, filter=cell)
         self.app.push_screen(screen)
-        if search and hasattr(screen, "action_search"):
+        if search:
             screen.call_after_refresh(screen.run_action, "search")
 
     # ------------------------------------------------------------------ rerun plan
@@ -232,3 +234,53 @@ class OverviewScreen(Screen[None]):
             return
         cases = len(self.comparison.result.flipped)
         self.notify(f"Wrote {target} ({cases} cases).", title="rerun plan", markup=False)
+
+    # ------------------------------------------------------------------ triage, flaky list, reruns
+
+    def action_triage(self) -> None:
+        """The five-class checklist, resumed where it was left, ending at the signed decision."""
+        self.app.push_screen(
+            TriageScreen(
+                self.comparison,
+                walk_path(self.plan_folder),
+                self.repeats,
+                workspace=self.plan_folder,
+            )
+        )
+
+    def action_flaky_list(self) -> None:
+        """Curate the flaky list; the gate is applied again with the list as it is afterwards."""
+        comparison = self.comparison
+        screen = FlakyScreen(
+            self.sources.flaky_path,
+            [comparison.baseline, comparison.candidate],
+            list(self.repeats),
+            comparison.spec,
+        )
+        self.app.push_screen(screen, lambda _: self.post_message(RegateRequested(comparison)))
+
+    def action_load_reruns(self) -> None:
+        """Load the rerun results of both arms and show the second verdict beside the first."""
+        result = self.comparison.result
+        if not self.has_rerun_plan:
+            why = (
+                "the rule was already applied twice"
+                if result.previous
+                else f"the gate says {result.verdict}"
+            )
+            self.notify(
+                f"No reruns to load: {why}.", title="reruns", severity="warning", markup=False
+            )
+            return
+        if self.sources.rerun_paths() is None:
+            folder = self.plan_folder / RERUNS_FOLDER
+            self.notify(
+                f"Put the rerun results in {folder}/baseline and {folder}/candidate, or open with "
+                "--rerun-baseline RUN --rerun-candidate RUN.",
+                title="reruns",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.notify("Applying the rule to the rerun results...", title="reruns")
+        self.post_message(RegateRequested(self.comparison, reruns=True))

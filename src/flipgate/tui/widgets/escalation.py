@@ -30,6 +30,12 @@ class EscalationPanel(Panel):
             plan = Text(
                 f"{cases} cases x {escalation.runs} repetitions x both arms · ", self.style("muted")
             )
-            plan.append("press e to export rerun-plan.yaml", self.style("label"))
+            plan.append(
+                "e exports rerun-plan.yaml · l loads the rerun results", self.style("label")
+            )
             lines.append(plan)
+        elif escalation.action == "reviewer_decision":
+            lines.append(
+                Text("c walks the triage checklist to a signed decision", self.style("label"))
+            )
         return Group(*lines)

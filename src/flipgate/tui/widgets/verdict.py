@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.core.spec import describe
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal, p_value
 from flipgate.tui.widgets.panel import Panel
 
@@ -53,6 +54,7 @@ class VerdictBanner(Panel):
             numbers.append(value, self.style(style) if style else "")
             numbers.append("   ")
         lines.append(numbers)
+        lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
         for title, items in (
             ("safety failures", result.safety_failures),

@@ -1,0 +1,53 @@
+"""What the app was opened on, and what it loaded: shared by the app and its screens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from flipgate.core.importers import ImportOptions
+from flipgate.core.runs import Run
+
+REPEATS_FOLDER = "baseline-repeats"  # identical baseline runs, for triage and flaky curation
+RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The two runs, the optional spec and flaky list, and the workspace things are written to."""
+
+    baseline: Path
+    candidate: Path
+    gate: Path | None
+    flaky: Path | None
+    declared_change: tuple[str, ...]
+    plan_folder: Path  # the workspace, or the folder beside the candidate run
+    import_options: ImportOptions | None = None  # for Inspect / promptfoo logs
+    repeats: tuple[Path, ...] = ()
+    reruns: tuple[Path, Path] | None = None
+
+    @property
+    def flaky_path(self) -> Path:
+        """Where the flaky list is, or will be once a first entry is accepted."""
+        return self.flaky or self.plan_folder / "flaky.yaml"
+
+    def rerun_paths(self) -> tuple[Path, Path] | None:
+        """The rerun results given on the command line, else the workspace's `reruns/` folder."""
+        if self.reruns is not None:
+            return self.reruns
+        folder = self.plan_folder / RERUNS_FOLDER
+        pair = (folder / "baseline", folder / "candidate")
+        return pair if all(path.exists() for path in pair) else None
+
+
+def find_repeats(workspace: Path) -> tuple[Path, ...]:
+    """The runs under WORKSPACE/baseline-repeats/, in name order."""
+    folder = workspace / REPEATS_FOLDER
+    return tuple(sorted(p for p in folder.iterdir() if p.is_dir())) if folder.is_dir() else ()
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Runs loaded beside the two arms: identical baseline runs."""
+
+    repeats: tuple[Run, ...] = field(default=())

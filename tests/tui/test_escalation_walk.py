@@ -1,0 +1,54 @@
+"""The walk a reviewer takes from the overview of an INCONCLUSIVE gate: the rerun results loaded
+beside the first verdict, the triage checklist, and the flaky list, then back to the overview."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from flipgate.tui.app import make_app_for_workspace
+from flipgate.tui.screens.flaky import FlakyScreen
+from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.widgets import VerdictBanner
+from tests.conftest import SAMPLES
+from tests.tui.test_app import opened, plain
+
+
+async def test_reruns_then_triage_then_flaky_list(tmp_path: Path) -> None:
+    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        first = app.screen
+        assert isinstance(first, OverviewScreen) and first.comparison.result.b == 9
+
+        await pilot.press("l")  # the rerun results in reruns/ replace the flipped cases
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.screen is not first and isinstance(app.screen, OverviewScreen):
+                break
+        second = app.screen
+        assert isinstance(second, OverviewScreen)
+        result = second.comparison.result
+        assert (result.verdict, result.b, result.c) == ("INCONCLUSIVE", 7, 2)
+        banner = plain(second.query_one(VerdictBanner).render())
+        assert "first verdict was INCONCLUSIVE (b 9, c 3, p 0.073)" in banner
+
+        await pilot.press("l")  # the rule is applied twice at most
+        assert app.screen is second
+        assert "already applied twice" in list(app._notifications)[-1].message
+
+        await pilot.press("c")
+        assert isinstance(app.screen, TriageScreen)
+        await pilot.press("escape")
+        await pilot.press("f")
+        await pilot.pause()
+        assert isinstance(app.screen, FlakyScreen)
+        await pilot.press("escape")
+        for _ in range(100):  # the gate is applied again with the list as it now is
+            await pilot.pause(0.05)
+            if isinstance(app.screen, OverviewScreen) and app.screen is not second:
+                break
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.screen.comparison.result.previous is not None  # still the second verdict
