@@ -60,6 +60,55 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("plan-overwrite", "o", "overwrite", "Overwrite it", "confirm-plan"),
     KeyBinding("plan-cancel", "escape", "cancel", "Cancel", "confirm-plan"),
     KeyBinding("close-help", "escape,q,question_mark", "close", "Close", "help"),
+    # red-cases
+    KeyBinding("red-open", "enter", "open_case", "Open", "red-cases", show=False),
+    KeyBinding("red-search", "slash", "search", "Search", "red-cases"),
+    KeyBinding("red-escape", "escape", "escape", "Clear/back", "red-cases"),
+    KeyBinding("red-pass-fail", "1", "kind('pass_to_fail')", "pass→fail", "red-cases"),
+    KeyBinding("red-fail-pass", "2", "kind('fail_to_pass')", "fail→pass", "red-cases"),
+    KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases"),
+    KeyBinding("red-unpaired", "4", "kind('unpaired')", "unpaired", "red-cases", show=False),
+    KeyBinding("red-safety", "s", "flag('safety')", "Safety", "red-cases"),
+    KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases"),
+    KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases"),
+    KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases"),
+    KeyBinding("red-template", "T", "same_template", "Template", "red-cases"),
+    KeyBinding("red-clear", "x", "clear_filters", "Clear", "red-cases"),
+    KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", show=False),
+    KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", show=False),
+    KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", show=False),
+    KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", show=False),
+    KeyBinding(
+        "red-sort-direction", "v", "sort('direction')", "Sort direction", "red-cases", show=False
+    ),
+    # case
+    KeyBinding("case-back", "escape", "back", "Back", "case"),
+    KeyBinding("case-next", "n", "next_case", "Next case", "case"),
+    KeyBinding("case-previous", "p", "previous_case", "Prev case", "case"),
+    KeyBinding("rep-next", "right_square_bracket,right", "next_rep", "Next rep", "case"),
+    KeyBinding("rep-previous", "left_square_bracket,left", "previous_rep", "Prev rep", "case"),
+    KeyBinding("diff", "d", "cycle_diff", "Diff", "case"),
+    # triage
+    KeyBinding("triage-back", "escape", "back", "Back", "triage"),
+    KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
+    KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
+    KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
+    KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
+    KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
+    KeyBinding(
+        "triage-previous", "left_square_bracket", "step(-1)", "Prev step", "triage", show=False
+    ),
+    KeyBinding("triage-decide", "d", "decide", "Decision", "triage"),
+    # decision
+    KeyBinding("decision-back", "escape", "back", "Back", "decision"),
+    KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
+    # flaky
+    KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky"),
+    KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
+    KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
+    KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+    # flaky-form
+    KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )
 
 

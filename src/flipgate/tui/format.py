@@ -7,10 +7,9 @@ so a colour-blind reviewer (or a monochrome terminal) reads the same screen.
 
 from __future__ import annotations
 
-import re
-
-from rich.style import Style
-from rich.text import Text
+# The one door for untrusted text lives in the core, so that reports and the CLI use it too.
+from flipgate.core.text import literal as literal
+from flipgate.core.text import safe as safe
 
 PASS = "✓ pass"
 FAIL = "✗ fail"
@@ -46,30 +45,6 @@ CELL_WORDS = {
     "pass_to_fail": "b  pass → fail",
     "fail_to_pass": "c  fail → pass",
 }
-
-# C0 controls (bar tab and newline), DEL and C1 controls: the characters a terminal would obey.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode "control pictures" block: ESC -> ␛
-    return "␡" if code == 0x7F else f"\\x{code:02x}"
-
-
-def safe(text: object) -> str:
-    """`text` with every control character shown instead of obeyed."""
-    return _CONTROL.sub(_visible, str(text))
-
-
-def literal(text: object, style: str | Style = "") -> Text:
-    """Untrusted text (run ids, key values, case ids, reasons, outputs) as a Rich `Text`.
-
-    `Text` never parses markup, so `[bold red]` stays brackets; control characters are made
-    visible so an escape sequence cannot recolour or move the terminal.
-    """
-    return Text(safe(text), style=style)
 
 
 def passed_word(passed: bool | None) -> str:

@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from flipgate.core.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.core.gate import ARMS, Comparison
-from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView
@@ -27,20 +27,11 @@ from flipgate.tui.widgets.outputs import MODES, Mode, OutputsView, RepFacts
 
 NARROW = 100  # below this many columns the two outputs stack
 
-CASE_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("case-back", "escape", "back", "Back", "case"),
-    KeyBinding("case-next", "n", "next_case", "Next case", "case"),
-    KeyBinding("case-previous", "p", "previous_case", "Prev case", "case"),
-    KeyBinding("rep-next", "right_square_bracket,right", "next_rep", "Next rep", "case"),
-    KeyBinding("rep-previous", "left_square_bracket,left", "previous_rep", "Prev rep", "case"),
-    KeyBinding("diff", "d", "cycle_diff", "Diff", "case"),
-)
-
 
 class CaseScreen(Screen[str]):
     """One case of the comparison; `cases` is the ordered list that n/p walk through."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in CASE_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("case")
     DEFAULT_CSS = """
     CaseScreen #case-header { height: auto; padding: 0 1; background: $boost; }
     CaseScreen #case-body { height: 1fr; }

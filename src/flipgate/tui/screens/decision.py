@@ -36,13 +36,9 @@ from flipgate.core.gate import Comparison
 from flipgate.core.review import build_record
 from flipgate.core.signing import SigningError, find_signing_key
 from flipgate.core.triage import TITLES, TriageWalk, checklist, evidence, named_cases
-from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 
-DECISION_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("decision-back", "escape", "back", "Back", "decision"),
-    KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
-)
 DECISION_WORDS = {
     "accept": "accept: merge the change",
     "reject": "reject: the change does not merge",
@@ -54,7 +50,7 @@ DECISION_WORDS = {
 class DecisionScreen(Screen[Path | None]):
     """Sign and write a decision on `comparison`; dismisses with the file written, if any."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in DECISION_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("decision")
     DEFAULT_CSS = """
     DecisionScreen #decision-header { height: auto; padding: 0 1; background: $boost; }
     DecisionScreen #decision-form { height: 1fr; padding: 0 1; }

@@ -36,18 +36,8 @@ from flipgate.core.curation import (
 from flipgate.core.errors import InputError
 from flipgate.core.runs import Run
 from flipgate.core.spec import GateSpec
-from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, plural
-
-FLAKY_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky"),
-    KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
-    KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
-    KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
-)
-FORM_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
-)
 
 # The form hands the typed values to the screen, which writes them through `curation` and answers
 # with the refusal to show (None: written).
@@ -57,7 +47,7 @@ Submit = Callable[[dict[str, str]], str | None]
 class FlakyForm(ModalScreen[bool]):
     """A small form: every field is required; the change is made by `submit`, not by the form."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in FORM_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("flaky-form")
     DEFAULT_CSS = """
     FlakyForm { align: center middle; }
     FlakyForm > Vertical {
@@ -114,7 +104,7 @@ class FlakyScreen(Screen[None]):
     `repeats`: identical reruns of that baseline (same key): the proposals come from them.
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in FLAKY_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("flaky")
     DEFAULT_CSS = """
     FlakyScreen #flaky-header { height: auto; padding: 0 1; background: $boost; }
     FlakyScreen #flaky-status { height: auto; padding: 0 1; display: none; }

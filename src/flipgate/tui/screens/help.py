@@ -7,14 +7,13 @@ from typing import ClassVar
 
 from rich import box
 from rich.table import Table
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from flipgate.tui.bindings import KEY_BINDINGS, KeyBinding, bindings_for
+from flipgate.tui.bindings import KEY_BINDINGS, bindings_for
 
 WHERE = {
     "app": "everywhere",
@@ -23,11 +22,13 @@ WHERE = {
     "matrix": "flip matrix",
     "confirm-plan": "rerun plan exists",
     "help": "this help",
+    "red-cases": "red cases",
+    "case": "case drill-down",
+    "triage": "triage checklist",
+    "decision": "signed decision",
+    "flaky": "flaky list",
+    "flaky-form": "flaky entry form",
 }
-
-
-def _display_key(key: str) -> str:
-    return KeyBinding("", key, "", "", "").display_key
 
 
 class HelpScreen(ModalScreen[None]):
@@ -54,25 +55,17 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("key", no_wrap=True, style="bold")
         table.add_column("does")
         table.add_column("where", style="dim")
-        for entry in KEY_BINDINGS:
+        # The keys of the screen help was opened from come first, then everything else.
+        here = set()
+        if self.beneath is not None:
+            here = {
+                b.id for group in self.beneath._bindings.key_to_bindings.values() for b in group
+            }
+        for entry in sorted(KEY_BINDINGS, key=lambda entry: entry.id not in here):
             table.add_row(
                 entry.display_key, entry.description, WHERE.get(entry.screen, entry.screen)
             )
-        for key, description in self._extra_bindings():
-            table.add_row(_display_key(key), description, "the screen below")
         return table
-
-    def _extra_bindings(self) -> list[tuple[str, str]]:
-        """Bindings of the screen below that the shared list does not hold (screens built later)."""
-        if self.beneath is None:
-            return []
-        known = {entry.id for entry in KEY_BINDINGS}
-        found: dict[str, str] = {}
-        for key, bindings in self.beneath._bindings.key_to_bindings.items():
-            for binding in bindings:
-                if binding.id not in known and binding.description:
-                    found.setdefault(binding.description, key)
-        return [(key, Text(description).plain) for description, key in found.items()]
 
     def action_close(self) -> None:
         self.dismiss()

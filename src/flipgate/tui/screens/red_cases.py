@@ -18,41 +18,18 @@ from textual_fastdatatable import DataTable
 
 from flipgate.core.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
 from flipgate.core.gate import Comparison
-from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable, column_widths
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
 
-RED_CASES_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("red-open", "enter", "open_case", "Open", "red-cases", show=False),
-    KeyBinding("red-search", "slash", "search", "Search", "red-cases"),
-    KeyBinding("red-escape", "escape", "escape", "Clear/back", "red-cases"),
-    KeyBinding("red-pass-fail", "1", "kind('pass_to_fail')", "pass→fail", "red-cases"),
-    KeyBinding("red-fail-pass", "2", "kind('fail_to_pass')", "fail→pass", "red-cases"),
-    KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases"),
-    KeyBinding("red-unpaired", "4", "kind('unpaired')", "unpaired", "red-cases", show=False),
-    KeyBinding("red-safety", "s", "flag('safety')", "Safety", "red-cases"),
-    KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases"),
-    KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases"),
-    KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases"),
-    KeyBinding("red-template", "T", "same_template", "Template", "red-cases"),
-    KeyBinding("red-clear", "x", "clear_filters", "Clear", "red-cases"),
-    KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", show=False),
-    KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", show=False),
-    KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", show=False),
-    KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", show=False),
-    KeyBinding(
-        "red-sort-direction", "v", "sort('direction')", "Sort direction", "red-cases", show=False
-    ),
-)
-
 
 class RedCasesScreen(Screen[None]):
     """Red cases of a comparison; `filter` names a starting filter (see `CaseQuery.from_filter`)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in RED_CASES_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("red-cases")
     AUTO_FOCUS = "CaseTable"  # the search input only on `/`
     DEFAULT_CSS = """
     RedCasesScreen #red-header { height: auto; padding: 0 1; background: $boost; }

@@ -33,21 +33,9 @@ from flipgate.core.triage import (
     save_walk,
     start_walk,
 )
-from flipgate.tui.bindings import KeyBinding
+from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 
-TRIAGE_KEYS: tuple[KeyBinding, ...] = (
-    KeyBinding("triage-back", "escape", "back", "Back", "triage"),
-    KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
-    KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
-    KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
-    KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
-    KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
-    KeyBinding(
-        "triage-previous", "left_square_bracket", "step(-1)", "Prev step", "triage", show=False
-    ),
-    KeyBinding("triage-decide", "d", "decide", "Decision", "triage"),
-)
 FINDING_MARK: dict[Finding | None, str] = {
     "ruled_out": "✓ ruled out",
     "cause": "● cause",
@@ -61,7 +49,7 @@ NARROW = 100  # below this many columns the step list shows findings as symbols 
 class TriageScreen(Screen[None]):
     """Walk the five classes in order for `comparison`, saving the walk to `walk_path`."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [entry.binding() for entry in TRIAGE_KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("triage")
     DEFAULT_CSS = """
     TriageScreen #triage-header { height: auto; padding: 0 1; background: $boost; }
     TriageScreen #triage-main { height: 1fr; }
