@@ -278,6 +278,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     )
     from flipgate.core.review import build_record
     from flipgate.core.signing import SigningError, find_signing_key
+    from flipgate.core.triage import checklist, load_walk, walk_path
 
     inputs = resolve_inputs(args)
     out = args.out or (inputs.workspace / "decisions" if inputs.workspace else Path("decisions"))
@@ -285,6 +286,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         reviewer = Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
         key = find_signing_key(args.key)
         comparison = load_comparison(inputs)
+        # A triage walk left in the workspace for these runs goes into the record, as in the app.
+        walk = load_walk(walk_path(inputs.workspace), comparison) if inputs.workspace else None
         record = build_record(
             comparison,
             workspace=decision_workspace(out),
@@ -292,6 +295,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
             cause=args.cause,
             reason=args.reason,
             reviewer=reviewer,
+            checklist=checklist(walk) if walk else (),
             cases_reviewed=args.case,
         )
         written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())

@@ -89,3 +89,20 @@ def test_empty_reason_and_bad_choice(
 
 def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
     assert main(["verify", str(tmp_path / "nope.yaml")]) == 2
+
+
+def test_a_saved_triage_walk_goes_into_the_decision(
+    workspace: Path, isolated_git: Path, make_key: KeyMaker
+) -> None:
+    from flipgate.cli import build_parser, load_comparison, resolve_inputs
+    from flipgate.core.triage import save_walk, start_walk, walk_path
+
+    args = build_parser().parse_args(["gate", str(workspace)])
+    walk = start_walk(load_comparison(resolve_inputs(args)))
+    walk = walk.record("infra", finding="ruled_out", note="one timeout, on a case that passed")
+    save_walk(walk_path(workspace), walk.record("regression", finding="cause", note="refunds"))
+    assert _decide(workspace, make_key("ana")) == 0
+    [written] = (workspace / "decisions").iterdir()
+    text = written.read_text(encoding="utf-8")
+    assert "finding: ruled_out" in text and "one timeout, on a case that passed" in text
+    assert "finding: cause" in text
