@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,7 +144,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     )
 
 
-def load_comparison(inputs: Inputs, progress: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+def load_comparison(inputs: Inputs, *, lean: bool = False):  # type: ignore[no-untyped-def]
     """Load and validate everything, then apply the gate."""
     from flipgate.core.flaky import load_flaky
     from flipgate.core.gate import compare
@@ -155,7 +155,7 @@ def load_comparison(inputs: Inputs, progress: Callable[[str], None] | None = Non
     flaky = load_flaky(inputs.flaky)
     # One arm after the other: each read already uses every core, and the peak memory halves.
     baseline, candidate = (
-        load_run(path, progress=progress, import_options=inputs.import_options)
+        load_run(path, import_options=inputs.import_options, lean=lean)
         for path in (inputs.baseline, inputs.candidate)
     )
     return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
@@ -171,7 +171,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     inputs = resolve_inputs(args)
     reruns = _reruns(args)
-    comparison = load_comparison(inputs)
+    comparison = load_comparison(inputs, lean=True)
     if reruns is not None:
         rerun_baseline, rerun_candidate = (
             load_run(path, import_options=inputs.import_options) for path in reruns

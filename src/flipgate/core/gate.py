@@ -173,12 +173,12 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
     def per_rep(weights: np.ndarray | None = None, where: np.ndarray = at) -> np.ndarray:
         return np.bincount(where, weights=weights, minlength=n)
 
-    codes = decisions["outcome"].to_physical().to_numpy()
-    worst = np.full(n, len(SEVERITY), dtype=np.int8)
-    for code in reversed(range(len(SEVERITY))):  # the last write is the worst outcome present
-        worst[per_rep(codes == code) > 0] = code
+    codes = decisions["outcome"].to_physical().to_numpy().astype(np.int8)
+    worst = np.full(n, len(SEVERITY), dtype=np.int8)  # no decision: past the last outcome
+    np.minimum.at(worst, at, codes)  # the enum is ordered worst first
+    fails = np.array([outcome in spec.fail_on for outcome in SEVERITY])[codes]
     failed_checks = ~run.checks["passed"].to_numpy()
-    failed = (per_rep(np.isin(codes, [RANK[o] for o in spec.fail_on])) > 0) | (
+    failed = (per_rep(fails) > 0) | (
         per_rep(failed_checks, index[run.checks["line"].to_numpy()]) > 0
     )
     is_infra = pl.col("status") == "infra"
@@ -194,8 +194,7 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
         ),
         cost=pl.Series(per_rep(decisions["price"].to_numpy())),
     )
-    # The enum did its work in the counting; callers get plain outcome names.
-    return decisions.with_columns(pl.col("outcome").cast(pl.String)), reps
+    return decisions, reps
 
 
 def _collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:
@@ -481,8 +480,8 @@ def _decide(
             f"flaky entries added after the baseline run was created ({', '.join(late)}): "
             "the list should change in its own reviewed change, not while this one is judged"
         )
-    known = set(cases["case"].to_list())
-    unknown = tuple(case for case in listed if case not in known)
+    listed_series = pl.Series(listed, dtype=pl.String)
+    unknown = tuple(listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list())
     return GateResult(
         verdict=verdict,
         rule=rule,

@@ -50,6 +50,8 @@ KNOWN_FIELDS = frozenset(
     }
 )
 SUITES = ("smoke", "full")
+# What the verdict is computed from; outputs, reasons and extra fields are only shown.
+GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons"})
 
 Progress = Callable[[str], None]
 
@@ -157,8 +159,18 @@ def load_workspace(path: Path) -> Workspace:
 # --------------------------------------------------------------------------- entry point
 
 
-def load_run(path: Path, *, progress: Progress | None = None, import_options: Any = None) -> Run:
-    """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log."""
+def load_run(
+    path: Path,
+    *,
+    progress: Progress | None = None,
+    import_options: Any = None,
+    lean: bool = False,
+) -> Run:
+    """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log.
+
+    `lean` is for the headless gate, which needs no stored outputs, reasons or extra fields: from
+    Parquet, only the columns the verdict needs are read (the app reads and checks them all).
+    """
     from flipgate.core.importers import ImportOptions, detect_format, read_external
 
     report = progress or (lambda _message: None)
@@ -196,7 +208,7 @@ def load_run(path: Path, *, progress: Progress | None = None, import_options: An
         frames = _read_jsonl(jsonl, labels)
         results = jsonl
     else:
-        frames = _read_parquet(parquet)
+        frames = _read_parquet(parquet, lean=lean)
         results = parquet
     report(f"checking {run_dir.name}")
     _validate(frames, results, labels)
@@ -343,9 +355,10 @@ def _line_numbers(data: bytes, rows: int) -> pl.Series:
     return pl.Series("line", lines, dtype=pl.Int64)
 
 
-def _read_parquet(path: Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _read_parquet(path: Path, *, lean: bool) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     try:
-        df = pl.read_parquet(path)
+        columns = [c for c in pl.read_parquet_schema(path) if c in GATE_FIELDS] if lean else None
+        df = pl.read_parquet(path, columns=columns)
     except Exception as exc:
         raise InputError(path, f"not a readable Parquet file ({exc})") from None
     df = df.with_columns(

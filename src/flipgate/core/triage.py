@@ -678,7 +678,7 @@ def _wrong_by_rule(comparison: Comparison, cases: list[str]) -> list[tuple[str, 
     wrong_decisions = (
         comparison.decisions["candidate"]
         .filter(pl.col("case").is_in(cases) & (pl.col("outcome") != "agreement"))
-        .select("case", "rule", "outcome")
+        .select("case", "rule", pl.col("outcome").cast(pl.String))
     )
     gradable = comparison.candidate.reps.filter(pl.col("status") == "ok").select("case", "rep")
     failed_checks = (
