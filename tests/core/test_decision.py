@@ -37,10 +37,10 @@ from flipgate.core.decision import (
 from flipgate.core.digest import bytes_digest, run_digest
 from flipgate.core.errors import InputError
 from flipgate.core.signing import SigningKey, sign
+from tests.conftest import KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 
-KeyMaker = Callable[..., Path]
 Allow = Callable[[str, Path], Path]
 GOLDEN = Path(__file__).parent / "golden" / "decision.yaml"
 VERIFY_DOC = Path(__file__).parents[2] / "docs" / "verify.md"

@@ -21,10 +21,10 @@ from flipgate.core.signing import (
     sign,
     verify_signer,
 )
+from tests.conftest import KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 
-KeyMaker = Callable[..., Path]
 MESSAGE = b"flipgate_decision: 1\ndecision: accept\n"
 
 
