@@ -30,8 +30,7 @@ Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
 Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
-RANK = {name: i for i, name in enumerate(SEVERITY)}
-AGREEMENT = RANK["agreement"]
+AGREEMENT = SEVERITY.index("agreement")
 CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
 
 
