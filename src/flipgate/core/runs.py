@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.json as pa_json
 
 from flipgate.core.errors import InputError
 from flipgate.core.yamlio import load_yaml
@@ -336,6 +334,9 @@ def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame,
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
     it refuses a field whose type changes between lines instead of coercing it."""
+    import pyarrow as pa  # only JSONL runs need it: the gate on Parquet starts without
+    import pyarrow.json as pa_json
+
     data = path.read_bytes()
     try:
         df = pl.from_arrow(pa_json.read_json(pa.BufferReader(data)))
