@@ -210,14 +210,12 @@ def cmd_open(args: argparse.Namespace) -> int:
     if not args.runs:
         args.runs = [str(bundled_samples() / DEFAULT_WORKSPACE)]
     inputs = resolve_inputs(args)
-    # Validate before any screen is drawn: a bad file is an error on the terminal, exit 2.
     from flipgate.core.flaky import load_flaky
     from flipgate.core.spec import load_spec
+    from flipgate.tui.session import load_runs
 
     load_spec(inputs.gate)
     load_flaky(inputs.flaky)
-    for path in (inputs.baseline, inputs.candidate):
-        _check_run_path(path)
     app = make_app(
         inputs.baseline,
         inputs.candidate,
@@ -230,6 +228,10 @@ def cmd_open(args: argparse.Namespace) -> int:
         repeats=tuple(args.baseline_repeat),
         reruns=_reruns(args),
     )
+    # Every file is read and checked before any screen is drawn: bad input is an error on the
+    # terminal and exit 2, as with `flipgate gate`. The app's worker then pairs and counts.
+    with Console(stderr=True).status("reading the runs") as status:
+        app.loaded = load_runs(app.sources, progress=status.update)
     return run_app(app)
 
 

@@ -26,7 +26,7 @@ from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateReques
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from flipgate.tui.session import Sources, find_repeats
+from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
 
 # Inside an installed wheel, else at the top of the source tree.
 _PACKAGED_THEMES = Path(__file__).resolve().parents[1] / "themes"
@@ -94,13 +94,16 @@ class FlipgateApp(App[None]):
     COMMANDS: ClassVar = {FlipgateCommands}
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
-    def __init__(self, sources: Sources, theme: str = "dark") -> None:
+    def __init__(
+        self, sources: Sources, theme: str = "dark", *, loaded: LoadedRuns | None = None
+    ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
         super().__init__(css_path=[theme_path(theme)])
         self.sources = sources
         self.flipgate_theme = theme
         self.load_error: Exception | None = None
+        self.loaded = loaded  # runs the CLI read (and checked) before the app started
         self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
@@ -128,15 +131,11 @@ class FlipgateApp(App[None]):
             spec = load_spec(sources.gate)
             progress("reading the flaky list")
             flaky = load_flaky(sources.flaky)
-            options = sources.import_options
-            baseline = load_run(sources.baseline, progress=progress, import_options=options)
-            candidate = load_run(sources.candidate, progress=progress, import_options=options)
-            if sources.repeats:
-                progress(f"reading {len(sources.repeats)} identical baseline runs")
-            self.repeats = tuple(load_run(path, import_options=options) for path in sources.repeats)
+            runs = self.loaded or load_runs(sources, progress)
+            self.repeats = runs.repeats
             progress("pairing the cases and counting the flips")
             comparison = compare(
-                baseline, candidate, spec, flaky, declared_change=sources.declared_change
+                runs.baseline, runs.candidate, spec, flaky, declared_change=sources.declared_change
             )
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs import Run
+from flipgate.core.runs import Progress, Run, load_run
 
 REPEATS_FOLDER = "baseline-repeats"  # identical baseline runs, for triage and flaky curation
 RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results
@@ -51,3 +51,22 @@ class Extras:
     """Runs loaded beside the two arms: identical baseline runs."""
 
     repeats: tuple[Run, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class LoadedRuns:
+    """The two arms and the identical baseline runs, read and checked."""
+
+    baseline: Run
+    candidate: Run
+    repeats: tuple[Run, ...]
+
+
+def load_runs(sources: Sources, progress: Progress | None = None) -> LoadedRuns:
+    options = sources.import_options
+    baseline = load_run(sources.baseline, progress=progress, import_options=options)
+    candidate = load_run(sources.candidate, progress=progress, import_options=options)
+    if sources.repeats and progress is not None:
+        progress(f"reading {len(sources.repeats)} identical baseline runs")
+    repeats = tuple(load_run(path, import_options=options) for path in sources.repeats)
+    return LoadedRuns(baseline, candidate, repeats)
