@@ -207,8 +207,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.tui.app import make_app, run_app
 
-    if not args.runs:
-        args.runs = [str(bundled_samples() / DEFAULT_WORKSPACE)]
     inputs = resolve_inputs(args)
     from flipgate.core.flaky import load_flaky
     from flipgate.core.spec import load_spec
@@ -412,9 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        args = parser.parse_args(["open"])
-        args.runs = []
+    if args.command is None:  # plain `flipgate`: the app on the bundled sample
+        args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
     try:
         code: int = args.handler(args)
     except InputError as exc:
