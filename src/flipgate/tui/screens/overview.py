@@ -155,6 +155,7 @@ class OverviewScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")  # before the first frame
         # The verdict stays in view on a short terminal: focus without scrolling to the matrix.
         self.query_one(FlipMatrix).focus(scroll_visible=False)
 
