@@ -730,7 +730,6 @@ __all__ = [
     "ProposedEntry",
     "add",
     "check",
-    "collapsed_verdicts",
     "flip_records",
     "flipped_in_run",
     "list_cap",
