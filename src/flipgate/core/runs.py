@@ -7,11 +7,12 @@ A run becomes three polars frames:
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
-JSONL is read by polars in one pass when its columns have the types SPEC §2 gives them. When they
-do not (bad JSON, a field of the wrong type, a label given as a string on some lines and as a
-mapping on others), the file is read again line by line, which either accepts the mix or names
-the exact line and field that is wrong. Value checks (labels, duplicates, safety consistency...)
-then run vectorised on the tidy frames, for both paths.
+JSONL is read in one columnar pass (Arrow's reader) when its fields have the types SPEC §2 gives
+them. When they do not (bad JSON, a field of the wrong type, a label given as a string on some
+lines and as a mapping on others), the file is read again line by line, which either accepts the
+mix or names the exact line and field that is wrong. Value checks (labels, duplicates, safety
+consistency...) then run vectorised on the tidy frames, for both paths. The `line` of a repetition
+is unique within a run: the gate keys its per-repetition sums by it.
 """
 
 from __future__ import annotations
