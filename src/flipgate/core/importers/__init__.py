@@ -133,3 +133,16 @@ def _write_synced(path: Path, text: str) -> None:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def take_case_flags(metadata: dict[str, Any], path: Path, where: str) -> dict[str, Any]:
+    """Move `safety` and `template` out of a tool's case metadata into record fields."""
+    flags: dict[str, Any] = {}
+    if "safety" in metadata:
+        safety = metadata.pop("safety")
+        if not isinstance(safety, bool):
+            raise InputError(path, "must be true or false", field=f"{where}.metadata.safety")
+        flags["safety"] = safety
+    if "template" in metadata:
+        flags["template"] = str(metadata.pop("template"))
+    return flags

@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 import zstandard
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportedRun, ImportOptions, short_digest
+from flipgate.core.importers import ImportedRun, ImportOptions, short_digest, take_case_flags
 
 ZIP_ZSTANDARD = 93
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # signature .. name length, extra length
@@ -339,13 +339,7 @@ def _record(
         raise InputError(path, "a sample needs an `id` and an `epoch` >= 1", field=where)
     record: dict[str, Any] = {"case": str(sample["id"]), "rep": epoch - 1}
     metadata = dict(sample.get("metadata") or {})
-    if "safety" in metadata:
-        safety = metadata.pop("safety")
-        if not isinstance(safety, bool):
-            raise InputError(path, "must be true or false", field=f"{where}.metadata.safety")
-        record["safety"] = safety
-    if "template" in metadata:
-        record["template"] = str(metadata.pop("template"))
+    record.update(take_case_flags(metadata, path, where))
     error = sample.get("error")
     if error:
         record["status"] = "infra"

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportedRun, ImportOptions, short_digest
+from flipgate.core.importers import ImportedRun, ImportOptions, short_digest, take_case_flags
 
 SUPPORTED_VERSIONS = (2, 3)
 DIMENSIONS = ("prompt", "provider")  # column dimensions, in the order they appear in a case id
@@ -199,13 +199,7 @@ def _record(path: Path, cell: _Cell, case: str, rep: int) -> dict[str, Any]:
     row = cell.result
     record: dict[str, Any] = {"case": case, "rep": rep}
     metadata = {k: v for k, v in (cell.test.get("metadata") or {}).items() if not k.startswith("_")}
-    if "safety" in metadata:
-        safety = metadata.pop("safety")
-        if not isinstance(safety, bool):
-            raise InputError(path, "must be true or false", field=f"{case}.metadata.safety")
-        record["safety"] = safety
-    if "template" in metadata:
-        record["template"] = str(metadata.pop("template"))
+    record.update(take_case_flags(metadata, path, case))
     response = row.get("response") or {}
     if row.get("failureReason") == _PROVIDER_ERROR:
         record["status"] = "infra"
