@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from rich.console import Console
@@ -21,6 +22,9 @@ from flipgate.cli_flaky import add_flaky_parser
 from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
+
+if TYPE_CHECKING:
+    from flipgate.core.gate import Comparison
 
 BAD_INPUT = 2
 
@@ -144,7 +148,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     )
 
 
-def load_comparison(inputs: Inputs, *, lean: bool = False):  # type: ignore[no-untyped-def]
+def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     """Load and validate everything, then apply the gate."""
     from flipgate.core.flaky import load_flaky
     from flipgate.core.gate import compare

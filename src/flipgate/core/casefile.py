@@ -22,6 +22,7 @@ from typing import Any, Literal
 import polars as pl
 
 from flipgate.core.gate import ARMS, PREFIX, SEVERITY, Comparison
+from flipgate.core.outcomes import severity_name
 from flipgate.core.runs import METRICS
 
 # --------------------------------------------------------------------------- the red-case table
@@ -193,9 +194,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
                 + pl.col("unpaired").replace_strict(UNPAIRED_SHORT, default=pl.col("unpaired"))
             )
             .otherwise(pl.col("kind").replace_strict(DIRECTIONS, default=None)),
-            worst=pl.col("worst_rank").replace_strict(
-                dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
-            ),
+            worst=severity_name(pl.col("worst_rank")),
         )
         .with_columns(
             _visible_expr("case"),

@@ -21,7 +21,13 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.flaky import FlakyList
-from flipgate.core.outcomes import SEVERITY, OutcomeSummary, classify_frame, summarize
+from flipgate.core.outcomes import (
+    SEVERITY,
+    OutcomeSummary,
+    classify_frame,
+    severity_name,
+    summarize,
+)
 from flipgate.core.runs import Run
 from flipgate.core.spec import GateSpec
 
@@ -181,17 +187,16 @@ def _rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
         per_rep(failed_checks, index[run.checks["line"].to_numpy()]) > 0
     )
     is_infra = pl.col("status") == "infra"
-    reps = run.reps.select(
-        "case", "rep", "line", "status", "infra", "safety", "template"
-    ).with_columns(
-        passed=pl.when(is_infra).then(None).otherwise(pl.Series(~failed)),
-        decisions=pl.Series(per_rep().astype(np.uint32)),
-        wrong=pl.Series(per_rep(codes != AGREEMENT).astype(np.uint32)),
-        worst_rank=pl.Series(worst),
-        worst=pl.Series(worst).replace_strict(
-            dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
-        ),
-        cost=pl.Series(per_rep(decisions["price"].to_numpy())),
+    reps = (
+        run.reps.select("case", "rep", "line", "status", "infra", "safety", "template")
+        .with_columns(
+            passed=pl.when(is_infra).then(None).otherwise(pl.Series(~failed)),
+            decisions=pl.Series(per_rep().astype(np.uint32)),
+            wrong=pl.Series(per_rep(codes != AGREEMENT).astype(np.uint32)),
+            worst_rank=pl.Series(worst),
+            cost=pl.Series(per_rep(decisions["price"].to_numpy())),
+        )
+        .with_columns(worst=severity_name(pl.col("worst_rank")))
     )
     return decisions, reps
 
@@ -229,11 +234,7 @@ def _collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:
             .alias("passed"),
         )
     )
-    cases = cases.with_columns(
-        pl.col("worst").replace_strict(
-            dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String
-        )
-    )
+    cases = cases.with_columns(severity_name(pl.col("worst")))
     keep = ("case", "safety", "template")
     return cases.rename({c: f"{prefix}_{c}" for c in cases.columns if c not in keep})
 

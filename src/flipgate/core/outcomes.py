@@ -27,6 +27,18 @@ SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agree
 # Outcomes as an ordered enum: comparisons are integer compares, and the worst outcome of a group
 # is the minimum of the physical codes.
 OUTCOME = pl.Enum(SEVERITY)
+OUTCOME_WORDS = {
+    "agreement": "agreement",
+    "false_negative": "false negative",
+    "false_positive": "false positive",
+    "inconclusive": "inconclusive",
+    "mirror": "mirror",
+}
+
+
+def severity_name(rank: pl.Expr) -> pl.Expr:
+    """An outcome's position in SEVERITY back to its name; past the end (no decision) is null."""
+    return rank.replace_strict(dict(enumerate(SEVERITY)), default=None, return_dtype=pl.String)
 
 
 def classify(expected: str, actual: str, labels: Labels = DEFAULT_LABELS) -> str:

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate import ARMS, Comparison, GateResult
+from flipgate.core.outcomes import OUTCOME_WORDS
 from flipgate.core.spec import OUTCOMES, describe
 from flipgate.core.text import literal
 
@@ -24,13 +25,6 @@ VERDICT_STYLE = {
     "INVALID": "bold magenta",
 }
 DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
-OUTCOME_WORDS = {
-    "agreement": "agreement",
-    "false_negative": "false negative",
-    "false_positive": "false positive",
-    "inconclusive": "inconclusive",
-    "mirror": "mirror",
-}
 
 
 def exit_code(result: GateResult) -> int:

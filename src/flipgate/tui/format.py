@@ -7,6 +7,8 @@ so a colour-blind reviewer (or a monochrome terminal) reads the same screen.
 
 from __future__ import annotations
 
+from flipgate.core.outcomes import OUTCOME_WORDS
+
 # The one door for untrusted text lives in the core, so that reports and the CLI use it too.
 from flipgate.core.text import literal as literal
 from flipgate.core.text import safe as safe
@@ -31,13 +33,7 @@ OUTCOME_SYMBOL = {
     "inconclusive": "?",
     "agreement": "✓",
 }
-OUTCOME_WORD = {
-    "false_negative": "false negative",
-    "mirror": "mirror",
-    "false_positive": "false positive",
-    "inconclusive": "inconclusive",
-    "agreement": "agreement",
-}
+OUTCOME_WORD = OUTCOME_WORDS
 VERDICT_SYMBOL = {"PASS": "✓", "BLOCK": "✗", "INCONCLUSIVE": "?", "INVALID": "⚠"}
 CELL_WORDS = {
     "both_pass": "both pass",
@@ -76,12 +72,6 @@ def money(amount: float) -> str:
 
 def signed_money(amount: float) -> str:
     return ("+" if amount > 0 else "") + money(amount) if amount else "±0"
-
-
-def p_value(p: float) -> str:
-    if p < 0.001:
-        return f"{p:.1e}"
-    return f"{p:.3f}"
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.core.gate import format_p
 from flipgate.core.spec import describe
-from flipgate.tui.format import VERDICT_SYMBOL, count, literal, p_value
+from flipgate.tui.format import VERDICT_SYMBOL, count, literal
 from flipgate.tui.widgets.panel import Panel
 
 # SPEC §3.5, in words: which line of the verdict rule fired.
@@ -48,7 +49,7 @@ class VerdictBanner(Panel):
             ("margin", str(result.margin), ""),
             ("flip cap", str(result.flip_cap), ""),
             ("alpha", f"{result.alpha:g}", ""),
-            ("p", p_value(result.p), ""),
+            ("p", format_p(result.p), ""),
         ):
             numbers.append(f"{name} ", self.style("muted"))
             numbers.append(value, self.style(style) if style else "")
@@ -72,7 +73,7 @@ class VerdictBanner(Panel):
             lines.append(
                 Text(
                     f"after the rerun · first verdict was {before.verdict} "
-                    f"(b {before.b}, c {before.c}, p {p_value(before.p)})",
+                    f"(b {before.b}, c {before.c}, p {format_p(before.p)})",
                     self.style("muted"),
                 )
             )
