@@ -100,7 +100,6 @@ class Run:
     """One arm: the manifest of `run.yaml` and the results as tidy frames."""
 
     path: Path  # the run directory, or the external log it was imported from
-    results_path: Path
     run_id: str
     suite: str
     created: datetime | None
@@ -131,9 +130,6 @@ class Workspace:
     gate: Path | None
     flaky: Path | None
 
-    @property
-    def decisions_dir(self) -> Path:
-        return self.path / "decisions"
 
 
 def is_workspace(path: Path) -> bool:
@@ -211,7 +207,7 @@ def load_run(
         results = parquet
     report(f"checking {run_dir.name}")
     _validate(frames, results, labels)
-    return _make_run(manifest, manifest_path, run_dir, results, frames, labels, "flipgate", ())
+    return _make_run(manifest, run_dir, frames, labels, "flipgate", ())
 
 
 def run_from_records(
@@ -229,7 +225,7 @@ def run_from_records(
     labels = _labels(manifest, where)
     frames = _frames_from_records(((i + 1, r) for i, r in enumerate(records)), source, labels)
     _validate(frames, source, labels)
-    return _make_run(manifest, where, source, source, frames, labels, source_format, notes)
+    return _make_run(manifest, source, frames, labels, source_format, notes)
 
 
 # --------------------------------------------------------------------------- manifest
@@ -297,9 +293,7 @@ def _parse_time(value: Any) -> datetime | None:
 
 def _make_run(
     manifest: dict[str, Any],
-    manifest_path: Path,
     path: Path,
-    results: Path,
     frames: tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame],
     labels: Labels,
     source_format: str,
@@ -310,7 +304,6 @@ def _make_run(
     reps, decisions, checks = frames
     return Run(
         path=path,
-        results_path=results,
         run_id=manifest["run_id"],
         suite=manifest.get("suite", "full"),
         created=_parse_time(manifest.get("created")),
@@ -344,7 +337,7 @@ def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame,
     except (pa.ArrowException, ValueError):  # the line reader names the line and the field
         return _read_jsonl_lines(path, labels)
     assert isinstance(df, pl.DataFrame)
-    if df.height == 0 or not _clean_schema(df.schema):
+    if df.height == 0 or _schema_problem(df.schema) is not None:
         return _read_jsonl_lines(path, labels)
     return _frames_from_columns(df.with_columns(line=_line_numbers(data, df.height)), path)
 
@@ -442,10 +435,6 @@ def _schema_problem(schema: pl.Schema) -> tuple[str, str] | None:
         if not ok:
             return name, message
     return None
-
-
-def _clean_schema(schema: pl.Schema) -> bool:
-    return _schema_problem(schema) is None
 
 
 def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr]:

@@ -16,7 +16,6 @@ from flipgate.core.text import safe as safe
 PASS = "✓ pass"
 FAIL = "✗ fail"
 MISSING = "· missing"
-INFRA = "⚠ infra"
 
 # The short code, the symbol and the word of each outcome, worst first as `gate.SEVERITY` has them.
 OUTCOME_CODE = {
