@@ -14,12 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
 from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
 
@@ -170,7 +168,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core import report
-    from flipgate.core.gate import compare_with_reruns, rerun_plan
+    from flipgate.core.gate import compare_with_reruns, write_rerun_plan
     from flipgate.core.runs import load_run
 
     inputs = resolve_inputs(args)
@@ -186,12 +184,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     result = comparison.result
     if args.rerun_plan is not None:
         if result.escalation is not None and result.escalation.action == "rerun_flipped":
-            write_atomic(
-                args.rerun_plan,
-                yaml.safe_dump(
-                    rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000
-                ),
-            )
+            write_rerun_plan(comparison, args.rerun_plan)
             print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
         else:
             print(

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from math import comb
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import polars as pl
+import yaml
 
+from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
 from flipgate.core.flaky import FlakyList
 from flipgate.core.outcomes import (
@@ -593,6 +596,12 @@ def rerun_plan(comparison: Comparison) -> dict[str, object]:
     }
 
 
+def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = True) -> None:
+    """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
+    text = yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000)
+    write_atomic(target, text, exclusive=not overwrite)
+
+
 def compare_with_reruns(
     first: Comparison,
     rerun_baseline: Run,
@@ -632,4 +641,5 @@ __all__ = [
     "compare_with_reruns",
     "mcnemar_p",
     "rerun_plan",
+    "write_rerun_plan",
 ]

@@ -131,7 +131,6 @@ class Workspace:
     flaky: Path | None
 
 
-
 def is_workspace(path: Path) -> bool:
     return path.is_dir() and (path / "baseline").exists() and (path / "candidate").exists()
 

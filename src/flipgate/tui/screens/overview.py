@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-import yaml
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -18,8 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from flipgate.core.atomic import write_atomic
-from flipgate.core.gate import Comparison, rerun_plan
+from flipgate.core.gate import Comparison, write_rerun_plan
 from flipgate.core.runs import Run
 from flipgate.core.triage import walk_path
 from flipgate.tui.bindings import bindings_for
@@ -67,12 +65,6 @@ def free_plan_name(folder: Path) -> Path:
         target = folder / f"rerun-plan-{n}.yaml"
         n += 1
     return target
-
-
-def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool) -> None:
-    """Write the rerun plan atomically; without `overwrite`, an existing file is never replaced."""
-    text = yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True)
-    write_atomic(target, text, exclusive=not overwrite)
 
 
 class ConfirmPlanScreen(ModalScreen[str | None]):
