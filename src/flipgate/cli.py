@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
+from flipgate.core.decision import DECISIONS, TRIAGE_CLASSES
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
 
@@ -369,13 +370,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
     _add_run_arguments(decide)
-    decide.add_argument(
-        "--decision", required=True, choices=("accept", "reject", "rerun", "rebaseline")
-    )
+    decide.add_argument("--decision", required=True, choices=DECISIONS)
     decide.add_argument(
         "--cause",
         required=True,
-        choices=("infra", "flaky", "grader", "stale_baseline", "regression"),
+        choices=TRIAGE_CLASSES,
     )
     decide.add_argument("--reason", required=True, help="why; any Unicode is kept exactly")
     decide.add_argument("--reviewer", help='"Name <email>" (default: git user.name and user.email)')
