@@ -1,3 +1,3 @@
-from flipgate.cli import main
+from flipgate.cli import run
 
-raise SystemExit(main())
+run()

@@ -13,7 +13,6 @@ baseline-repeats/ become the defaults), `--flaky FILE` and `--gate FILE`. Exit c
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -36,6 +35,7 @@ from flipgate.core.curation import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.flaky import FlakyList
+from flipgate.core.report import json_text
 from flipgate.core.runs import Run, load_run
 from flipgate.core.spec import GateSpec, load_spec
 from flipgate.core.text import literal
@@ -100,7 +100,7 @@ def _console() -> Console:
 
 
 def _print_json(data: dict[str, Any]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    print(json_text(data))
 
 
 # --------------------------------------------------------------------------- propose
