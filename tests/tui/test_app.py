@@ -15,12 +15,14 @@ from textual.widgets import Static
 
 from flipgate.core.errors import InputError
 from flipgate.tui.app import FlipgateApp, make_app, make_app_for_workspace
-from flipgate.tui.bindings import KEY_BINDINGS
+from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import literal, safe
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import FlipMatrix, KeyDiff, TitleBar, VerdictBanner
+from flipgate.tui.widgets.key_bar import KeyBar
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 HOSTILE = "[bold red]boom[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
@@ -130,6 +132,28 @@ async def test_help_lists_every_binding_and_closes() -> None:
             assert entry.description in listing
         await pilot.press("escape")
         assert isinstance(app.screen, OverviewScreen)
+
+
+async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> None:
+    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        bar = app.screen.query_one(KeyBar)
+        line = bar.render().plain
+        shown = [e for e in key_bindings("overview") if e.show]
+        for entry in shown:
+            assert entry.description in line
+        assert line.rstrip().endswith("^p Commands") and len(line) == 140
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        narrow = bar.render().plain
+        assert len(narrow) == 80
+        assert "Drill in" in narrow and " … " in narrow and "? Help" in narrow
+        assert narrow.endswith("^p Commands ")
+        red_cases = narrow.index("Red cases")
+        await pilot.click(KeyBar, offset=(red_cases + 1, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, RedCasesScreen)
 
 
 async def test_palette_switches_theme_and_quits() -> None:

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from flipgate.core.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.core.gate import ARMS, Comparison
@@ -23,6 +23,7 @@ from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView
+from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.outputs import MODES, Mode, OutputsView, RepFacts
 
 NARROW = 100  # below this many columns the two outputs stack
@@ -54,7 +55,7 @@ class CaseScreen(Screen[str]):
             yield DecisionsView(id="decisions", classes="section")
             yield OutputsView(id="outputs", classes="section")
             yield RepFacts(id="facts", classes="section")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#decisions").border_title = "decisions and checks"

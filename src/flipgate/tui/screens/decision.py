@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, SelectionList, Static, TextArea
+from textual.widgets import Button, Input, Label, Select, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
 from flipgate.core.decision import (
@@ -38,6 +38,7 @@ from flipgate.core.signing import SigningError, find_signing_key
 from flipgate.core.triage import TITLES, TriageWalk, checklist, evidence, named_cases
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.widgets.key_bar import KeyBar
 
 DECISION_WORDS = {
     "accept": "accept: merge the change",
@@ -120,7 +121,7 @@ class DecisionScreen(Screen[Path | None]):
             yield Static(self._checklist_text(), id="checklist")
             yield Button("Sign and write (ctrl+s)", variant="primary", id="sign", compact=True)
             yield Static(id="outcome")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         result = self.comparison.result

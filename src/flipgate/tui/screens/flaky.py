@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from flipgate.core.curation import (
     CheckReport,
@@ -38,6 +38,7 @@ from flipgate.core.runs import Run
 from flipgate.core.spec import GateSpec
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, plural
+from flipgate.tui.widgets.key_bar import KeyBar
 
 # The form hands the typed values to the screen, which writes them through `curation` and answers
 # with the refusal to show (None: written).
@@ -151,7 +152,7 @@ class FlakyScreen(Screen[None]):
         proposals.add_columns("case", "flips", "evidence")
         yield proposals
         yield Static(id="flaky-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.refresh_list()

@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from flipgate.core.errors import InputError
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
+from flipgate.tui.widgets.key_bar import KeyBar
 
 
 def describe_error(error: BaseException) -> Group:
@@ -57,7 +58,7 @@ class LoadingScreen(Screen[None]):
             with Center():
                 yield ProgressBar(total=None, show_eta=False, id="progress")
             yield Static(id="error")
-        yield Footer()
+        yield KeyBar()
 
     def show_progress(self, step: int, steps: int, description: str) -> None:
         self.query_one("#step", Static).update(literal(f"{description} …"))

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from flipgate.core.gate import Comparison, write_rerun_plan
 from flipgate.core.runs import Run
@@ -40,6 +40,7 @@ from flipgate.tui.widgets import (
     VerdictBanner,
 )
 from flipgate.tui.widgets.flip_matrix import WIDTH as MATRIX_WIDTH
+from flipgate.tui.widgets.key_bar import KeyBar
 
 NARROW = 120  # columns below which the panels stack
 PLAN_NAME = "rerun-plan.yaml"
@@ -94,7 +95,7 @@ class ConfirmPlanScreen(ModalScreen[str | None]):
         with Vertical() as box:
             box.border_title = "rerun plan"
             yield Static(text)
-        yield Footer()
+        yield KeyBar()
 
     def action_new_name(self) -> None:
         self.dismiss("new")
@@ -144,7 +145,7 @@ class OverviewScreen(Screen[None]):
             with Horizontal(classes="row"):
                 yield InfraPanel(comparison, id="infra")
                 yield LeftOutPanel(comparison, id="left-out")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.set_class(self.app.size.width < NARROW, "-narrow")  # before the first frame

@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.core.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
@@ -22,6 +22,7 @@ from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable, column_widths
+from flipgate.tui.widgets.key_bar import KeyBar
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
 
@@ -49,7 +50,7 @@ class RedCasesScreen(Screen[None]):
         yield Static(self._header(view.height), id="red-header")
         yield Input(placeholder="/ search case id", id="search")
         yield CaseTable(view, self.widths)
-        yield Footer()
+        yield KeyBar()
 
     @property
     def table(self) -> CaseTable:

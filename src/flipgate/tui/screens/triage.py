@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, OptionList, Static
+from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
@@ -35,6 +35,7 @@ from flipgate.core.triage import (
 )
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.widgets.key_bar import KeyBar
 
 FINDING_MARK: dict[Finding | None, str] = {
     "ruled_out": "✓ ruled out",
@@ -122,7 +123,7 @@ class TriageScreen(Screen[None]):
                         yield Button("unclear (u)", id="unclear", compact=True)
                     yield Input(placeholder="note on this class (n)", id="note", compact=True)
                     yield Static(id="save-state")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         steps = self.query_one("#steps", OptionList)
