@@ -9,6 +9,9 @@ import yaml
 
 from flipgate.core.errors import InputError
 
+# libyaml's parser when PyYAML was built with it: the same documents, nodes and marks, parsed in C.
+SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 class LineIndex:
     """Line numbers (1-based) of the keys of a YAML document, by dotted path (`outcomes.prices`)."""
@@ -46,9 +49,11 @@ def load_yaml(path: Path) -> tuple[Any, LineIndex]:
         raise InputError(path, "file not found") from None
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+    node: yaml.Node | None = None
+    loader = SafeLoader(text)
+    try:  # one parse: the node tree gives the lines, and the data is constructed from it
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = mark.line + 1 if mark is not None else None
@@ -57,6 +62,8 @@ def load_yaml(path: Path) -> tuple[Any, LineIndex]:
         raise InputError(path, f"not valid YAML: {exc}") from None
     except ValueError:  # PyYAML builds dates itself and raises on `2026-13-45`
         raise _impossible_date(path, node) from None
+    finally:
+        loader.dispose()
     return data, LineIndex(node)
 
 
