@@ -284,7 +284,7 @@ def compare(
         return arm_decisions, arm_reps, _collapse(arm_reps, spec, PREFIX[arm])
 
     # The arms are independent until they are paired: one thread each overlaps the parts of
-    # their polars and numpy work that run on a single core (a sixth off a 100,000-case gate).
+    # their polars and numpy work that run on a single core (0.31 -> 0.26 s at 100,000 cases).
     with ThreadPoolExecutor(max_workers=len(ARMS)) as pool:
         per_arm = dict(zip(ARMS, pool.map(one_arm, ARMS, (baseline, candidate)), strict=True))
     decisions: dict[str, pl.DataFrame] = {arm: per_arm[arm][0] for arm in ARMS}
