@@ -351,18 +351,14 @@ LINE_COUNT_BLOCK = 1 << 18  # bytes compared at a time: the comparison stays in 
 
 
 def _with_line_numbers(df: pl.DataFrame, data: pa.Buffer) -> pl.DataFrame:
-    """Each row's file line: blank lines are skipped by the reader, not by the count.
-
-    A row index keeps the columns' chunks as they are: an added contiguous column would make the
-    next operation copy every column to line them up.
-    """
+    """Each row's file line: blank lines are skipped by the reader, not by the count."""
     octets = np.frombuffer(data, dtype=np.uint8)
     newlines = sum(
         int(np.count_nonzero(octets[at : at + LINE_COUNT_BLOCK] == ord("\n")))
         for at in range(0, octets.size, LINE_COUNT_BLOCK)
     )
     if newlines + (0 if octets[-1] == ord("\n") else 1) == df.height:
-        return df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
+        return _numbered(df)
     lines = [n for n, raw in enumerate(bytes(data).splitlines(), start=1) if raw.strip()]
     return df.with_columns(line=pl.Series(lines, dtype=pl.Int64))
 
@@ -384,10 +380,13 @@ def _read_parquet(path: Path, *, lean: bool) -> tuple[pl.DataFrame, pl.DataFrame
     if problem:
         name, message = problem
         raise InputError(path, message, line=1, field=name)
-    # A row index, not an added column: see _with_line_numbers.
-    return _frames_from_columns(
-        df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64)), path
-    )
+    return _frames_from_columns(_numbered(df), path)
+
+
+def _numbered(df: pl.DataFrame) -> pl.DataFrame:
+    """`line` = row number + 1, as a row index: it keeps the columns' chunks as they are, where an
+    added contiguous column would make the next operation copy every column to line them up."""
+    return df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
 
 
 def _map_to_struct(df: pl.DataFrame, name: str) -> pl.Expr:
