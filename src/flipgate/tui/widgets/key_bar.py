@@ -50,10 +50,10 @@ class KeyBar(Widget):
                 palette = entry
             elif binding.show and binding.action not in keys:
                 keys[binding.action] = entry
-        room = self.size.width - (palette.cell_length + 1 if palette else 0)
-        line = _fit(keys, room)
         if palette is None or not self.app.ENABLE_COMMAND_PALETTE:
-            return line
+            return _fit(keys, self.size.width)
+        room = self.size.width - palette.cell_length - 1
+        line = _fit(keys, room)
         return Content.assemble(line, " " * max(1, room + 1 - line.cell_length), palette)
 
 
