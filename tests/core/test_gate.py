@@ -54,6 +54,13 @@ def test_p_agrees_with_brute_force_binomial_sum(b: int, c: int) -> None:
     assert mcnemar_p(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
+@settings(deadline=None, max_examples=60)
+@given(st.integers(1, 2000), st.integers(0, 2000))
+def test_the_sums_early_stop_is_below_a_doubles_rounding(b: int, c: int) -> None:
+    """With thousands of flips the sum stops past the mode; the full sum rounds the same."""
+    assert mcnemar_p(b, c) == pytest.approx(float(brute_p(b, c)), rel=2**-52)
+
+
 def _pair(
     run_writer: RunWriter,
     base: dict,
@@ -328,6 +335,26 @@ def test_cells_add_up_to_the_paired_cases(
     assert sum(result.cells.values()) == paired
     assert paired + len(result.unpaired) == len(suite)
     assert result.p == pytest.approx(float(brute_p(result.b, result.c)) if result.b else 1.0)
+
+
+def test_the_order_rows_are_written_in_changes_nothing(run_writer: RunWriter) -> None:
+    """Runs written case by case take the collapse's fast path; shuffled ones must agree."""
+    base = {
+        f"case-{i:02}": [i % 3 != 0, i % 2 == 0, None if i % 7 == 0 else True] for i in range(40)
+    }
+    cand = {case: [not reps[0], reps[1], False] for case, reps in base.items()}
+    in_order = compare(*_pair(run_writer, base, cand), default_spec())
+    shuffled = [list(reversed(passfail_rows(verdicts))) for verdicts in (base, cand)]
+    shuffled[1] = shuffled[1][1::2] + shuffled[1][::2]
+    again = compare(
+        load_run(run_writer("shuffled-b", shuffled[0])),
+        load_run(run_writer("shuffled-c", shuffled[1])),
+        default_spec(),
+    )
+    assert again.cases["case"].to_list() == sorted(base)
+    assert again.cases.equals(in_order.cases)
+    assert again.result.cells == in_order.result.cells
+    assert again.cases.row(0, named=True)["base_pattern"] == [False, True, None]
 
 
 def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
