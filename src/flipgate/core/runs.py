@@ -169,7 +169,8 @@ def load_run(
     """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log.
 
     `lean` is for the headless gate, which needs no stored outputs, reasons or extra fields: from
-    Parquet, only the columns the verdict needs are read (the app reads and checks them all).
+    Parquet, only the columns the verdict needs are read; from JSONL, every field is parsed and
+    its type checked, and only those columns are kept (the app keeps and checks them all).
     """
     from flipgate.core.importers import ImportOptions, detect_format, read_external
 
@@ -205,7 +206,7 @@ def load_run(
     labels = _labels(manifest, manifest_path)
     report(f"reading {run_dir.name}/{(jsonl if jsonl.exists() else parquet).name}")
     if jsonl.exists():
-        frames = _read_jsonl(jsonl, labels)
+        frames = _read_jsonl(jsonl, labels, lean=lean)
         results = jsonl
     else:
         frames = _read_parquet(parquet, lean=lean)
@@ -329,7 +330,9 @@ def _make_run(
 # --------------------------------------------------------------------------- fast path
 
 
-def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _read_jsonl(
+    path: Path, labels: Labels, *, lean: bool
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
     it refuses a field whose type changes between lines instead of coercing it. The file is
@@ -340,12 +343,17 @@ def _read_jsonl(path: Path, labels: Labels) -> tuple[pl.DataFrame, pl.DataFrame,
     with pa.memory_map(str(path)) as source:
         data = source.read_buffer()
         try:
-            df = pl.from_arrow(pa_json.read_json(pa.BufferReader(data)))
+            table = pa_json.read_json(pa.BufferReader(data))
+            types = pl.from_arrow(table.schema.empty_table())
         except (pa.ArrowException, ValueError):  # the line reader names the line and the field
             return _read_jsonl_lines(path, labels)
-        assert isinstance(df, pl.DataFrame)
-        if df.height == 0 or _schema_problem(df.schema) is not None:
+        assert isinstance(types, pl.DataFrame)
+        if table.num_rows == 0 or _schema_problem(types.schema) is not None:
             return _read_jsonl_lines(path, labels)
+        if lean:
+            table = table.select([name for name in table.column_names if name in GATE_FIELDS])
+        df = pl.from_arrow(table)
+        assert isinstance(df, pl.DataFrame)
         return _frames_from_columns(_with_line_numbers(df, data), path)
 
 
