@@ -1,3 +1,3 @@
-from flipgate.cli import run
+from flipgate.launch import run
 
 run()

@@ -7,7 +7,6 @@ Every input is loaded and validated before anything is written or drawn.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -414,19 +413,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"flipgate: error: {exc}", file=sys.stderr)
         return BAD_INPUT
     return code
-
-
-def run() -> None:
-    """The console script: `main`, then an exit that skips the interpreter's teardown.
-
-    Freeing a large gate's frames object by object costs a CI job a tenth of a second after the
-    verdict is out. By then every file flipgate wrote is renamed and closed, and only the two
-    standard streams still need flushing.
-    """
-    code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # `flipgate gate ... | head`: the reader left, nothing is lost
-        pass
-    os._exit(code)

@@ -184,3 +184,28 @@ def test_markdown_escapes_untrusted_text(
     _, out, _ = _gate(capsys, str(ws), "--format", "markdown")
     assert "<script>" not in out and "[link](" not in out
     assert "&lt;script&gt;" in out
+
+
+def test_the_entry_point_collects_again_once_the_imports_are_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`flipgate` pauses the cycle collector only for its imports; the command runs with it on
+    (the app lives for hours) and the exit code still comes out."""
+    import gc
+
+    import flipgate.cli
+    from flipgate import launch
+
+    seen: dict[str, object] = {}
+
+    def command() -> int:
+        seen["collecting"] = gc.isenabled()
+        return 3
+
+    monkeypatch.setattr(flipgate.cli, "main", command)
+    monkeypatch.setattr(launch.os, "_exit", lambda code: seen.setdefault("exit", code))
+    try:
+        launch.run()
+    finally:
+        gc.unfreeze()
+    assert seen == {"collecting": True, "exit": 3}
