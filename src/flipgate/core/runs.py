@@ -53,7 +53,6 @@ KNOWN_FIELDS = frozenset(
     }
 )
 SIDES = ("expected", "actual")  # the two labels of a decision
-RULE_FIELDS = ("rep", "expected", "actual", "passed", "reasons")  # what the per-rule rows read
 SUITES = ("smoke", "full")
 # What the verdict is computed from; outputs, reasons and extra fields are only shown.
 GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons"})
@@ -504,22 +503,35 @@ def _frames_from_columns(
         reasons = {r: pl.col("reasons") for r in (*expected, *passed)}
     null = pl.lit(None, pl.String)
     ids = [pl.col("case"), pl.col("rep")]
-    # A line with no decision at all (an infra repetition, a checks-only line) is dropped once
-    # here, before the rules multiply the rows by four and a filter would copy them all.
-    labelled = [expr.is_null() for expr in (*expected.values(), *actual.values())]
-    rule_fields = df.select("case", "line", *(c for c in RULE_FIELDS if c in df.columns))
-    decided = drop_where(rule_fields, pl.all_horizontal(labelled)) if labelled else rule_fields
+    rules = sorted(set(expected) | set(actual))
+    # Each rule's labels and reason as a flat column, named `field/rule`: a line with no
+    # decision at all (an infra repetition, a checks-only line) is dropped before the rules
+    # multiply the rows by four, and flat columns filter at half the cost of struct columns.
+    fields = {"expected": expected, "actual": actual, "reason": reasons}
+    flat = df.select(
+        *ids,
+        pl.col("line"),
+        *(
+            by_rule[rule].cast(pl.String).alias(f"{name}/{rule}")
+            for name, by_rule in fields.items()
+            for rule in rules
+            if rule in by_rule
+        ),
+    )
+    undecided = [pl.col(column).is_null() for column in flat.columns if column.startswith(SIDES)]
+    decided = drop_where(flat, pl.all_horizontal(undecided)) if undecided else flat
 
     decision_parts = [
         decided.select(
             *ids,
             pl.lit(rule, pl.String).alias("rule"),
-            expected.get(rule, null).alias("expected"),
-            actual.get(rule, null).alias("actual"),
-            reasons.get(rule, null).cast(pl.String).alias("reason"),
+            *(
+                (pl.col(f"{name}/{rule}") if rule in by_rule else null).alias(name)
+                for name, by_rule in fields.items()
+            ),
             pl.col("line"),
         )
-        for rule in sorted(set(expected) | set(actual))
+        for rule in rules
     ]
     check_parts = [
         df.select(
