@@ -1,10 +1,11 @@
 """The console script's entry point: what must happen before the first heavy import.
 
-Importing polars, numpy and Rich builds a few hundred thousand objects that live until exit.
-With the cycle collector running, its passes during and after the imports walk them again and
-again: about 0.1 s of a 1.3 s `flipgate gate` (interleaved runs of the 100,000-case benchmark).
-So it is paused for the imports, and what they built is frozen out of its sight before it
-resumes; later passes see only what the command itself allocates.
+Importing polars, numpy and Rich loads 565 modules and some 48,000 objects the cycle collector
+tracks, all of them alive until exit. Left running, the collector makes over a hundred passes
+during the imports and walks them again in the older generations' passes of the command: about
+0.1 s of a 1.3 s `flipgate gate` (interleaved runs of the 100,000-case benchmark). So it is
+paused for the imports, and what they built is frozen out of its sight before it resumes; later
+passes see only what the command itself allocates.
 """
 
 from __future__ import annotations
