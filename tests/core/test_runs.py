@@ -172,6 +172,22 @@ def test_parquet_with_structs_and_maps_matches_jsonl(tmp_path: Path) -> None:
         assert got.equals(jsonl.decisions.select(cols).sort(cols))
 
 
+@pytest.mark.parametrize("lean", [False, True], ids=["app", "gate"])
+@pytest.mark.parametrize("form", ["results.jsonl", "results.parquet"])
+def test_the_lean_gate_still_checks_the_fields_it_does_not_keep(
+    tmp_path: Path, form: str, lean: bool
+) -> None:
+    """The gate reads no stored outputs, but a run whose outputs are numbers is still refused."""
+    rows = [json.loads(row(case=case, output=7)) for case in ("a", "b")]
+    run = write_run(tmp_path / "run", rows)
+    if form == "results.parquet":
+        (run / "results.jsonl").unlink()
+        pl.DataFrame(rows).write_parquet(run / form)
+    with pytest.raises(InputError) as raised:
+        load_run(run, lean=lean)
+    assert (raised.value.path.name, raised.value.field) == (form, "output")
+
+
 def test_run_yaml_path_is_accepted(tmp_path: Path) -> None:
     run = _lines(tmp_path, row())
     assert load_run(run / "run.yaml").run_id == "r"

@@ -374,18 +374,15 @@ def _with_line_numbers(df: pl.DataFrame, data: pa.Buffer) -> pl.DataFrame:
 
 def _read_parquet(path: Path, *, lean: bool) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     try:
-        columns = [c for c in pl.read_parquet_schema(path) if c in GATE_FIELDS] if lean else None
-        df = pl.read_parquet(path, columns=columns)
+        schema = pl.read_parquet_schema(path)
+        columns = [c for c in schema if c in GATE_FIELDS] if lean else list(schema)
+        df = _maps_as_structs(pl.read_parquet(path, columns=columns))
+        # The columns the lean gate leaves unread still have their types checked, from no rows.
+        unread = [c for c in schema if c not in columns]
+        types = _maps_as_structs(pl.read_parquet(path, columns=unread, n_rows=0)) if unread else df
     except Exception as exc:
         raise InputError(path, f"not a readable Parquet file ({exc})") from None
-    df = df.with_columns(
-        [
-            _map_to_struct(df, name)
-            for name in ("expected", "actual", "reasons", "passed")
-            if name in df.columns and isinstance(df.schema[name], pl.List)
-        ]
-    )
-    problem = _schema_problem(df.schema)
+    problem = _schema_problem(pl.Schema({**df.schema, **types.schema}))
     if problem:
         name, message = problem
         raise InputError(path, message, line=1, field=name)
@@ -396,6 +393,16 @@ def _numbered(df: pl.DataFrame) -> pl.DataFrame:
     """`line` = row number + 1, as a row index: it keeps the columns' chunks as they are, where an
     added contiguous column would make the next operation copy every column to line them up."""
     return df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
+
+
+def _maps_as_structs(df: pl.DataFrame) -> pl.DataFrame:
+    return df.with_columns(
+        [
+            _map_to_struct(df, name)
+            for name in ("expected", "actual", "reasons", "passed")
+            if name in df.columns and isinstance(df.schema[name], pl.List)
+        ]
+    )
 
 
 def _map_to_struct(df: pl.DataFrame, name: str) -> pl.Expr:
