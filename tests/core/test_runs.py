@@ -53,6 +53,14 @@ def row(**fields: object) -> str:
         ),
         ([row(), row()], 2, "rep", "duplicate (case, rep)"),
         ([row(), row(rep=1, safety=True)], 2, "safety", "differs between the lines of case a"),
+        # Written out of case order, the same two are found by grouping, not line by line.
+        ([row(), row(case="b"), row()], 3, "rep", "duplicate (case, rep)"),
+        (
+            [row(rep=1), row(case="b"), row(safety=True)],
+            3,
+            "safety",
+            "differs between the lines of case a",
+        ),
         ([row(), row(case="b", rep=-1)], 2, "rep", "non-negative integer"),
         ([row(), row(case="b", rep="1")], 2, "rep", "non-negative integer"),
         ([row(), row(case="b", rep=1.5)], 2, "rep", "non-negative integer"),

@@ -32,7 +32,7 @@ from flipgate.core.outcomes import (
     severity_name,
     summarize,
 )
-from flipgate.core.runs import Run, drop_where
+from flipgate.core.runs import Run, drop_where, out_of_case_order
 from flipgate.core.spec import GateSpec
 
 Arm = Literal["baseline", "candidate"]
@@ -242,13 +242,11 @@ def _collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:
     # The cases leave sorted, so that the arms pair in order with no sort after the join. Most
     # runs are written case by case, rep by rep: grouped in that order, their cases come out
     # sorted and their patterns in rep order (25 ms an arm, where sorting twice costs 45).
-    case, rep = pl.col("case"), pl.col("rep")
-    if (
-        reps["case"].is_sorted()
-        and reps.select(((case != case.shift()) | (rep > rep.shift())).all()).item()
-    ):
+    if not reps.select(out_of_case_order().any()).item():
         cases = (
-            reps.group_by("case", maintain_order=True).agg(summary).with_columns(case.set_sorted())
+            reps.group_by("case", maintain_order=True)
+            .agg(summary)
+            .with_columns(pl.col("case").set_sorted())
         )
     else:
         cases = reps.sort("rep", maintain_order=True).group_by("case").agg(summary).sort("case")
