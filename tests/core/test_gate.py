@@ -19,6 +19,17 @@ from flipgate.core.runs import load_run
 from flipgate.core.spec import default_spec, load_spec
 from tests.conftest import RunWriter, passfail_rows
 
+# case -> (baseline reps, candidate reps), each rep a pass, a fail or an infra failure (None)
+PAIRED_SUITES = st.dictionaries(
+    st.text("abcdef", min_size=1, max_size=3),
+    st.tuples(
+        st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
+        st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
 
 def brute_p(b: int, c: int) -> Fraction:
     n = b + c
@@ -310,17 +321,7 @@ def test_still_inconclusive_after_rerun_goes_to_a_reviewer(run_writer: RunWriter
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    st.dictionaries(
-        st.text("abcdef", min_size=1, max_size=3),
-        st.tuples(
-            st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
-            st.lists(st.sampled_from([True, False, None]), min_size=1, max_size=4),
-        ),
-        min_size=1,
-        max_size=25,
-    )
-)
+@given(PAIRED_SUITES)
 def test_cells_add_up_to_the_paired_cases(
     tmp_path_factory: pytest.TempPathFactory, suite: dict
 ) -> None:
@@ -355,6 +356,33 @@ def test_the_order_rows_are_written_in_changes_nothing(run_writer: RunWriter) ->
     assert again.cases.equals(in_order.cases)
     assert again.result.cells == in_order.result.cells
     assert again.cases.row(0, named=True)["base_pattern"] == [False, True, None]
+
+
+@settings(max_examples=30, deadline=None)
+@given(PAIRED_SUITES, st.data())
+def test_any_row_order_gives_the_same_comparison(
+    tmp_path_factory: pytest.TempPathFactory, suite: dict, data: st.DataObject
+) -> None:
+    from tests.conftest import write_run
+
+    folder = tmp_path_factory.mktemp("order")
+    spec = replace(default_spec(), infra_max_share=1.0)
+    comparisons = {}
+    for order in ("case by case", "shuffled"):
+        arms = []
+        for arm in (0, 1):
+            rows = passfail_rows({case: suite[case][arm] for case in sorted(suite)})
+            if order == "shuffled":
+                rows = data.draw(st.permutations(rows))
+            arms.append(load_run(write_run(folder / f"{order}-{arm}", rows)))
+        comparisons[order] = compare(*arms, spec)
+    ordered, shuffled = comparisons["case by case"], comparisons["shuffled"]
+    assert shuffled.cases.equals(ordered.cases)
+    assert (shuffled.result.cells, shuffled.result.flipped, shuffled.result.unpaired) == (
+        ordered.result.cells,
+        ordered.result.flipped,
+        ordered.result.unpaired,
+    )
 
 
 def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
