@@ -17,7 +17,7 @@ from flipgate.core.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate import compare, compare_with_reruns, mcnemar_p, rerun_plan
 from flipgate.core.runs import load_run
 from flipgate.core.spec import default_spec, load_spec
-from tests.conftest import RunWriter, passfail_rows
+from tests.conftest import RunWriter, passfail_rows, write_run
 
 # case -> (baseline reps, candidate reps), each rep a pass, a fail or an infra failure (None)
 PAIRED_SUITES = st.dictionaries(
@@ -325,8 +325,6 @@ def test_still_inconclusive_after_rerun_goes_to_a_reviewer(run_writer: RunWriter
 def test_cells_add_up_to_the_paired_cases(
     tmp_path_factory: pytest.TempPathFactory, suite: dict
 ) -> None:
-    from tests.conftest import write_run
-
     folder = tmp_path_factory.mktemp("pair")
     b = load_run(write_run(folder / "b", passfail_rows({k: v[0] for k, v in suite.items()})))
     c = load_run(write_run(folder / "c", passfail_rows({k: v[1] for k, v in suite.items()})))
@@ -363,8 +361,6 @@ def test_the_order_rows_are_written_in_changes_nothing(run_writer: RunWriter) ->
 def test_any_row_order_gives_the_same_comparison(
     tmp_path_factory: pytest.TempPathFactory, suite: dict, data: st.DataObject
 ) -> None:
-    from tests.conftest import write_run
-
     folder = tmp_path_factory.mktemp("order")
     spec = replace(default_spec(), infra_max_share=1.0)
     comparisons = {}
