@@ -3,8 +3,9 @@
     python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
 
 Generates the pair of runs if it is missing (bench/generate.py), then runs each command as a
-whole process, once untimed and then --repeat times: `flipgate gate B C --format json` on Parquet
-and on JSONL, and `bench/reference.py` (plain Python) on the JSONL. Reports wall time (median and
+whole process, once untimed and then in --repeat rounds, each command in turn: `flipgate gate B C
+--format json` on Parquet and on JSONL, and `bench/reference.py` (plain Python) on the JSONL.
+Reports wall time (median and
 min), CPU time and peak RSS (from the rusage that os.wait4 returns for that one process tree),
 checks that flipgate and the reference agree on verdict, rule, b, c, p, cells, outcome counts,
 infra counts and the flipped cases, and prints the targets: under 1.5 s on Parquet, under 5 s on
@@ -99,14 +100,18 @@ def measure(cmd: list[str]) -> Sample:
         )
 
 
-def time_command(label: str, cmd: list[str], repeat: int) -> Timing:
-    """One untimed run first, to write bytecode caches and fill the page cache; then `repeat`."""
-    measure(cmd)
-    samples = []
+def time_commands(commands: dict[str, list[str]], repeat: int) -> dict[str, Timing]:
+    """Each command once untimed, to write bytecode caches and fill the page cache; then `repeat`
+    rounds that run every command in turn. A VM's speed drifts within the hour (by a fifth
+    here): taken in turns, the commands' medians come from the same stretch of it."""
+    for cmd in commands.values():
+        measure(cmd)
+    samples: dict[str, list[Sample]] = {label: [] for label in commands}
     for _ in range(repeat):
-        samples.append(measure(cmd))
-        print(f"  {label}: {samples[-1].wall_s:.2f} s", file=sys.stderr)
-    return Timing(samples)
+        for label, cmd in commands.items():
+            samples[label].append(measure(cmd))
+            print(f"  {label}: {samples[label][-1].wall_s:.2f} s", file=sys.stderr)
+    return {label: Timing(taken) for label, taken in samples.items()}
 
 
 def holds_size(run_yaml: Path, cases: int, reps: int) -> bool:
@@ -211,11 +216,23 @@ def main(argv: list[str] | None = None) -> int:
     pair = {fmt: [str(args.data / fmt.lower() / arm) for arm in ARMS] for fmt in WALL_LIMIT_S}
     missing = flipgate_unavailable()
 
-    reference = time_command(
-        "reference, JSONL",
-        ["uv", "run", "--no-sync", "python", str(BENCH / "reference.py"), *pair["JSONL"]],
-        args.repeat,
-    )
+    commands = {
+        "reference": [
+            "uv",
+            "run",
+            "--no-sync",
+            "python",
+            str(BENCH / "reference.py"),
+            *pair["JSONL"],
+        ]
+    }
+    if not missing:
+        commands |= {
+            fmt: ["uv", "run", "--no-sync", "flipgate", "gate", *pair[fmt], "--format", "json"]
+            for fmt in WALL_LIMIT_S
+        }
+    timings = time_commands(commands, args.repeat)
+    reference = timings.pop("reference")
     want = json.loads(reference.samples[-1].stdout)
     print(f"\n{args.cases} cases x {args.reps} reps, {args.repeat} timed runs of each command")
     print(f"{'reference:':<19}{verdict_line(want)}")
@@ -226,14 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         print("Only the reference was timed; rerun once the command exists.")
         return 2
 
-    gate = {
-        fmt: time_command(
-            f"flipgate gate, {fmt}",
-            ["uv", "run", "--no-sync", "flipgate", "gate", *pair[fmt], "--format", "json"],
-            args.repeat,
-        )
-        for fmt in WALL_LIMIT_S
-    }
+    gate = timings
     problems = []
     for fmt, timing in gate.items():
         last = timing.samples[-1]
