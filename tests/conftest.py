@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -17,6 +20,16 @@ SAMPLES = REPO / "sample_runs"
 
 RunWriter = Callable[..., Path]
 KeyMaker = Callable[..., Path]
+
+
+def load_bench(name: str) -> ModuleType:
+    """bench/ holds scripts, not a package: import one by path (its data generator, say)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_run(

@@ -209,3 +209,39 @@ def test_the_entry_point_collects_again_once_the_imports_are_done(
     finally:
         gc.unfreeze()
     assert seen == {"collecting": True, "exit": 3}
+
+
+def test_reports_name_the_first_flipped_cases_and_count_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log line or a pull-request comment cannot hold ten thousand case names."""
+    from flipgate.core.report import FLIPPED_SHOWN
+
+    ws = _workspace(tmp_path, 40, 30)  # 70 flipped cases, 20 more than the reports name
+    _, text, _ = _gate(capsys, str(ws))
+    listing = next(line for line in text.splitlines() if line.startswith("flipped: "))
+    assert listing.count("case-") == FLIPPED_SHOWN
+    assert listing.endswith("and 20 more (`flipgate gate --format json` lists every flipped case)")
+    _, markdown, _ = _gate(capsys, str(ws), "--format", "markdown")
+    assert markdown.count("| case-") == FLIPPED_SHOWN
+    assert "… and 20 more: `flipgate gate --format json` lists every flipped case." in markdown
+    _, out, _ = _gate(capsys, str(ws), "--format", "json")
+    assert len(json.loads(out)["flipped"]) == 70
+
+
+def test_a_large_gate_reads_whole_in_an_80_column_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Long red-case histograms fold inside their cells; no figure or label is cut."""
+    from tests.conftest import load_bench
+
+    load_bench("generate").generate(tmp_path, 2000, 3)
+    pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
+    _, text, _ = _gate(capsys, *pair)
+    _, out, _ = _gate(capsys, *pair, "--format", "json")
+    outcomes = json.loads(out)["outcomes"]
+    assert "…" not in text
+    tables = [line for line in text.splitlines() if line[:1] in "┏┃┡│└"]
+    assert max(len(line) for line in tables) <= 80  # prose lines wrap where the log shows them
+    decisions = next(line for line in text.splitlines() if line.startswith("│ decisions"))
+    assert all(f"{outcomes[arm]['decisions']:,}" in decisions for arm in ("baseline", "candidate"))

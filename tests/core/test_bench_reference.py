@@ -3,30 +3,16 @@ by the spec's rules, checked on a generated pair and on a pair small enough to c
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import polars as pl
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.conftest import load_bench
 
-
-def load(name: str) -> ModuleType:
-    """bench/ holds scripts, not a package: import one by path."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = load("generate")
-reference = load("reference")
+generate = load_bench("generate")
+reference = load_bench("reference")
 
 
 def test_generated_pair_adds_up_and_is_deterministic(tmp_path: Path) -> None:

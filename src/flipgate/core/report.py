@@ -26,6 +26,11 @@ VERDICT_STYLE = {
     "INVALID": "bold magenta",
 }
 DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
+# The text and Markdown reports name this many flipped cases at most (the first by case id), and
+# say how many more: 10,000 flips made a 175 KB log line, and a 320 KB Markdown report where a
+# pull-request comment holds 65,536 characters. The JSON report and the rerun plan name them all.
+FLIPPED_SHOWN = 50
+MORE_FLIPPED = "`flipgate gate --format json` lists every flipped case"
 
 
 def exit_code(result: GateResult) -> int:
@@ -143,15 +148,24 @@ def to_text(comparison: Comparison) -> RenderableType:
     if any(o.decisions for o in result.outcomes.values()):
         parts.append(_outcome_table(comparison))
     if result.flipped:
+        shown, more = _flipped_shown(result)
         listing = Text("flipped: ", style="bold")
-        for i, (case, direction) in enumerate(result.flipped):
+        for i, (case, direction) in enumerate(shown):
             listing.append(", " if i else "")
             listing.append(literal(case))
             listing.append(" ↓" if direction == "pass_to_fail" else " ↑", style="dim")
+        if more:
+            listing.append(f", and {more:,} more ({MORE_FLIPPED})", style="dim")
         parts.append(listing)
     if result.escalation is not None:
         parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
     return Group(*parts)
+
+
+def _flipped_shown(result: GateResult) -> tuple[tuple[tuple[str, str], ...], int]:
+    """The flipped cases a text or Markdown report names, and how many it leaves out."""
+    shown = result.flipped[:FLIPPED_SHOWN]
+    return shown, len(result.flipped) - len(shown)
 
 
 def _matrix(result: GateResult) -> Table:
@@ -164,7 +178,7 @@ def _matrix(result: GateResult) -> Table:
 
     def cell(name: str, label: str = "") -> Text:
         n = cells[name]
-        text = Text(f"{label}{n}", style="bold" if label else "")
+        text = Text(f"{label}{n:,}", style="bold" if label else "")
         text.append(f" ({n / paired:.1%})", style="dim")
         return text
 
@@ -186,7 +200,7 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
                 ("safety failures: ", "bold red"), literal(", ".join(result.safety_failures))
             )
         )
-    infra = " · ".join(f"{arm} {s.count} ({s.share:.1%})" for arm, s in result.infra.items())
+    infra = " · ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
     lines.append(Text(f"infra repetitions: {infra}"))
     moved = ", ".join(
         f"{k} ({'declared' if k in result.declared_change else 'NOT declared'})"
@@ -213,20 +227,26 @@ def _outcome_table(comparison: Comparison) -> Table:
     base, cand = (result.outcomes[arm] for arm in ARMS)
     table = Table(title="decision outcomes", title_justify="left")
     table.add_column("outcome", no_wrap=True)
-    for name in ("price", "baseline", "candidate", "change"):
-        table.add_column(name, justify="right", no_wrap=True)
+    # The arms' columns may wrap, so that a long red-case histogram folds inside its cell, where
+    # unwrapped it squeezed the other columns out of an 80-column CI log; they are never made
+    # narrower than their widest figure (decisions or cost), which would cut it.
+    widest = max(len(f"{n:,.0f}") for arm in (base, cand) for n in (arm.decisions, arm.cost))
+    table.add_column("price", justify="right", no_wrap=True)
+    for arm in ARMS:
+        table.add_column(arm, justify="right", min_width=widest)
+    table.add_column("change", justify="right", no_wrap=True)
     for outcome in OUTCOMES:
         price = "by direction" if outcome == "mirror" else f"{spec.price(outcome):g}"
         if outcome == "agreement":
             price = "0"
         b, c = base.counts[outcome], cand.counts[outcome]
-        table.add_row(OUTCOME_WORDS[outcome], price, str(b), str(c), f"{c - b:+d}")
+        table.add_row(OUTCOME_WORDS[outcome], price, f"{b:,}", f"{c:,}", f"{c - b:+,}")
     table.add_row(
         "decisions",
         "",
-        str(base.decisions),
-        str(cand.decisions),
-        f"{cand.decisions - base.decisions:+d}",
+        f"{base.decisions:,}",
+        f"{cand.decisions:,}",
+        f"{cand.decisions - base.decisions:+,}",
     )
     table.add_row(
         "cost",
@@ -239,14 +259,14 @@ def _outcome_table(comparison: Comparison) -> Table:
     table.add_row(
         "mirrors approved/rejected",
         "FN / FP",
-        f"{base.mirror_approved} / {base.mirror_rejected}",
-        f"{cand.mirror_approved} / {cand.mirror_rejected}",
+        f"{base.mirror_approved:,} / {base.mirror_rejected:,}",
+        f"{cand.mirror_approved:,} / {cand.mirror_rejected:,}",
         "",
     )
     for label, attr in (("red cases", "red_cases"), ("wrong decisions", "wrong_decisions")):
         b_n = getattr(base.reconciliation, attr)
         c_n = getattr(cand.reconciliation, attr)
-        table.add_row(label, "", str(b_n), str(c_n), f"{c_n - b_n:+d}")
+        table.add_row(label, "", f"{b_n:,}", f"{c_n:,}", f"{c_n - b_n:+,}")
     table.add_row(
         "red cases by misses",
         "",
@@ -258,7 +278,7 @@ def _outcome_table(comparison: Comparison) -> Table:
 
 
 def _histogram(red_by_wrong: dict[int, int]) -> str:
-    return " ".join(f"{n}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
+    return " ".join(f"{n:,}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
 
 
 # --------------------------------------------------------------------------- markdown
@@ -286,8 +306,8 @@ def to_markdown(comparison: Comparison) -> str:
         "",
         "| baseline \\ candidate | ✓ pass | ✗ fail |",
         "|---|---:|---:|",
-        f"| ✓ pass | {result.cells['both_pass']} | **b = {result.b}** |",
-        f"| ✗ fail | **c = {result.c}** | {result.cells['both_fail']} |",
+        f"| ✓ pass | {result.cells['both_pass']:,} | **b = {result.b:,}** |",
+        f"| ✗ fail | **c = {result.c:,}** | {result.cells['both_fail']:,} |",
         "",
     ]
     runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
@@ -300,7 +320,7 @@ def to_markdown(comparison: Comparison) -> str:
     ]
     if result.safety_failures:
         notes.append("**safety failures:** " + ", ".join(_md(c) for c in result.safety_failures))
-    infra = ", ".join(f"{arm} {s.count} ({s.share:.1%})" for arm, s in result.infra.items())
+    infra = ", ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
     notes.append(f"infra repetitions: {infra}")
     moved = ", ".join(
         f"{_md(k)} ({'declared' if k in result.declared_change else '**not declared**'})"
@@ -327,17 +347,17 @@ def to_markdown(comparison: Comparison) -> str:
                 outcome, f"{comparison.spec.price(outcome):g}"
             )
             b, c = base.counts[outcome], cand.counts[outcome]
-            lines.append(f"| {OUTCOME_WORDS[outcome]} | {price} | {b} | {c} | {c - b:+d} |")
+            lines.append(f"| {OUTCOME_WORDS[outcome]} | {price} | {b:,} | {c:,} | {c - b:+,} |")
         lines.append(
             f"| **cost** | | **{base.cost:,.0f}** | **{cand.cost:,.0f}** | **{cand.cost - base.cost:+,.0f}** |"
         )
         lines.append(
-            f"| mirrors approved / rejected | FN / FP | {base.mirror_approved} / {base.mirror_rejected} "
-            f"| {cand.mirror_approved} / {cand.mirror_rejected} | |"
+            f"| mirrors approved / rejected | FN / FP | {base.mirror_approved:,} / {base.mirror_rejected:,} "
+            f"| {cand.mirror_approved:,} / {cand.mirror_rejected:,} | |"
         )
         lines.append(
-            f"| red cases (by misses) | | {base.reconciliation.red_cases} ({_histogram(base.reconciliation.red_by_wrong)}) "
-            f"| {cand.reconciliation.red_cases} ({_histogram(cand.reconciliation.red_by_wrong)}) | |"
+            f"| red cases (by misses) | | {base.reconciliation.red_cases:,} ({_histogram(base.reconciliation.red_by_wrong)}) "
+            f"| {cand.reconciliation.red_cases:,} ({_histogram(cand.reconciliation.red_by_wrong)}) | |"
         )
         lines.append("")
     if result.flipped:
@@ -347,7 +367,10 @@ def to_markdown(comparison: Comparison) -> str:
             "| case | direction |",
             "|---|---|",
         ]
-        lines += [f"| {_md(case)} | {DIRECTION_WORDS[d]} |" for case, d in result.flipped]
+        shown, more = _flipped_shown(result)
+        lines += [f"| {_md(case)} | {DIRECTION_WORDS[d]} |" for case, d in shown]
+        if more:
+            lines += ["", f"… and {more:,} more: {MORE_FLIPPED}."]
         lines += ["", "</details>", ""]
     if result.escalation is not None:
         lines += [f"**Next:** {_md(result.escalation.message)}", ""]
