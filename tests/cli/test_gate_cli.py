@@ -215,16 +215,16 @@ def test_reports_name_the_first_flipped_cases_and_count_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A log line or a pull-request comment cannot hold ten thousand case names."""
-    from flipgate.core.report import FLIPPED_SHOWN
+    from flipgate.core.report import CASES_NAMED
 
     ws = _workspace(tmp_path, 40, 30)  # 70 flipped cases, 20 more than the reports name
     _, text, _ = _gate(capsys, str(ws))
     listing = next(line for line in text.splitlines() if line.startswith("flipped: "))
-    assert listing.count("case-") == FLIPPED_SHOWN
+    assert listing.count("case-") == CASES_NAMED
     assert listing.endswith("and 20 more (`flipgate gate --format json` lists every flipped case)")
     _, markdown, _ = _gate(capsys, str(ws), "--format", "markdown")
-    assert markdown.count("| case-") == FLIPPED_SHOWN
-    assert "… and 20 more: `flipgate gate --format json` lists every flipped case." in markdown
+    assert markdown.count("| case-") == CASES_NAMED
+    assert "… and 20 more (`flipgate gate --format json` lists every flipped case)" in markdown
     _, out, _ = _gate(capsys, str(ws), "--format", "json")
     assert len(json.loads(out)["flipped"]) == 70
 
@@ -245,3 +245,20 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
     assert max(len(line) for line in tables) <= 80  # prose lines wrap where the log shows them
     decisions = next(line for line in text.splitlines() if line.startswith("│ decisions"))
     assert all(f"{outcomes[arm]['decisions']:,}" in decisions for arm in ("baseline", "candidate"))
+
+
+def test_reports_name_the_first_failed_safety_cases_and_count_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flipgate.core.report import CASES_NAMED
+
+    cases = [f"case-{i:03}" for i in range(CASES_NAMED + 10)]
+    for arm, passed in (("b", True), ("c", False)):
+        write_run(tmp_path / arm, passfail_rows({c: [passed] for c in cases}, safety=cases))
+    more = "and 10 more (`flipgate gate --format json` lists every failed safety case)"
+    code, text, _ = _gate(capsys, str(tmp_path / "b"), str(tmp_path / "c"))
+    failures = next(line for line in text.splitlines() if line.startswith("safety failures: "))
+    assert code == 1 and failures.count("case-") == CASES_NAMED and failures.endswith(more)
+    _, markdown, _ = _gate(capsys, str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
+    failures = next(line for line in markdown.splitlines() if "**safety failures:**" in line)
+    assert failures.count("case-") == CASES_NAMED and failures.endswith(more)

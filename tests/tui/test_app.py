@@ -16,13 +16,15 @@ from textual.widgets import Static
 from flipgate.core.errors import InputError
 from flipgate.tui.app import FlipgateApp, make_app, make_app_for_workspace
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
-from flipgate.tui.format import literal, safe
+from flipgate.tui.format import case_ids, literal, safe
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import FlipMatrix, KeyDiff, TitleBar, VerdictBanner
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.verdict import SAFETY_SHOWN
+from tests.conftest import passfail_rows, write_run
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 HOSTILE = "[bold red]boom[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
@@ -204,3 +206,23 @@ async def test_untrusted_run_ids_and_key_values_show_literally(tmp_path: Path) -
         keys = plain(app.screen.query_one(KeyDiff).render())
         assert keys.count(shown) == 3  # both arms' prompt, and the change summary
         assert "\x1b" not in keys and "\x1b" not in title.plain  # type: ignore[union-attr]
+
+
+def test_case_ids_name_the_first_and_count_the_rest() -> None:
+    assert case_ids(["a", "b"], 3).plain == "a, b"
+    assert case_ids([f"c{i}" for i in range(20)], 2).plain == "c0, c1 … +18"
+    assert case_ids(["[bold]x[/]"], 1).plain == "[bold]x[/]"  # ids are read from the run
+
+
+async def test_the_banner_names_twelve_failed_safety_cases_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    cases = [f"case-{i:02}" for i in range(SAFETY_SHOWN + 8)]
+    for arm, passed in (("baseline", True), ("candidate", False)):
+        write_run(tmp_path / arm, passfail_rows({c: [passed] for c in cases}, safety=cases))
+    app = make_app_for_workspace(tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await opened(app, pilot)
+        banner = plain(app.screen.query_one(VerdictBanner).render())
+        assert "⚠ safety failures: case-00, case-01, case-02, " in banner
+        assert "case-11 … +8" in banner and "case-12" not in banner

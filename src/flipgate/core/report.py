@@ -6,7 +6,8 @@ every string that came from a file is wrapped in `Text`, never parsed as markup.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import orjson
 from rich.console import Group, RenderableType
@@ -26,11 +27,12 @@ VERDICT_STYLE = {
     "INVALID": "bold magenta",
 }
 DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
-# The text and Markdown reports name this many flipped cases at most (the first by case id), and
-# say how many more: 10,000 flips made a 175 KB log line, and a 320 KB Markdown report where a
-# pull-request comment holds 65,536 characters. The JSON report and the rerun plan name them all.
-FLIPPED_SHOWN = 50
-MORE_FLIPPED = "`flipgate gate --format json` lists every flipped case"
+# A list of cases in the text and Markdown reports (flipped, failed safety) names this many at
+# most, the first by case id, and says how many more: 10,000 flips made a 175 KB log line, and a
+# 320 KB Markdown report where a pull-request comment holds 65,536 characters. The JSON report
+# (and for flips, the rerun plan) names them all.
+CASES_NAMED = 50
+T = TypeVar("T")
 
 
 def exit_code(result: GateResult) -> int:
@@ -148,24 +150,28 @@ def to_text(comparison: Comparison) -> RenderableType:
     if any(o.decisions for o in result.outcomes.values()):
         parts.append(_outcome_table(comparison))
     if result.flipped:
-        shown, more = _flipped_shown(result)
+        named, more = _first(result.flipped)
         listing = Text("flipped: ", style="bold")
-        for i, (case, direction) in enumerate(shown):
+        for i, (case, direction) in enumerate(named):
             listing.append(", " if i else "")
             listing.append(literal(case))
             listing.append(" ↓" if direction == "pass_to_fail" else " ↑", style="dim")
         if more:
-            listing.append(f", and {more:,} more ({MORE_FLIPPED})", style="dim")
+            listing.append(f", {_more(more, 'flipped')}", style="dim")
         parts.append(listing)
     if result.escalation is not None:
         parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
     return Group(*parts)
 
 
-def _flipped_shown(result: GateResult) -> tuple[tuple[tuple[str, str], ...], int]:
-    """The flipped cases a text or Markdown report names, and how many it leaves out."""
-    shown = result.flipped[:FLIPPED_SHOWN]
-    return shown, len(result.flipped) - len(shown)
+def _first(cases: Sequence[T]) -> tuple[Sequence[T], int]:
+    """The cases a text or Markdown list names, and how many it leaves out."""
+    return cases[:CASES_NAMED], max(len(cases) - CASES_NAMED, 0)
+
+
+def _more(more: int, which: str) -> str:
+    """What ends a list that leaves `more` cases out."""
+    return f"and {more:,} more (`flipgate gate --format json` lists every {which} case)"
 
 
 def _matrix(result: GateResult) -> Table:
@@ -195,9 +201,12 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
     for breach in result.limit_breaches:
         lines.append(Text.assemble(("outcome limit: ", "bold red"), literal(breach)))
     if result.safety_failures:
+        named, more = _first(result.safety_failures)
         lines.append(
             Text.assemble(
-                ("safety failures: ", "bold red"), literal(", ".join(result.safety_failures))
+                ("safety failures: ", "bold red"),
+                literal(", ".join(named)),
+                (f", {_more(more, 'failed safety')}" if more else "", "dim"),
             )
         )
     infra = " · ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
@@ -319,7 +328,12 @@ def to_markdown(comparison: Comparison) -> str:
         *(f"**warning:** {_md(w)}" for w in result.warnings),
     ]
     if result.safety_failures:
-        notes.append("**safety failures:** " + ", ".join(_md(c) for c in result.safety_failures))
+        failed, unnamed = _first(result.safety_failures)
+        notes.append(
+            "**safety failures:** "
+            + ", ".join(_md(c) for c in failed)
+            + (f", {_more(unnamed, 'failed safety')}" if unnamed else "")
+        )
     infra = ", ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
     notes.append(f"infra repetitions: {infra}")
     moved = ", ".join(
@@ -367,10 +381,10 @@ def to_markdown(comparison: Comparison) -> str:
             "| case | direction |",
             "|---|---|",
         ]
-        shown, more = _flipped_shown(result)
-        lines += [f"| {_md(case)} | {DIRECTION_WORDS[d]} |" for case, d in shown]
-        if more:
-            lines += ["", f"… and {more:,} more: {MORE_FLIPPED}."]
+        flips, unnamed = _first(result.flipped)
+        lines += [f"| {_md(case)} | {DIRECTION_WORDS[d]} |" for case, d in flips]
+        if unnamed:
+            lines += ["", f"… {_more(unnamed, 'flipped')}"]
         lines += ["", "</details>", ""]
     if result.escalation is not None:
         lines += [f"**Next:** {_md(result.escalation.message)}", ""]

@@ -7,6 +7,10 @@ so a colour-blind reviewer (or a monochrome terminal) reads the same screen.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from rich.text import Text
+
 from flipgate.core.outcomes import OUTCOME_WORDS
 
 # The one door for untrusted text lives in the core, so that reports and the CLI use it too.
@@ -75,3 +79,11 @@ def signed_money(amount: float) -> str:
 
 def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{count(n)} {one if n == 1 else (many or one + 's')}"
+
+
+def case_ids(items: Sequence[str], shown: int) -> Text:
+    """The first `shown` case ids, literally, and how many more: `a, b, c … +12`."""
+    text = literal(", ".join(items[:shown]))
+    if len(items) > shown:
+        text.append(f" … +{count(len(items) - shown)}")
+    return text

@@ -6,17 +6,10 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from flipgate.core.gate import ARMS
-from flipgate.tui.format import count, literal, plural, share
+from flipgate.tui.format import case_ids, count, literal, plural, share
 from flipgate.tui.widgets.panel import Panel
 
 SHOWN = 6  # ids listed inline; the red-case table holds the rest
-
-
-def _ids(items: tuple[str, ...] | list[str]) -> Text:
-    text = literal(", ".join(items[:SHOWN]))
-    if len(items) > SHOWN:
-        text.append(f" … +{count(len(items) - SHOWN)}")
-    return text
 
 
 class InfraPanel(Panel):
@@ -63,12 +56,14 @@ class LeftOutPanel(Panel):
         lines.append(listed)
         if result.flaky_flipped:
             lines.append(
-                Text("  flipped: ", self.style("muted")).append_text(_ids(result.flaky_flipped))
+                Text("  flipped: ", self.style("muted")).append_text(
+                    case_ids(result.flaky_flipped, SHOWN)
+                )
             )
         if result.flaky_unknown:
             lines.append(
                 Text("  in neither run: ", self.style("muted")).append_text(
-                    _ids(result.flaky_unknown)
+                    case_ids(result.flaky_unknown, SHOWN)
                 )
             )
         unpaired = Text("unpaired    ", self.style("label"))
@@ -79,5 +74,5 @@ class LeftOutPanel(Panel):
             reasons.setdefault(why, []).append(case)
         for why, cases in reasons.items():
             line = Text(f"  {why} ({count(len(cases))}): ", self.style("muted"))
-            lines.append(line.append_text(_ids(cases)))
+            lines.append(line.append_text(case_ids(cases, SHOWN)))
         return Group(*lines)

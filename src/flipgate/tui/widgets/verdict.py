@@ -7,9 +7,10 @@ from rich.text import Text
 
 from flipgate.core.gate import format_p
 from flipgate.core.spec import describe
-from flipgate.tui.format import VERDICT_SYMBOL, count, literal
+from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
+SAFETY_SHOWN = 12  # failed safety cases named in the banner; the red-case table holds them all
 # SPEC §3.5, in words: which line of the verdict rule fired.
 RULE_WORDS = {
     "safety": "rule 1 · safety: a safety case failed, before any counting",
@@ -57,17 +58,17 @@ class VerdictBanner(Panel):
         lines.append(numbers)
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
+        if result.safety_failures:
+            line = Text("⚠ safety failures: ", self.style("warn"))
+            lines.append(line.append_text(case_ids(result.safety_failures, SAFETY_SHOWN)))
         for title, items in (
-            ("safety failures", result.safety_failures),
             ("invalid", result.invalid_reasons),
             ("limit breached", result.limit_breaches),
             ("warning", result.warnings),
         ):
-            shown = items if title != "safety failures" else (", ".join(items[:12]),)
-            for item in shown if items else ():
+            for item in items:
                 line = Text(f"⚠ {title}: ", self.style("warn"))
-                line.append_text(literal(item))
-                lines.append(line)
+                lines.append(line.append_text(literal(item)))
         if result.previous is not None:
             before = result.previous
             lines.append(
