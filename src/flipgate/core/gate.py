@@ -20,7 +20,6 @@ from typing import Literal
 
 import numpy as np
 import polars as pl
-import yaml
 
 from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
@@ -34,6 +33,7 @@ from flipgate.core.outcomes import (
 )
 from flipgate.core.runs import Run, drop_where, out_of_case_order
 from flipgate.core.spec import GateSpec
+from flipgate.core.yamlio import dump_yaml
 
 Arm = Literal["baseline", "candidate"]
 Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
@@ -620,8 +620,7 @@ def rerun_plan(comparison: Comparison) -> dict[str, object]:
 
 def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = True) -> None:
     """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
-    text = yaml.safe_dump(rerun_plan(comparison), sort_keys=False, allow_unicode=True, width=1000)
-    write_atomic(target, text, exclusive=not overwrite)
+    write_atomic(target, dump_yaml(rerun_plan(comparison), width=1000), exclusive=not overwrite)
 
 
 def compare_with_reruns(

@@ -36,6 +36,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate import ARMS, Comparison, compare
 from flipgate.core.runs import Run
 from flipgate.core.spec import OUTCOMES
+from flipgate.core.yamlio import dump_yaml
 
 TriageClass = Literal["infra", "flaky", "grader", "stale_baseline", "regression"]
 Finding = Literal["ruled_out", "cause", "unclear"]
@@ -880,8 +881,7 @@ def save_walk(path: Path, walk: TriageWalk, *, now: datetime | None = None) -> T
         "flipgate_triage": WALK_FORMAT,
         "walks": [_walk_document(w) for w in (*others, stamped)],
     }
-    text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
-    write_atomic(path, text)
+    write_atomic(path, dump_yaml(document, width=100))
     return stamped
 
 

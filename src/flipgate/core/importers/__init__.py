@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from flipgate.core.errors import InputError
+from flipgate.core.yamlio import dump_yaml
 
 DEFAULT_LABELS = {"negative": "approve", "positive": "reject", "abstain": "escalate"}
 
@@ -114,7 +115,7 @@ def write_run(imported: ImportedRun, out_dir: Path) -> None:
     try:
         try:
             lines = [json.dumps(r, ensure_ascii=False, allow_nan=False) for r in imported.records]
-            manifest = yaml.safe_dump(imported.manifest, sort_keys=False, allow_unicode=True)
+            manifest = dump_yaml(imported.manifest)
         except (TypeError, ValueError, yaml.YAMLError) as exc:
             raise InputError(imported.source, f"cannot write the imported run: {exc}") from None
         _write_synced(staging / "run.yaml", manifest)
