@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from flipgate.core.gate import ARMS, PREFIX, SEVERITY, Comparison
+from flipgate.core.gate import ARMS, FLIPS, PREFIX, SEVERITY, Comparison
 from flipgate.core.outcomes import severity_name
 from flipgate.core.runs import METRICS
 
@@ -158,7 +158,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
     cases = comparison.cases
     red = (
         ~pl.col("cand_passed")  # null (missing) stays null: unpaired, not failing
-        | pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"])
+        | pl.col("cell").is_in(FLIPS)
         | (pl.col("base_wrong").fill_null(0) > 0)
         | (pl.col("cand_wrong").fill_null(0) > 0)
         | pl.col("unpaired").is_not_null()

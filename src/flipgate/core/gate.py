@@ -41,7 +41,8 @@ Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_mar
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
 AGREEMENT = SEVERITY.index("agreement")
-CELLS = ("both_pass", "both_fail", "pass_to_fail", "fail_to_pass")
+FLIPS = ("pass_to_fail", "fail_to_pass")  # the cells b and c
+CELLS = ("both_pass", "both_fail", *FLIPS)
 
 
 def format_p(p: float) -> str:
@@ -352,11 +353,9 @@ def compare(
     cell_counts = dict.fromkeys(CELLS, 0)
     for cell, n in counted.group_by("cell").len().iter_rows():
         cell_counts[cell] = n
-    flips = counted.filter(pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"]))
+    flips = counted.filter(pl.col("cell").is_in(FLIPS))
     flipped = tuple(zip(flips["case"].to_list(), flips["cell"].to_list(), strict=True))
-    listed_flips = cases.filter(
-        pl.col("listed") & pl.col("cell").is_in(["pass_to_fail", "fail_to_pass"])
-    )["case"].to_list()
+    listed_flips = cases.filter(pl.col("listed") & pl.col("cell").is_in(FLIPS))["case"].to_list()
     unpaired_rows = cases.filter(pl.col("unpaired").is_not_null())
     unpaired = tuple(
         zip(unpaired_rows["case"].to_list(), unpaired_rows["unpaired"].to_list(), strict=True)

@@ -33,7 +33,7 @@ from flipgate.core.atomic import write_atomic
 from flipgate.core.decision import FINDINGS, TRIAGE_CLASSES, ChecklistEntry
 from flipgate.core.digest import run_digest
 from flipgate.core.errors import InputError
-from flipgate.core.gate import ARMS, Comparison, compare
+from flipgate.core.gate import ARMS, FLIPS, Comparison, compare
 from flipgate.core.runs import Run
 from flipgate.core.spec import OUTCOMES
 from flipgate.core.yamlio import dump_yaml
@@ -49,7 +49,6 @@ TITLES: dict[str, str] = {
     "stale_baseline": "Stale baseline",
     "regression": "Regression",
 }
-FLIPS = ("pass_to_fail", "fail_to_pass")
 WALK_FILE = Path(".flipgate") / "triage.yaml"
 WALK_FORMAT = 1
 NO_TEMPLATE = "(no template)"
