@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.importers import ImportOptions
@@ -44,13 +44,6 @@ def find_repeats(workspace: Path) -> tuple[Path, ...]:
     """The runs under WORKSPACE/baseline-repeats/, in name order."""
     folder = workspace / REPEATS_FOLDER
     return tuple(sorted(p for p in folder.iterdir() if p.is_dir())) if folder.is_dir() else ()
-
-
-@dataclass(frozen=True)
-class Extras:
-    """Runs loaded beside the two arms: identical baseline runs."""
-
-    repeats: tuple[Run, ...] = field(default=())
 
 
 @dataclass(frozen=True)
