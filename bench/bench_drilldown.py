@@ -25,10 +25,10 @@ from rich.console import RenderableType
 from textual.app import App
 from textual.screen import Screen
 
-from flipgate.core.casefile import CaseQuery, case_detail, red_table, select_cases
-from flipgate.core.gate import Comparison, compare
-from flipgate.core.runs import load_run
-from flipgate.core.spec import default_spec
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import load_run
+from flipgate.present.casefile import CaseQuery, case_detail, red_table, select_cases
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 

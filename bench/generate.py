@@ -26,7 +26,7 @@ import numpy.typing as npt
 import polars as pl
 import yaml
 
-from flipgate.core.atomic import write_atomic
+from flipgate.core.io.atomic import write_atomic
 
 RULES = ("prohibited_items", "recalled_products", "misleading_claims", "off_platform_contact")
 # Label codes: 0 is the negative label, 1 the positive one, 2 the abstain one.

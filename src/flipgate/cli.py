@@ -17,12 +17,12 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.core.decision import DECISIONS, TRIAGE_CLASSES
+from flipgate.core.decision.record import DECISIONS, TRIAGE_CLASSES
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
 
 if TYPE_CHECKING:
-    from flipgate.core.gate import Comparison
+    from flipgate.core.gate.compare import Comparison
 
 BAD_INPUT = 2
 
@@ -115,7 +115,7 @@ def _import_options(args: argparse.Namespace) -> ImportOptions:
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
-    from flipgate.core.runs import is_workspace, load_workspace
+    from flipgate.core.runs.load import is_workspace, load_workspace
 
     runs = [Path(r) for r in args.runs]
     workspace = None
@@ -148,10 +148,10 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
 
 def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     """Load and validate everything, then apply the gate."""
-    from flipgate.core.flaky import load_flaky
-    from flipgate.core.gate import compare
-    from flipgate.core.runs import load_run
-    from flipgate.core.spec import load_spec
+    from flipgate.core.gate.compare import compare
+    from flipgate.core.gate.flaky import load_flaky
+    from flipgate.core.gate.spec import load_spec
+    from flipgate.core.runs.load import load_run
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
@@ -167,9 +167,9 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from flipgate.core import report
-    from flipgate.core.gate import compare_with_reruns, write_rerun_plan
-    from flipgate.core.runs import load_run
+    from flipgate.core.gate.compare import compare_with_reruns, write_rerun_plan
+    from flipgate.core.runs.load import load_run
+    from flipgate.present import report
 
     inputs = resolve_inputs(args)
     reruns = _reruns(args)
@@ -205,8 +205,8 @@ def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.tui.app import make_app, run_app
 
     inputs = resolve_inputs(args)
-    from flipgate.core.flaky import load_flaky
-    from flipgate.core.spec import load_spec
+    from flipgate.core.gate.flaky import load_flaky
+    from flipgate.core.gate.spec import load_spec
     from flipgate.tui.session import load_runs
 
     load_spec(inputs.gate)
@@ -249,7 +249,7 @@ def _check_run_path(path: Path) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from flipgate.core.importers import read_external, write_run
-    from flipgate.core.runs import run_from_records
+    from flipgate.core.runs.load import run_from_records
 
     imported = read_external(Path(args.log), _import_options(args))
     # Validate as a run before writing, so a log we cannot gate on is never written out.
@@ -266,16 +266,16 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from flipgate.core.decision import (
+    from flipgate.core.decision.record import (
         DecisionExistsError,
         InvalidDecision,
         Reviewer,
         decision_workspace,
         write_decision,
     )
-    from flipgate.core.review import build_record
-    from flipgate.core.signing import SigningError, find_signing_key
-    from flipgate.core.triage import checklist, load_walk, walk_path
+    from flipgate.core.decision.review import build_record
+    from flipgate.core.decision.signing import SigningError, find_signing_key
+    from flipgate.core.triage.walk import checklist, load_walk, walk_path
 
     inputs = resolve_inputs(args)
     out = args.out or (inputs.workspace / "decisions" if inputs.workspace else Path("decisions"))
@@ -309,7 +309,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from flipgate.core.decision import verify_decision
+    from flipgate.core.decision.record import verify_decision
 
     path = Path(args.decision_file)
     if not path.is_file():

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.curation import (
+from flipgate.core.curation.entries import (
     CheckReport,
     FlipRecord,
     Proposal,
@@ -34,11 +34,11 @@ from flipgate.core.curation import (
     remove,
 )
 from flipgate.core.errors import InputError
-from flipgate.core.flaky import FlakyList
-from flipgate.core.report import json_text
-from flipgate.core.runs import Run, load_run
-from flipgate.core.spec import GateSpec, load_spec
-from flipgate.core.text import literal
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.spec import GateSpec, load_spec
+from flipgate.core.runs.load import Run, load_run
+from flipgate.present.report import json_text
+from flipgate.present.text import literal
 
 OK, PROBLEM, BAD_INPUT = 0, 1, 2
 Command = Callable[[argparse.Namespace], int]

@@ -95,7 +95,7 @@ def test_a_saved_triage_walk_goes_into_the_decision(
     workspace: Path, isolated_git: Path, make_key: KeyMaker
 ) -> None:
     from flipgate.cli import build_parser, load_comparison, resolve_inputs
-    from flipgate.core.triage import save_walk, start_walk, walk_path
+    from flipgate.core.triage.walk import save_walk, start_walk, walk_path
 
     args = build_parser().parse_args(["gate", str(workspace)])
     walk = start_walk(load_comparison(resolve_inputs(args)))

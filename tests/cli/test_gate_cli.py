@@ -215,7 +215,7 @@ def test_reports_name_the_first_flipped_cases_and_count_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A log line or a pull-request comment cannot hold ten thousand case names."""
-    from flipgate.core.report import CASES_NAMED
+    from flipgate.present.report import CASES_NAMED
 
     ws = _workspace(tmp_path, 40, 30)  # 70 flipped cases, 20 more than the reports name
     _, text, _ = _gate(capsys, str(ws))
@@ -250,7 +250,7 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
 def test_reports_name_the_first_failed_safety_cases_and_count_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from flipgate.core.report import CASES_NAMED
+    from flipgate.present.report import CASES_NAMED
 
     cases = [f"case-{i:03}" for i in range(CASES_NAMED + 10)]
     for arm, passed in (("b", True), ("c", False)):

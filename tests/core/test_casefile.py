@@ -10,7 +10,11 @@ from typing import Any
 import polars as pl
 import pytest
 
-from flipgate.core.casefile import (
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import run_from_records
+from flipgate.present.casefile import (
     CaseQuery,
     case_detail,
     choices,
@@ -21,10 +25,6 @@ from flipgate.core.casefile import (
     unified_diff,
     visible,
 )
-from flipgate.core.flaky import FlakyEntry, FlakyList
-from flipgate.core.gate import Comparison, compare
-from flipgate.core.runs import run_from_records
-from flipgate.core.spec import default_spec
 
 A, R, E = "approve", "reject", "escalate"
 OK = {"r1": A, "r2": A}

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from flipgate.core.curation import add, check, propose, remove
+from flipgate.core.curation.entries import add, check, propose, remove
 from flipgate.core.errors import InputError
-from flipgate.core.flaky import load_flaky
-from flipgate.core.runs import Run, run_from_records
-from flipgate.core.spec import default_spec
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import Run, run_from_records
 
 SPEC = default_spec()
 TODAY = date(2026, 11, 24)
@@ -433,7 +433,7 @@ def test_a_file_that_cannot_be_spliced_is_rewritten_whole_without_losing_data(
 def test_a_file_changed_during_the_edit_is_not_overwritten(
     flaky_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import flipgate.core.curation as curation
+    import flipgate.core.curation.entries as curation
 
     real = curation.load_flaky
 

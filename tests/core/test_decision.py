@@ -18,8 +18,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flipgate.core import decision as decision_module
-from flipgate.core.decision import (
+from flipgate.core.decision import record as decision_module
+from flipgate.core.decision.record import (
     ChecklistEntry,
     DecisionExistsError,
     DecisionRecord,
@@ -34,9 +34,9 @@ from flipgate.core.decision import (
     verify_decision,
     write_decision,
 )
-from flipgate.core.digest import bytes_digest, run_digest
+from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError
-from flipgate.core.signing import SigningKey, sign
+from flipgate.core.io.digest import bytes_digest, run_digest
 from tests.conftest import KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")

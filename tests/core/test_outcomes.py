@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipgate.core.outcomes import classify, classify_frame, per_case_counts, summarize
-from flipgate.core.runs import Labels
-from flipgate.core.spec import OUTCOMES, default_spec
+from flipgate.core.gate.outcomes import classify, classify_frame, per_case_counts, summarize
+from flipgate.core.gate.spec import OUTCOMES, default_spec
+from flipgate.core.runs.load import Labels
 
 NINE = {
     ("approve", "approve"): "agreement",

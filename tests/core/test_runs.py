@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from flipgate.core.errors import InputError
-from flipgate.core.runs import load_run
+from flipgate.core.runs.load import load_run
 from tests.conftest import write_run
 
 OK = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}

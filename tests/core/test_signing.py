@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flipgate.core.signing import (
+from flipgate.core.decision.signing import (
     SigningError,
     SigningKey,
     check_signature,

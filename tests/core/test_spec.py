@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.core.errors import InputError
-from flipgate.core.spec import default_spec, load_spec
+from flipgate.core.gate.spec import default_spec, load_spec
 
 
 def test_defaults_are_the_spec_s() -> None:
@@ -68,7 +68,7 @@ def test_digest_changes_with_the_file(tmp_path: Path) -> None:
 
 
 def test_describe_says_what_fails_and_which_limits_apply(tmp_path: Path) -> None:
-    from flipgate.core.spec import describe
+    from flipgate.core.gate.spec import describe
 
     assert (
         describe(default_spec())

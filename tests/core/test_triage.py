@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 import yaml
 
-from flipgate.core.decision import ChecklistEntry
+from flipgate.core.decision.record import ChecklistEntry
 from flipgate.core.errors import InputError
-from flipgate.core.flaky import FlakyEntry, FlakyList
-from flipgate.core.gate import Comparison, compare
-from flipgate.core.runs import Run, run_from_records
-from flipgate.core.spec import default_spec
-from flipgate.core.triage import (
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import Run, run_from_records
+from flipgate.core.triage.walk import (
     TriageStep,
     checklist,
     evidence,

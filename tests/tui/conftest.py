@@ -12,10 +12,10 @@ import pytest
 from textual.app import App
 from textual.screen import Screen
 
-from flipgate.core.flaky import load_flaky
-from flipgate.core.gate import Comparison, compare
-from flipgate.core.runs import load_run, load_workspace
-from flipgate.core.spec import load_spec
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import load_spec
+from flipgate.core.runs.load import load_run, load_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"

@@ -9,7 +9,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.widgets import Static
 
-from flipgate.core.gate import Comparison
+from flipgate.core.gate.compare import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable
 from flipgate.tui.widgets.decisions import DecisionsView

@@ -10,8 +10,8 @@ import yaml
 from textual.app import App
 from textual.widgets import DataTable, Static
 
-from flipgate.core.runs import Run, run_from_records
-from flipgate.core.spec import default_spec
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import Run, run_from_records
 from flipgate.tui.screens.flaky import FlakyForm, FlakyScreen
 
 TODAY = date(2026, 11, 24)

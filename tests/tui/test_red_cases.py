@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flipgate.core.gate import Comparison
+from flipgate.core.gate.compare import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets.case_table import CaseTable

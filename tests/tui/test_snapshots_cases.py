@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from flipgate.core.gate import Comparison
+from flipgate.core.gate.compare import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 

@@ -10,9 +10,9 @@ import pytest
 import yaml
 from textual.widgets import Input, OptionList, Select, SelectionList, Static, TextArea
 
-from flipgate.core.decision import verify_decision
-from flipgate.core.gate import Comparison
-from flipgate.core.triage import load_walk
+from flipgate.core.decision.record import verify_decision
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.walk import load_walk
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen

@@ -15,11 +15,11 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.theme import Theme
 
-from flipgate.core.flaky import load_flaky
-from flipgate.core.gate import Comparison, compare, compare_with_reruns
+from flipgate.core.gate.compare import Comparison, compare, compare_with_reruns
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs import Run, load_run, load_workspace
-from flipgate.core.spec import load_spec
+from flipgate.core.runs.load import Run, load_run, load_workspace
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
-from flipgate.core.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.outcomes import OUTCOME_WORDS
 
 # The one door for untrusted text lives in the core, so that reports and the CLI use it too.
-from flipgate.core.text import literal as literal
-from flipgate.core.text import safe as safe
+from flipgate.present.text import literal as literal
+from flipgate.present.text import safe as safe
 
 PASS = "✓ pass"
 FAIL = "✗ fail"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from flipgate.core.gate import Comparison
+from flipgate.core.gate.compare import Comparison
 
 
 @dataclass

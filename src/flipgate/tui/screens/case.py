@@ -17,8 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.casefile import REP_SYMBOLS, CaseDetail, case_detail
-from flipgate.core.gate import ARMS, Comparison
+from flipgate.core.gate.compare import ARMS, Comparison
+from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, rep_pattern

@@ -1,6 +1,6 @@
 """The signed reviewer decision (SPEC §6): what was decided, why, by whom, on which cases.
 
-The file is built, signed and written by `flipgate.core.decision` into `WORKSPACE/decisions/`,
+The file is built, signed and written by `flipgate.core.decision.record` into `WORKSPACE/decisions/`,
 then verified at once, and the screen says where it went and what the check found. Signing runs
 in a worker (ssh-keygen is a subprocess); when it fails the form keeps everything typed.
 """
@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
-from flipgate.core.decision import (
+from flipgate.core.decision.record import (
     DECISIONS,
     TRIAGE_CLASSES,
     DecisionExistsError,
@@ -31,11 +31,11 @@ from flipgate.core.decision import (
     verify_decision,
     write_decision,
 )
+from flipgate.core.decision.review import build_record
+from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
-from flipgate.core.gate import Comparison
-from flipgate.core.review import build_record
-from flipgate.core.signing import SigningError, find_signing_key
-from flipgate.core.triage import TITLES, TriageWalk, checklist, evidence, named_cases
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.walk import TITLES, TriageWalk, checklist, evidence, named_cases
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.widgets.key_bar import KeyBar

@@ -1,7 +1,7 @@
 """The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
 changes a curator makes here (accept a proposal, retire a repaired entry).
 
-Everything shown is computed by `flipgate.core.curation`; every change goes through it and is
+Everything shown is computed by `flipgate.core.curation.entries`; every change goes through it and is
 written at once. A refused change shows its reason in the form, and the file stays as it was.
 """
 
@@ -21,7 +21,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
-from flipgate.core.curation import (
+from flipgate.core.curation.entries import (
     CheckReport,
     EntryReview,
     Proposal,
@@ -34,8 +34,8 @@ from flipgate.core.curation import (
     review,
 )
 from flipgate.core.errors import InputError
-from flipgate.core.runs import Run
-from flipgate.core.spec import GateSpec
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.runs.load import Run
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, plural
 from flipgate.tui.widgets.key_bar import KeyBar

@@ -17,9 +17,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from flipgate.core.gate import Comparison, write_rerun_plan
-from flipgate.core.runs import Run
-from flipgate.core.triage import walk_path
+from flipgate.core.gate.compare import Comparison, write_rerun_plan
+from flipgate.core.runs.load import Run
+from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested

@@ -1,6 +1,6 @@
 """The triage walk (SPEC §5) as a checklist: infra, flaky, grader, stale baseline, regression.
 
-Each step shows the evidence `flipgate.core.triage` computed and records the reviewer's finding
+Each step shows the evidence `flipgate.core.triage.walk` computed and records the reviewer's finding
 and note; the walk is saved on every change and resumed when the screen opens again. The last line
 leads to the signed decision. Rerunning until green is not offered here, on purpose.
 """
@@ -21,9 +21,9 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate import Comparison
-from flipgate.core.runs import Run
-from flipgate.core.triage import (
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.runs.load import Run
+from flipgate.core.triage.walk import (
     Finding,
     TriageStep,
     TriageWalk,

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable, create_backend
 
-from flipgate.core.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_WORDS
+from flipgate.present.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_WORDS
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
 SHOWN = [column for _, column, _ in COLUMNS]

@@ -11,8 +11,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from flipgate.core.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.core.gate import ARMS, SEVERITY
+from flipgate.core.gate.compare import ARMS, SEVERITY
+from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
 from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORD, literal
 from flipgate.tui.widgets.case_format import Palette
 

@@ -29,14 +29,14 @@ from typing import Any, Literal
 import polars as pl
 import yaml
 
-from flipgate.core.atomic import write_atomic
-from flipgate.core.decision import FINDINGS, TRIAGE_CLASSES, ChecklistEntry
-from flipgate.core.digest import run_digest
+from flipgate.core.decision.record import FINDINGS, TRIAGE_CLASSES, ChecklistEntry
 from flipgate.core.errors import InputError
-from flipgate.core.gate import ARMS, FLIPS, Comparison, compare
-from flipgate.core.runs import Run
-from flipgate.core.spec import OUTCOMES
-from flipgate.core.yamlio import dump_yaml
+from flipgate.core.gate.compare import ARMS, FLIPS, Comparison, compare
+from flipgate.core.gate.spec import OUTCOMES
+from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.digest import run_digest
+from flipgate.core.io.yamlio import dump_yaml
+from flipgate.core.runs.load import Run
 
 TriageClass = Literal["infra", "flaky", "grader", "stale_baseline", "regression"]
 Finding = Literal["ruled_out", "cause", "unclear"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from flipgate.core.runs import Labels
-from flipgate.core.spec import OUTCOMES, GateSpec
+from flipgate.core.gate.spec import OUTCOMES, GateSpec
+from flipgate.core.runs.load import Labels
 
 DEFAULT_LABELS = Labels()
 # Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".

@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 import polars as pl
 
-from flipgate.core.gate import ARMS, FLIPS, PREFIX, SEVERITY, Comparison
-from flipgate.core.outcomes import severity_name
-from flipgate.core.runs import METRICS
+from flipgate.core.gate.compare import ARMS, FLIPS, PREFIX, SEVERITY, Comparison
+from flipgate.core.gate.outcomes import severity_name
+from flipgate.core.runs.load import METRICS
 
 # --------------------------------------------------------------------------- the red-case table
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
-from flipgate.core.yamlio import load_yaml
+from flipgate.core.io.yamlio import load_yaml
 
 ENTRY_FIELDS = ("case", "owner", "added", "reason", "evidence")
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 
-from flipgate.core.decision import (
+from flipgate.core.decision.record import (
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -14,7 +14,7 @@ from flipgate.core.decision import (
     RunRef,
     now_utc,
 )
-from flipgate.core.gate import Comparison
+from flipgate.core.gate.compare import Comparison
 
 
 def gate_summary(comparison: Comparison) -> GateSummary:

@@ -23,9 +23,7 @@ from typing import Any
 
 import yaml
 
-from flipgate.core.digest import RUN_FILE, run_digest
-from flipgate.core.errors import InputError
-from flipgate.core.signing import (
+from flipgate.core.decision.signing import (
     SigningError,
     SigningKey,
     check_signature,
@@ -34,6 +32,8 @@ from flipgate.core.signing import (
     sign,
     verify_signer,
 )
+from flipgate.core.errors import InputError
+from flipgate.core.io.digest import RUN_FILE, run_digest
 
 FORMAT_VERSION = 1
 DECISIONS = ("accept", "reject", "rerun", "rebaseline")

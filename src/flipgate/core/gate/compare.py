@@ -21,19 +21,19 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from flipgate.core.atomic import write_atomic
 from flipgate.core.errors import InputError
-from flipgate.core.flaky import FlakyList
-from flipgate.core.outcomes import (
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.outcomes import (
     SEVERITY,
     OutcomeSummary,
     classify_frame,
     severity_name,
     summarize,
 )
-from flipgate.core.runs import Run, drop_where, out_of_case_order
-from flipgate.core.spec import GateSpec
-from flipgate.core.yamlio import dump_yaml
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.yamlio import dump_yaml
+from flipgate.core.runs.load import Run, drop_where, out_of_case_order
 
 Arm = Literal["baseline", "candidate"]
 Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]

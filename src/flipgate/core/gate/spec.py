@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
-from flipgate.core.yamlio import LineIndex, load_yaml
+from flipgate.core.io.yamlio import LineIndex, load_yaml
 
 OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
 WRONG_OUTCOMES = OUTCOMES[1:]

@@ -28,13 +28,13 @@ from typing import Any
 import polars as pl
 import yaml
 
-from flipgate.core.digest import bytes_digest
 from flipgate.core.errors import InputError
-from flipgate.core.flaky import FlakyEntry, FlakyList, load_flaky
-from flipgate.core.gate import collapsed_verdicts, compare
-from flipgate.core.runs import Run
-from flipgate.core.spec import GateSpec
-from flipgate.core.yamlio import LineIndex, load_yaml
+from flipgate.core.gate.compare import collapsed_verdicts, compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList, load_flaky
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.io.digest import bytes_digest
+from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.runs.load import Run
 
 READY_WINDOW = 3  # quiet for this many identical runs: ready to release
 NEW_FILE_HEADER = (

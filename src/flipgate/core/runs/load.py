@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from flipgate.core.errors import InputError
-from flipgate.core.yamlio import load_yaml
+from flipgate.core.io.yamlio import load_yaml
 
 if TYPE_CHECKING:
     import pyarrow as pa

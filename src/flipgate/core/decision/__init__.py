@@ -1,0 +1,1 @@
+"""The signed reviewer decision (SPEC §6): the record, its SSH signature, verification."""

@@ -1,0 +1,1 @@
+"""Files: one atomic writer, YAML read with line numbers, content digests."""
