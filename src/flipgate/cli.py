@@ -23,6 +23,7 @@ from flipgate.core.importers import ImportOptions
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
+    from flipgate.core.gate.loosening import GateBase
 
 BAD_INPUT = 2
 
@@ -146,7 +147,9 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     )
 
 
-def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
+def load_comparison(
+    inputs: Inputs, *, lean: bool = False, base: GateBase | None = None
+) -> Comparison:
     """Load and validate everything, then apply the gate."""
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.flaky import load_flaky
@@ -155,12 +158,34 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
+    budgeted = frozenset(budget.metric for budget in spec.budgets)
     # One arm after the other: each read already uses every core, and the peak memory halves.
     baseline, candidate = (
-        load_run(path, import_options=inputs.import_options, lean=lean)
+        load_run(path, import_options=inputs.import_options, lean=lean, keep=budgeted)
         for path in (inputs.baseline, inputs.candidate)
     )
-    return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
+    return compare(
+        baseline, candidate, spec, flaky, declared_change=inputs.declared_change, base=base
+    )
+
+
+def _base(args: argparse.Namespace, inputs: Inputs) -> GateBase | None:
+    """The gate spec and flaky list where the change is going (SPEC §8 `--base-*`)."""
+    from flipgate.core.gate.loosening import base_at_ref, base_from_files
+
+    if args.base_ref is None:
+        given = args.base_gate is not None or args.base_flaky is not None
+        return base_from_files(args.base_gate, args.base_flaky) if given else None
+    if args.base_gate is not None or args.base_flaky is not None:
+        raise InputError(
+            Path("--base-ref"), "give --base-ref, or --base-gate/--base-flaky: not both"
+        )
+    # The files this gate read, or those a workspace would hold: a file added in the change is
+    # checked against the defaults, and one deleted in it, as the defaults against the base.
+    where = inputs.workspace
+    gate = inputs.gate or (where / "gate.yaml" if where else None)
+    flaky = inputs.flaky or (where / "flaky.yaml" if where else None)
+    return base_at_ref(args.base_ref, gate, flaky)
 
 
 # --------------------------------------------------------------------------- commands
@@ -173,7 +198,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     inputs = resolve_inputs(args)
     reruns = _reruns(args)
-    comparison = load_comparison(inputs, lean=True)
+    comparison = load_comparison(inputs, lean=True, base=_base(args, inputs))
     if reruns is not None:
         rerun_baseline, rerun_candidate = (
             load_run(path, import_options=inputs.import_options) for path in reruns
@@ -196,6 +221,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
         print(report.json_text(report.to_json(comparison)))
     elif args.format == "markdown":
         print(report.to_markdown(comparison))
+    elif args.format == "junit":
+        from flipgate.present.junit import to_junit
+
+        sys.stdout.write(to_junit(comparison))
     else:
         Console(highlight=False).print(report.to_text(comparison), soft_wrap=True)
     return report.exit_code(result)
@@ -340,7 +369,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     gate = sub.add_parser("gate", help="apply the gate to two runs and exit 0/1/3/4 (for CI)")
     _add_run_arguments(gate)
-    gate.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    gate.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text")
+    base = gate.add_argument_group("the base: the gate as it stands where the change is going")
+    base.add_argument(
+        "--base-ref", metavar="REF", help="read gate.yaml and flaky.yaml at this git revision"
+    )
+    base.add_argument("--base-gate", type=Path, metavar="FILE", help="the base's gate spec")
+    base.add_argument("--base-flaky", type=Path, metavar="FILE", help="the base's flaky list")
     gate.add_argument(
         "--rerun-plan",
         type=Path,

@@ -276,7 +276,9 @@ def test_cases_added_removed_and_edited_and_the_baseline_age() -> None:
     assert got["baseline age"] == "19 days 3 hours older than the candidate"
     assert got["only in the baseline"] == "1: case-old"
     assert got["only in the candidate"] == "1: case-new"
-    assert got["case-02"] == "edited between the arms: rule policy expects escalate, was reject"
+    assert got["case-02"] == (
+        "edited between the arms: policy: expected reject in the baseline, escalate in the candidate"
+    )
     assert got["flaky entries after the baseline"] == "case-03 (added 2026-11-10)"
     assert s.cases == ("case-old", "case-new", "case-02")
     assert s.explains == ("case-02",)

@@ -14,6 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import ARMS, Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import OUTCOMES, describe
@@ -46,6 +47,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
     data = _result_json(result)
+    data["key"] = {arm: comparison.run(arm).key for arm in ARMS}
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
@@ -65,6 +67,21 @@ def json_text(data: dict[str, Any]) -> str:
     """Indented JSON. orjson writes a 100,000-case report in a few milliseconds; the standard
     library's indenting encoder is pure Python and takes fifty."""
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+def _budget_json(check: BudgetCheck) -> dict[str, Any]:
+    budget = check.budget
+    return {
+        "metric": budget.metric,
+        "stat": budget.stat,
+        "max": budget.max,
+        "max_increase": budget.max_increase,
+        "baseline": check.baseline,
+        "candidate": check.candidate,
+        "limit": check.limit,
+        "exceeded": check.exceeded,
+        "summary": check.summary,
+    }
 
 
 def _result_json(result: GateResult) -> dict[str, Any]:
@@ -109,8 +126,25 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "safety_failures": list(result.safety_failures),
         "invalid_reasons": list(result.invalid_reasons),
         "limit_breaches": list(result.limit_breaches),
+        "budgets": [_budget_json(check) for check in result.budgets],
+        "changes": {
+            "edited": {case: list(whats) for case, whats in result.edited.items()},
+            "deleted": list(result.deleted),
+            "new": list(result.new),
+            "cached": {
+                arm: {case: {"cached": n, "reps": of} for case, (n, of) in found.items()}
+                for arm, found in result.cached.items()
+            },
+        },
+        "base": None
+        if result.base is None
+        else {
+            "where": result.base,
+            "loosened": list(result.loosened),
+            "flaky_added": list(result.flaky_added),
+        },
         "flaky": {
-            "listed": len(result.flaky_listed),
+            "size": len(result.flaky_listed),
             "flipped": list(result.flaky_flipped),
             "unknown": list(result.flaky_unknown),
             "digest": result.flaky_digest,
@@ -200,6 +234,13 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(Text.assemble(("invalid: ", "bold magenta"), literal(reason)))
     for breach in result.limit_breaches:
         lines.append(Text.assemble(("outcome limit: ", "bold red"), literal(breach)))
+    for check in result.budgets:
+        lines.append(
+            Text.assemble(
+                ("budget exceeded: ", "bold red") if check.exceeded else ("budget met: ", "green"),
+                literal(check.summary),
+            )
+        )
     if result.safety_failures:
         named, more = _first(result.safety_failures)
         lines.append(
@@ -325,6 +366,12 @@ def to_markdown(comparison: Comparison) -> str:
     notes = [
         *(f"**invalid:** {_md(r)}" for r in result.invalid_reasons),
         *(f"**outcome limit:** {_md(r)}" for r in result.limit_breaches),
+        *(
+            f"**budget exceeded:** {_md(c.summary)}"
+            if c.exceeded
+            else f"budget met: {_md(c.summary)}"
+            for c in result.budgets
+        ),
         *(f"**warning:** {_md(w)}" for w in result.warnings),
     ]
     if result.safety_failures:

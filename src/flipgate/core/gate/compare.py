@@ -13,7 +13,7 @@ Everything here is pure: runs in, a `Comparison` out. The CLI and the app only f
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from math import comb
 from pathlib import Path
 from typing import Literal
@@ -22,7 +22,10 @@ import numpy as np
 import polars as pl
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.budgets import BudgetCheck, check_budgets
+from flipgate.core.gate.changes import cached_cases, edited_cases
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.loosening import GateBase, flaky_added, loosened
 from flipgate.core.gate.outcomes import (
     SEVERITY,
     OutcomeSummary,
@@ -37,7 +40,9 @@ from flipgate.core.runs.load import Run, drop_where, out_of_case_order
 
 Arm = Literal["baseline", "candidate"]
 Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
-Rule = Literal["safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"]
+Rule = Literal[
+    "safety", "invalid", "significance", "outcome_limit", "budget", "within_margin", "undecided"
+]
 ARMS: tuple[Arm, Arm] = ("baseline", "candidate")
 PREFIX = {"baseline": "base", "candidate": "cand"}
 AGREEMENT = SEVERITY.index("agreement")
@@ -102,10 +107,8 @@ class Escalation:
 
 @dataclass(frozen=True)
 class GateResult:
-    verdict: Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
-    rule: Literal[
-        "safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided"
-    ]
+    verdict: Verdict
+    rule: Rule
     summary: str  # the verdict and its numbers in words
     cells: dict[str, int]
     p: float
@@ -131,6 +134,15 @@ class GateResult:
     runs: dict[str, str]  # arm -> run_id
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
+    # What the change under test did to the suite and the gate (seed 001's FORBIDDEN list)
+    edited: dict[str, tuple[str, ...]] = field(default_factory=dict)  # case -> what differs
+    deleted: tuple[str, ...] = ()  # lines in the baseline, none in the candidate
+    new: tuple[str, ...] = ()  # lines in the candidate only: listed, not counted
+    cached: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)  # arm -> case -> n
+    loosened: tuple[str, ...] = ()  # settings looser than the base's
+    flaky_added: tuple[str, ...] = ()  # flaky entries not in the base's list
+    base: str | None = None  # where the base was read from; None: the checks were not made
+    budgets: tuple[BudgetCheck, ...] = ()
 
     @property
     def b(self) -> int:
@@ -162,6 +174,7 @@ class Comparison:
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
+    base: GateBase | None = None
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -288,8 +301,10 @@ def compare(
     *,
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
+    base: GateBase | None = None,
 ) -> Comparison:
-    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`."""
+    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
+    `base` is the spec and flaky list where the change is going (None: not checked)."""
     flaky = flaky or FlakyList()
 
     def one_arm(
@@ -314,9 +329,14 @@ def compare(
     reps: dict[str, pl.DataFrame] = dict(zip(ARMS, repeated, strict=True))
     outcomes: dict[str, OutcomeSummary] = dict(zip(ARMS, summaries, strict=True))
 
-    base, cand = collapsed
-    cases = base.join(
-        cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
+    base_cases, cand_cases = collapsed
+    cases = base_cases.join(
+        cand_cases,
+        on="case",
+        how="full",
+        coalesce=True,
+        suffix="_cand",
+        maintain_order="left_right",
     )
     listed = sorted(flaky.cases)
     cases = cases.with_columns(
@@ -375,8 +395,9 @@ def compare(
         decisions["candidate"],
         declared_change,
         previous,
+        base,
     )
-    return Comparison(baseline, candidate, spec, flaky, decisions, reps, cases, result)
+    return Comparison(baseline, candidate, spec, flaky, decisions, reps, cases, result, base)
 
 
 def _decide(
@@ -393,6 +414,7 @@ def _decide(
     cand_decisions: pl.DataFrame,
     declared_change: tuple[str, ...],
     previous: GateResult | None,
+    base: GateBase | None,
 ) -> GateResult:
     b, c = cells["pass_to_fail"], cells["fail_to_pass"]
     p = mcnemar_p(b, c)
@@ -436,6 +458,56 @@ def _decide(
     listed_safety = cases.filter(pl.col("listed") & pl.col("safety"))["case"].to_list()
     if listed_safety:
         invalid.append(f"the flaky list holds safety cases: {', '.join(listed_safety)}")
+    # what seed 001 forbids in the change under test
+    edited = edited_cases(baseline, candidate)
+    if edited:
+        named = "; ".join(f"{case} {what}" for case, whats in edited.items() for what in whats)
+        invalid.append(f"cases edited in the change under test: {_capped(named)}")
+    only = {
+        where: cases.filter(pl.col("unpaired") == f"only in {where}")["case"].to_list()
+        for where in ARMS
+    }
+    deleted, new = only["baseline"], only["candidate"]
+    if deleted:
+        invalid.append(
+            f"cases deleted in the change under test (lines in the baseline, none in the "
+            f"candidate): {_capped(', '.join(deleted))}. Retire a case in a separate, reviewed "
+            "change, then rebaseline; a case that could not be graded is written with "
+            "`status: infra`, not left out"
+        )
+    cached = {
+        "candidate": cached_cases(candidate, safety_only=False),
+        "baseline": cached_cases(baseline, safety_only=True),
+    }
+    for arm, why in (
+        (
+            "candidate",
+            "cached candidate repetitions (the candidate is the measurement: run it live)",
+        ),
+        (
+            "baseline",
+            "cached repetitions of safety cases in the baseline (safety runs are always live)",
+        ),
+    ):
+        if cached[arm]:
+            named = ", ".join(f"{case} ({n} of {of})" for case, (n, of) in cached[arm].items())
+            invalid.append(f"{why}: {_capped(named)}")
+    looser: list[str] = []
+    added: list[str] = []
+    if base is not None and base.spec is not None:
+        looser = loosened(spec, base.spec, outcomes["baseline"].counts["false_negative"])
+        if looser:
+            invalid.append(
+                f"the gate was loosened in the change under test ({base.where}): "
+                + "; ".join(looser)
+            )
+    if base is not None and base.flaky is not None:
+        added = flaky_added(flaky, base.flaky)
+        if added:
+            invalid.append(
+                f"flaky entries added in the change under test ({base.where}): "
+                f"{_capped(', '.join(added))}: add flaky entries in a separate, reviewed change"
+            )
 
     # 4. outcome limits, on the candidate's decisions
     breaches: list[str] = []
@@ -465,6 +537,11 @@ def _decide(
                 f"inconclusive decisions are {got:.1%} of the candidate's, above the {share:.0%} budget"
             )
 
+    # 5. second-metric budgets, on the gradable repetitions of the paired cases
+    paired = cases.filter(pl.col("cell").is_not_null())["case"].to_list()
+    budgets = check_budgets(spec, baseline, candidate, paired)
+    over = [check.summary for check in budgets if check.exceeded]
+
     numbers = f"{b} case{'s' if b != 1 else ''} broke, {c} {'was' if c == 1 else 'were'} fixed"
     verdict: Verdict
     rule: Rule
@@ -480,6 +557,9 @@ def _decide(
     elif breaches:
         verdict, rule = "BLOCK", "outcome_limit"
         summary = f"BLOCK: {breaches[0]}"
+    elif over:
+        verdict, rule = "BLOCK", "budget"
+        summary = f"BLOCK: {over[0]}"
     elif b - c <= rule_set.margin and b <= rule_set.flip_cap:
         verdict, rule = "PASS", "within_margin"
         summary = f"PASS: {numbers}; net {b - c} <= margin {rule_set.margin}, {b} <= flip cap {rule_set.flip_cap}"
@@ -497,6 +577,25 @@ def _decide(
         escalation = _escalation(suite, spec, flipped, previous)
 
     warnings = []
+    if new:
+        warnings.append(
+            f"{len(new)} new case{'s' if len(new) > 1 else ''} only in the candidate, not counted: "
+            f"{_capped(', '.join(new))}; rebaseline to count them"
+        )
+    unchecked = [
+        what
+        for what, given in (
+            ("gate spec", base is not None and base.spec is not None),
+            ("flaky list", base is not None and base.flaky is not None),
+        )
+        if not given
+    ]
+    if unchecked and previous is None:
+        warnings.append(
+            f"no base {' or '.join(unchecked)} given (--base-ref REF, or --base-gate and "
+            f"--base-flaky): whether this change loosened the gate or added flaky entries "
+            "was not checked"
+        )
     created = baseline.created
     late = [e.case for e in flaky.entries if created is not None and e.added > created.date()]
     if late:
@@ -534,7 +633,27 @@ def _decide(
         runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
         warnings=tuple(warnings),
         previous=previous,
+        edited={case: tuple(whats) for case, whats in edited.items()},
+        deleted=tuple(deleted),
+        new=tuple(new),
+        cached={arm: found for arm, found in cached.items() if found},
+        loosened=tuple(looser),
+        flaky_added=tuple(added),
+        base=base.where if base is not None else None,
+        budgets=budgets,
     )
+
+
+NAMED_IN_REASON = 10  # cases named in one invalid reason; the JSON lists them all
+
+
+def _capped(listing: str) -> str:
+    """A reason's list of cases, cut after NAMED_IN_REASON items (`; ` or `, ` separated)."""
+    separator = "; " if "; " in listing else ", "
+    items = listing.split(separator)
+    if len(items) <= NAMED_IN_REASON:
+        return listing
+    return separator.join(items[:NAMED_IN_REASON]) + f" and {len(items) - NAMED_IN_REASON} more"
 
 
 def _escalation(
@@ -644,6 +763,7 @@ def compare_with_reruns(
         first.flaky,
         declared_change=declared_change,
         previous=result,
+        base=first.base,
     )
 
 

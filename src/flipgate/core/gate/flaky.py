@@ -42,12 +42,14 @@ class FlakyList:
         return next((e for e in self.entries if e.case == case), None)
 
 
-def load_flaky(path: Path | None) -> FlakyList:
-    """Read `flaky.yaml`; `None` is the empty list."""
+def load_flaky(path: Path | None, content: bytes | None = None) -> FlakyList:
+    """Read `flaky.yaml`; `None` is the empty list. `content`: the file as read elsewhere (a git
+    revision), `path` naming it."""
     if path is None:
         return FlakyList()
-    data, lines = load_yaml(path)
-    digest = "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+    data, lines = load_yaml(path, content)
+    raw = path.read_bytes() if content is None else content
+    digest = "sha256:" + hashlib.sha256(raw).hexdigest()
     if data is None:
         return FlakyList(digest=digest, source=path)
     if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):

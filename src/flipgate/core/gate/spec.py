@@ -17,6 +17,13 @@ from flipgate.core.io.yamlio import LineIndex, load_yaml
 OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
 WRONG_OUTCOMES = OUTCOMES[1:]
 Aggregate = Literal["majority", "all"]
+Statistic = Literal["mean", "median", "p95", "total"]
+STATISTICS: tuple[Statistic, ...] = ("mean", "median", "p95", "total")
+# Fields of a results line that are never a number: a budget on one of them is a typo.
+NOT_METRICS = frozenset(
+    {"case", "rep", "safety", "template", "expected", "actual", "passed", "status", "infra"}
+    | {"output", "reasons", "cached", "messages"}
+)
 
 DEFAULTS: dict[str, Any] = {
     "alpha": 0.05,
@@ -25,6 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "infra": {"max_share": 0.05},
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
+    "budgets": {},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -53,6 +61,19 @@ class OutcomeLimits:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """A second metric's budget (SPEC §3 `budgets`): a statistic over the candidate's gradable
+    repetitions of the paired cases, capped absolutely (`max`) or relative to the baseline's same
+    statistic (`max_increase`, a fraction: 0.10 is +10%); both may be given, and both must hold."""
+
+    metric: str
+    stat: Statistic
+    max: float | None = None
+    max_increase: float | None = None
+    line: int | None = field(default=None, compare=False)  # in gate.yaml, for errors
+
+
+@dataclass(frozen=True)
 class GateSpec:
     alpha: float
     sets: dict[str, SetRule]
@@ -64,6 +85,7 @@ class GateSpec:
     prices: dict[str, float]
     limits: OutcomeLimits
     fail_on: frozenset[str]
+    budgets: tuple[Budget, ...] = ()
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -78,21 +100,26 @@ def default_spec() -> GateSpec:
     return _build(DEFAULTS, Path("<defaults>"), LineIndex(None), digest=_digest(b""))
 
 
-def load_spec(path: Path | None) -> GateSpec:
-    """Read `gate.yaml`; `None` gives the defaults."""
+def load_spec(path: Path | None, content: bytes | None = None) -> GateSpec:
+    """Read `gate.yaml`; `None` gives the defaults. `content`: the file as read elsewhere (a git
+    revision), `path` naming it."""
     if path is None:
         return default_spec()
-    data, lines = load_yaml(path)
+    data, lines = load_yaml(path, content)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise InputError(path, "a gate spec is a mapping of settings", line=1)
     merged = _merge(DEFAULTS, data, path, lines, "")
-    return _build(merged, path, lines, digest=_digest(path.read_bytes()))
+    raw = path.read_bytes() if content is None else content
+    return _build(merged, path, lines, digest=_digest(raw))
 
 
 def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+FREE_KEYS = ("prices", "budgets")  # mappings whose keys are the team's: outcomes, metrics
 
 
 def _merge(
@@ -111,11 +138,11 @@ def _merge(
                 field=dotted,
             )
         base = defaults.get(key, DEFAULTS["sets"]["full"] if prefix == "sets." else None)
-        if isinstance(base, dict) and key not in ("prices",):
+        if isinstance(base, dict) and key not in FREE_KEYS:
             if not isinstance(value, dict):
                 raise InputError(path, "must be a mapping", line=lines.line(dotted), field=dotted)
             merged[key] = _merge(base, value, path, lines, dotted + ".")
-        elif key == "prices":
+        elif key in FREE_KEYS:
             if not isinstance(value, dict):
                 raise InputError(path, "must be a mapping", line=lines.line(dotted), field=dotted)
             merged[key] = {**base, **value} if isinstance(base, dict) else value
@@ -182,6 +209,35 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             f"must be a list drawn from {', '.join(WRONG_OUTCOMES)}, not {fail_on!r}",
         )
 
+    budgets = []
+    for metric, raw in data["budgets"].items():
+        where = f"budgets.{metric}"
+        if not isinstance(raw, dict):
+            raise fail(where, "a budget is a mapping: {stat: ..., max: ...} or max_increase")
+        if metric in NOT_METRICS:
+            raise fail(where, f"`{metric}` is not a numeric field of the results lines")
+        unknown = sorted(set(raw) - {"stat", "max", "max_increase"})
+        if unknown:
+            raise fail(f"{where}.{unknown[0]}", "unknown setting (known: stat, max, max_increase)")
+        stat = raw.get("stat")
+        if stat not in STATISTICS:
+            raise fail(f"{where}.stat", f"must be one of {', '.join(STATISTICS)}, not {stat!r}")
+        if raw.get("max") is None and raw.get("max_increase") is None:
+            raise fail(where, "needs a limit: `max` (absolute) or `max_increase` (vs the baseline)")
+        cap = raw.get("max")
+        increase = raw.get("max_increase")
+        budgets.append(
+            Budget(
+                metric=str(metric),
+                stat=stat,
+                max=None if cap is None else number(f"{where}.max", cap, low=0),
+                max_increase=None
+                if increase is None
+                else number(f"{where}.max_increase", increase, low=-1),
+                line=lines.line(where),
+            )
+        )
+
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
         sets=sets,
@@ -193,6 +249,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         prices=prices,
         limits=OutcomeLimits(fn_max, tuple(rules), share),
         fail_on=frozenset(fail_on),
+        budgets=tuple(budgets),
         digest=digest,
         source=path,
     )

@@ -37,6 +37,11 @@ _SPACE = re.compile(f"[{_SPACE_CHARS}]*")
 _SAMPLE_HEAD = frozenset({"id", "epoch", "target", "output", "scores", "metadata"})
 _SUMMARY_TAIL = ("model_usage", "total_time", "error")
 
+# A model call Inspect served from its cache is logged as a model event with `"cache": "read"`.
+# The events are not parsed (see `EvalMemberReader.sample`): the member's text is searched.
+_CACHE_READ = re.compile(r'"cache"\s*:\s*"read"')
+_CACHE_READ_FIELD = "flipgate:cache_read"  # what the search found, beside the sample's fields
+
 _PASSING_LETTERS = {"C": True, "I": False, "N": False}  # `P` depends on ImportOptions
 _GRADER_ROLE = "grader"  # the `model_roles` entry that grades: the judge
 
@@ -209,6 +214,7 @@ class EvalMemberReader:
             raise InputError(self.path, "expected a JSON object", field=info.filename)
         if summary is not None:
             fields.update((k, summary[k]) for k in _SUMMARY_TAIL if k in summary)
+        fields[_CACHE_READ_FIELD] = _CACHE_READ.search(text) is not None
         return fields
 
     def read(self, info: zipfile.ZipInfo) -> bytes:
@@ -356,11 +362,24 @@ def _record(
     tokens = [usage.get("total_tokens", 0) for usage in (sample.get("model_usage") or {}).values()]
     if tokens:
         record["tokens"] = sum(tokens)
+    if _served_from_cache(sample):
+        record["cached"] = True
     if sample.get("target") not in (None, "", []):
         record["target"] = sample["target"]
     if metadata:
         record["metadata"] = metadata
     return record
+
+
+def _served_from_cache(sample: Mapping[str, Any]) -> bool:
+    """Whether a model call of the sample was read from Inspect's cache, not made live."""
+    if _CACHE_READ_FIELD in sample:
+        return bool(sample[_CACHE_READ_FIELD])
+    events = sample.get("events")
+    return isinstance(events, list) and any(
+        isinstance(event, dict) and event.get("event") == "model" and event.get("cache") == "read"
+        for event in events
+    )
 
 
 def _decisions(

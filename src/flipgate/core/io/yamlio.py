@@ -48,10 +48,13 @@ class LineIndex:
         return None
 
 
-def load_yaml(path: Path) -> tuple[Any, LineIndex]:
-    """Parse `path` with the safe loader: tags that would build objects are an input error."""
+def load_yaml(path: Path, data: bytes | None = None) -> tuple[Any, LineIndex]:
+    """Parse `path` with the safe loader: tags that would build objects are an input error.
+
+    `data` is the file's content read elsewhere (at a git revision): `path` then only names it.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8") if data is None else data.decode("utf-8")
     except FileNotFoundError:
         raise InputError(path, "file not found") from None
     except UnicodeDecodeError as exc:

@@ -49,6 +49,7 @@ KNOWN_FIELDS = frozenset(
         "infra",
         "output",
         "reasons",
+        "cached",
         *METRICS,
     }
 )
@@ -66,6 +67,7 @@ REPS_SCHEMA = {
     "status": pl.String,
     "infra": pl.String,
     "safety": pl.Boolean,
+    "cached": pl.Boolean,
     "template": pl.String,
     "output": pl.String,
     **dict.fromkeys(METRICS, pl.Float64),
@@ -164,12 +166,14 @@ def load_run(
     progress: Progress | None = None,
     import_options: Any = None,
     lean: bool = False,
+    keep: frozenset[str] = frozenset(),
 ) -> Run:
     """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log.
 
     `lean` is for the headless gate, which needs no stored outputs, reasons or extra fields: from
     Parquet, only the columns the verdict needs are read; from JSONL, every field is parsed and
-    its type checked, and only those columns are kept (the app keeps and checks them all).
+    its type checked, and only those columns are kept (the app keeps and checks them all), and
+    the fields named in `keep` (a budget's own metric).
     """
     from flipgate.core.importers import ImportOptions, detect_format, read_external
 
@@ -205,10 +209,10 @@ def load_run(
     labels = _labels(manifest, manifest_path)
     report(f"reading {run_dir.name}/{(jsonl if jsonl.exists() else parquet).name}")
     if jsonl.exists():
-        frames = _read_jsonl(jsonl, labels, lean=lean)
+        frames = _read_jsonl(jsonl, labels, lean=lean, keep=keep)
         results = jsonl
     else:
-        frames = _read_parquet(parquet, lean=lean)
+        frames = _read_parquet(parquet, lean=lean, keep=keep)
         results = parquet
     report(f"checking {run_dir.name}")
     _validate(frames, results, labels)
@@ -330,7 +334,7 @@ def _make_run(
 
 
 def _read_jsonl(
-    path: Path, labels: Labels, *, lean: bool
+    path: Path, labels: Labels, *, lean: bool, keep: frozenset[str]
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
@@ -350,7 +354,8 @@ def _read_jsonl(
         if table.num_rows == 0 or _schema_problem(types.schema) is not None:
             return _read_jsonl_lines(path, labels)
         if lean:
-            table = table.select([name for name in table.column_names if name in GATE_FIELDS])
+            kept = GATE_FIELDS | keep
+            table = table.select([name for name in table.column_names if name in kept])
         df = pl.from_arrow(table)
         assert isinstance(df, pl.DataFrame)
         return _frames_from_columns(_with_line_numbers(df, data), path)
@@ -372,10 +377,12 @@ def _with_line_numbers(df: pl.DataFrame, data: pa.Buffer) -> pl.DataFrame:
     return df.with_columns(line=pl.Series(lines, dtype=pl.Int64))
 
 
-def _read_parquet(path: Path, *, lean: bool) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def _read_parquet(
+    path: Path, *, lean: bool, keep: frozenset[str]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     try:
         schema = pl.read_parquet_schema(path)
-        columns = [c for c in schema if c in GATE_FIELDS] if lean else list(schema)
+        columns = [c for c in schema if c in GATE_FIELDS | keep] if lean else list(schema)
         df = _maps_as_structs(pl.read_parquet(path, columns=columns))
         # The columns the lean gate leaves unread still have their types checked, from no rows.
         unread = [c for c in schema if c not in columns]
@@ -452,6 +459,7 @@ def _schema_problem(schema: pl.Schema) -> tuple[str, str] | None:
         "template": (_STRINGY, "must be a string"),
         "output": (_STRINGY, "must be a string"),
         "safety": ((pl.Boolean, pl.Null), "must be true or false"),
+        "cached": ((pl.Boolean, pl.Null), "must be true or false"),
         **{m: (_NUMERIC, "must be a number") for m in METRICS},
     }
     for name, (allowed, message) in checks.items():
@@ -500,7 +508,11 @@ def _frames_from_columns(
             if name not in ("case", "rep", "line", "extra")
         ],
         extra.alias("extra"),
-    ).with_columns(pl.col("status").fill_null("ok"), pl.col("safety").fill_null(False))
+    ).with_columns(
+        pl.col("status").fill_null("ok"),
+        pl.col("safety").fill_null(False),
+        pl.col("cached").fill_null(False),
+    )
 
     expected = _rule_columns(df, "expected", SINGLE_DECISION_RULE)
     actual = _rule_columns(df, "actual", SINGLE_DECISION_RULE)
@@ -613,9 +625,10 @@ def _frames_from_records(
         rep = record.get("rep", 0)
         if isinstance(rep, bool) or not isinstance(rep, int):
             raise bad("rep", f"must be a non-negative integer, not {rep!r}")
-        safety = record.get("safety", False)
-        if not isinstance(safety, bool):
-            raise bad("safety", f"must be true or false, not {safety!r}")
+        safety, cached = record.get("safety", False), record.get("cached", False)
+        for name, flag in (("safety", safety), ("cached", cached)):
+            if not isinstance(flag, bool):
+                raise bad(name, f"must be true or false, not {flag!r}")
         for name in ("status", "infra", "template", "output"):
             value = record.get(name)
             if value is not None and not isinstance(value, str):
@@ -666,6 +679,7 @@ def _frames_from_records(
             ("status", record.get("status") or "ok"),
             ("infra", record.get("infra")),
             ("safety", safety),
+            ("cached", cached),
             ("template", record.get("template")),
             ("output", record.get("output")),
             *metrics.items(),

@@ -435,40 +435,11 @@ def _grader(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
 # 4. stale baseline ----------------------------------------------------------------------
 
 
-def _definitions(run: Run) -> pl.DataFrame:
-    """case, rule -> what the case asks on that rule: the expected labels, or `check`."""
-    labelled = run.decisions.group_by("case", "rule").agg(
-        pl.col("expected").drop_nulls().unique().sort().str.join("|").alias("asks")
-    )
-    checked = run.checks.select("case", "rule").unique().with_columns(asks=pl.lit("check"))
-    return pl.concat([labelled, checked.select(labelled.columns)]).unique(["case", "rule"])
-
-
 def _edited(comparison: Comparison) -> dict[str, list[str]]:
-    """case in both arms -> how its definition changed (rules, expected labels, template)."""
-    paired = comparison.cases.filter(
-        pl.col("base_reps").is_not_null() & pl.col("cand_reps").is_not_null()
-    )["case"]
-    base, cand = (_definitions(comparison.run(arm)) for arm in ARMS)
-    joined = (
-        base.filter(pl.col("case").is_in(paired.implode()))
-        .join(cand, on=["case", "rule"], how="full", coalesce=True, suffix="_cand")
-        .filter(pl.col("asks").ne_missing(pl.col("asks_cand")))
-        .sort("case", "rule")
-    )
-    # A case whose every repetition in one arm was infra has no decisions there: not an edit.
-    defined = {arm: set(d["case"].to_list()) for arm, d in zip(ARMS, (base, cand), strict=True)}
-    changes: dict[str, list[str]] = {}
-    for case, rule, was, now in joined.iter_rows():
-        if case not in defined["baseline"] or case not in defined["candidate"]:
-            continue
-        if was is None:
-            what = f"rule {rule} added"
-        elif now is None:
-            what = f"rule {rule} removed"
-        else:
-            what = f"rule {rule} expects {now}, was {was}"
-        changes.setdefault(case, []).append(what)
+    """case in both arms -> how it changed: what the gate counts as an edit (expected labels,
+    safety flag, rules and checks), and a move to another template, which only shows here."""
+    result = comparison.result
+    changes = {case: list(whats) for case, whats in result.edited.items()}
     templates = [
         (comparison.run(arm).reps.group_by("case").agg(pl.col("template").drop_nulls().first()))
         for arm in ARMS

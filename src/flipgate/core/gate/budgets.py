@@ -1,0 +1,145 @@
+"""Second metrics with their own budgets (SPEC §3 `budgets`, seed 001's SECOND METRICS line).
+
+Each budget takes one statistic of one numeric field of the results lines (`latency_ms`,
+`cost_usd`, `steps`, `tokens`, or a team's own) over the gradable repetitions of the paired cases,
+in each arm, and checks the candidate's against an absolute `max`, or against the baseline's same
+statistic raised by `max_increase`. `p95` is the linear interpolation between order statistics
+(numpy's and polars' default). A repetition that does not record the field is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from flipgate.core.errors import InputError
+from flipgate.core.gate.spec import Budget, GateSpec
+from flipgate.core.runs.load import METRICS, Run
+
+STATISTIC = {
+    "mean": lambda column: column.mean(),
+    "median": lambda column: column.median(),
+    "p95": lambda column: column.quantile(0.95, interpolation="linear"),
+    "total": lambda column: column.sum(),
+}
+
+
+@dataclass(frozen=True)
+class BudgetCheck:
+    """One budget against the runs: both arms' statistic, the limit it implies, met or not."""
+
+    budget: Budget
+    baseline: float | None  # None: no gradable baseline repetition of a paired case records it
+    candidate: float
+    limit: float  # the tighter of `max` and the baseline's statistic raised by `max_increase`
+    exceeded: bool
+    summary: str  # the figures in words
+
+
+def check_budgets(
+    spec: GateSpec, baseline: Run, candidate: Run, paired: list[str]
+) -> tuple[BudgetCheck, ...]:
+    """Every budget of `spec`, met or not, over the gradable repetitions of the `paired` cases."""
+    if not spec.budgets:
+        return ()
+    arms = {}
+    for arm, run in (("baseline", baseline), ("candidate", candidate)):
+        gradable = run.reps.filter((pl.col("status") == "ok") & pl.col("case").is_in(paired))
+        columns = {budget.metric: _values(run, gradable, budget.metric) for budget in spec.budgets}
+        stats = pl.select(
+            STATISTIC[budget.stat](columns[budget.metric]).alias(str(i))
+            for i, budget in enumerate(spec.budgets)
+        ).row(0)
+        arms[arm] = dict(enumerate(stats))
+    checks = []
+    for i, budget in enumerate(spec.budgets):
+        base, cand = arms["baseline"][i], arms["candidate"][i]
+        if cand is None or (budget.max_increase is not None and base is None):
+            arm = "candidate" if cand is None else "baseline"
+            raise InputError(
+                spec.source or Path("gate.yaml"),
+                f"no gradable {arm} repetition of a paired case records `{budget.metric}`",
+                line=budget.line,
+                field=f"budgets.{budget.metric}",
+            )
+        checks.append(_check(budget, None if base is None else float(base), float(cand)))
+    return tuple(checks)
+
+
+def _values(run: Run, gradable: pl.DataFrame, metric: str) -> pl.Series:
+    """The field's values on the gradable repetitions, nulls dropped; a team's own field is read
+    from the line's other fields, and a value there that is not a number is an input error."""
+    if metric in METRICS:
+        return gradable[metric].drop_nulls()
+    numbers = pl.Struct({metric: pl.Float64})
+    try:
+        decoded = gradable["extra"].str.json_decode(numbers)
+    except pl.exceptions.PolarsError:
+        decoded = None
+    if decoded is None or gradable["extra"].str.contains(f'"{metric}":\\s*[\\["{{tf]').any():
+        for line, extra in gradable.select("line", "extra").iter_rows():  # the error path only
+            value = json.loads(extra).get(metric) if extra else None
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                raise InputError(
+                    _results_file(run), f"must be a number, not {value!r}", line=line, field=metric
+                )
+    if decoded is None:
+        raise InputError(_results_file(run), "must be a number on every line", field=metric)
+    return decoded.struct.field(metric).drop_nulls()
+
+
+def _results_file(run: Run) -> Path:
+    for name in ("results.jsonl", "results.parquet"):
+        if (run.path / name).exists():
+            return run.path / name
+    return run.path
+
+
+def _check(budget: Budget, base: float | None, cand: float) -> BudgetCheck:
+    limits = []
+    words = []
+    name = f"{budget.metric} {budget.stat} {figure(budget.metric, cand)}"
+    if budget.max_increase is not None:
+        assert base is not None
+        limits.append(base * (1 + budget.max_increase))
+        words.append(
+            f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
+            f"budget {budget.max_increase:+.0%}"
+        )
+    if budget.max is not None:
+        limits.append(budget.max)
+        over = "above" if cand > budget.max else "within"
+        words.append(
+            f"{name if not words else 'and'} is {over} the budget of "
+            f"{figure(budget.metric, budget.max)}"
+        )
+    limit = min(limits)
+    return BudgetCheck(budget, base, cand, limit, cand > limit, ", ".join(words))
+
+
+def _relative(cand: float, base: float) -> str:
+    if cand == base:
+        return "the same as"
+    if base == 0:
+        return "above" if cand > base else "below"
+    change = (cand - base) / abs(base)
+    share = f"{abs(change):.0%}" if abs(change) >= 0.01 else f"{abs(change):.1%}"
+    return f"{share} {'above' if change > 0 else 'below'}"
+
+
+def figure(metric: str, value: float) -> str:
+    """A metric's value as a person reads it: `1,412 ms`, `$0.0041`, `3.2 steps`."""
+    size = abs(value)
+    digits = f"{value:,.0f}" if size >= 100 else f"{value:,.2f}" if size >= 1 else f"{value:.2g}"
+    if "." in digits and size >= 1:
+        digits = digits.rstrip("0").rstrip(".")
+    if metric.endswith("_usd"):
+        return f"${digits}"
+    if metric.endswith("_ms"):
+        return f"{digits} ms"
+    return digits
