@@ -855,10 +855,25 @@ def gate_yaml(
     fail_on: tuple[str, ...] = ALL_OUTCOME_FAILURES,
     zero_false_negative_rules: tuple[str, ...] = (),
     inconclusive_max_share: float | None = None,
+    budgets: Mapping[str, tuple[str, str]] | None = None,
 ) -> str:
-    """A gate.yaml with every field written out (SPEC §3); the defaults unless told otherwise."""
+    """A gate.yaml with every field written out (SPEC §3); the defaults unless told otherwise.
+    `budgets`: metric -> its budget as a YAML flow mapping, and a comment; written after the
+    escalation line (no `budgets:` line when none)."""
     comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
     share = "null" if inconclusive_max_share is None else inconclusive_max_share
+    budgets = budgets or {}
+    names = max((len(metric) for metric in budgets), default=0) + 1
+    flows = max((len(flow) for flow, _ in budgets.values()), default=0)
+    budget_lines = "".join(
+        f"  {f'{metric}:':<{names}} {flow:<{flows}}  # {comment}\n"
+        for metric, (flow, comment) in budgets.items()
+    )
+    if budget_lines:
+        budget_lines = (
+            "budgets:                         # over the gradable repetitions of the paired cases\n"
+            + budget_lines
+        )
     return (
         comments
         + f"""\
@@ -870,7 +885,7 @@ aggregate: {{ordinary: majority, safety: all}}   # a tie fails; a safety case ne
 infra: {{max_share: 0.05}}         # more infra repetitions in an arm: the comparison is INVALID
 flaky: {{max_share: 0.05}}         # a longer flaky list is INVALID too
 escalation: {{runs: 5}}            # repetitions per arm when rerunning the flipped cases
-outcomes:
+{budget_lines}outcomes:
   prices: {{false_negative: 400, false_positive: 15, inconclusive: 4}}   # mirror: by direction
   limits:
     false_negative_max: baseline     # no more false negatives than the baseline run
@@ -955,8 +970,10 @@ AGENT_README = f"""\
 A customer-support agent (refunds, order lookups, address changes, returns...) on 200 cases,
 3 repetitions each, graded by pass/fail checks (`task_completed`, and `policy_ok` where a policy
 applies). The candidate changes only the prompt (it asks the customer to confirm before acting).
-`gate.yaml` is the spec's defaults. Verdict INCONCLUSIVE: b = 9, c = 3 outside the flaky list,
-p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
+`gate.yaml` is the spec's defaults, with a budget on each second metric (p95 latency at most 10%
+above the baseline's, mean cost at most $0.009, median steps at most 4, total tokens at most 10%
+above the baseline's): the prompt edit meets all four. Verdict INCONCLUSIVE: b = 9, c = 3 outside
+the flaky list, p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
 
 What to find in it:
 
@@ -1028,6 +1045,17 @@ AGENT_KEY = {
     "eval_set": "support-suite@v9",
     "harness": "harness@2.3.1",
 }
+# Seed 001's SECOND METRICS line: cost, latency and step count, each with its own budget (and the
+# tokens behind the cost). The prompt edit adds about 180 tokens a repetition: within every budget.
+AGENT_BUDGETS = {
+    "latency_ms": (
+        "{stat: p95, max_increase: 0.10}",
+        "the slow tail, at most 10% above the baseline's",
+    ),
+    "cost_usd": ("{stat: mean, max: 0.009}", "dollars a repetition, whatever the baseline spent"),
+    "steps": ("{stat: median, max: 4}", "tool calls and the reply"),
+    "tokens": ("{stat: total, max_increase: 0.10}", "the whole run's tokens"),
+}
 PROMPT_CHANGE = {"keys": ["prompt"], "summary": "ask the customer to confirm before acting"}
 
 
@@ -1072,7 +1100,11 @@ def write_agent_workspace(out: Path, seed: int) -> None:
         )
     for path, arm in arms.items():
         write_run(workspace / path, agent_run(arm, cases, seed))
-    write_text(workspace / "gate.yaml", gate_yaml("The spec's defaults (SPEC §3), written out."))
+    gate = gate_yaml(
+        "The spec's defaults (SPEC §3), written out, and a budget for each second metric.",
+        budgets=AGENT_BUDGETS,
+    )
+    write_text(workspace / "gate.yaml", gate)
     write_text(workspace / "flaky.yaml", flaky_yaml(FLAKY_ENTRIES))
     write_text(workspace / "README.md", AGENT_README)
 

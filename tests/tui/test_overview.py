@@ -67,11 +67,11 @@ async def test_panels_show_the_core_figures() -> None:
         reconciliation = plain(screen.query_one(ReconciliationPanel).render())
         assert "red cases" in reconciliation and "wrong decisions" in reconciliation
         infra = plain(screen.query_one(InfraPanel).render())
-        assert "baseline  1 repetition of 30  3.3%\n          by kind: rate_limit 1" in infra
+        assert "baseline  1 repetition of 29  3.4%\n          by kind: rate_limit 1" in infra
         left_out = plain(screen.query_one(LeftOutPanel).render())
         assert "1 case listed, 1 of them flipped" in left_out
         assert "flipped: listing-025" in left_out
-        assert "only in baseline (1): listing-029" in left_out
+        assert "only in candidate (1): listing-029" in left_out
 
 
 async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:

@@ -69,6 +69,20 @@ def json_text(data: dict[str, Any]) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
+CHECKED_AGAINST_BASE = {"gate spec": "loosened the gate", "flaky list": "added flaky entries"}
+
+
+def unchecked_note(result: GateResult) -> str | None:
+    """Said once, when part of the base was not given: what could not be checked."""
+    if not result.unchecked:
+        return None
+    return (
+        f"no base {' or '.join(result.unchecked)} given (--base-ref REF, or --base-gate and "
+        f"--base-flaky): whether this change "
+        f"{' or '.join(CHECKED_AGAINST_BASE[u] for u in result.unchecked)} was not checked"
+    )
+
+
 def _budget_json(check: BudgetCheck) -> dict[str, Any]:
     budget = check.budget
     return {
@@ -136,10 +150,9 @@ def _result_json(result: GateResult) -> dict[str, Any]:
                 for arm, found in result.cached.items()
             },
         },
-        "base": None
-        if result.base is None
-        else {
+        "base": {
             "where": result.base,
+            "unchecked": list(result.unchecked),
             "loosened": list(result.loosened),
             "flaky_added": list(result.flaky_added),
         },
@@ -268,6 +281,8 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
+    if note := unchecked_note(result):
+        lines.append(Text(note, style="dim"))
     return lines
 
 
@@ -373,6 +388,7 @@ def to_markdown(comparison: Comparison) -> str:
             for c in result.budgets
         ),
         *(f"**warning:** {_md(w)}" for w in result.warnings),
+        *(_md(note) for note in filter(None, [unchecked_note(result)])),
     ]
     if result.safety_failures:
         failed, unnamed = _first(result.safety_failures)

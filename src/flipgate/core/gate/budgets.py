@@ -10,6 +10,7 @@ statistic raised by `max_increase`. `p95` is the linear interpolation between or
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import Budget, GateSpec
 from flipgate.core.runs.load import METRICS, Run
 
-STATISTIC = {
+STATISTIC: dict[str, Callable[[pl.Expr], pl.Expr]] = {
     "mean": lambda column: column.mean(),
     "median": lambda column: column.median(),
     "p95": lambda column: column.quantile(0.95, interpolation="linear"),
@@ -48,9 +49,12 @@ def check_budgets(
     arms = {}
     for arm, run in (("baseline", baseline), ("candidate", candidate)):
         gradable = run.reps.filter((pl.col("status") == "ok") & pl.col("case").is_in(paired))
-        columns = {budget.metric: _values(run, gradable, budget.metric) for budget in spec.budgets}
-        stats = pl.select(
-            STATISTIC[budget.stat](columns[budget.metric]).alias(str(i))
+        metrics = sorted({budget.metric for budget in spec.budgets})
+        values = pl.DataFrame([_values(run, gradable, metric) for metric in metrics])
+        stats = values.select(
+            pl.when(pl.col(budget.metric).count() > 0)
+            .then(STATISTIC[budget.stat](pl.col(budget.metric)))
+            .alias(str(i))
             for i, budget in enumerate(spec.budgets)
         ).row(0)
         arms[arm] = dict(enumerate(stats))
@@ -70,10 +74,11 @@ def check_budgets(
 
 
 def _values(run: Run, gradable: pl.DataFrame, metric: str) -> pl.Series:
-    """The field's values on the gradable repetitions, nulls dropped; a team's own field is read
-    from the line's other fields, and a value there that is not a number is an input error."""
+    """The field's values on the gradable repetitions (null where not recorded); a team's own
+    field is read from the line's other fields, and a value there that is not a number is an input
+    error."""
     if metric in METRICS:
-        return gradable[metric].drop_nulls()
+        return gradable[metric]
     numbers = pl.Struct({metric: pl.Float64})
     try:
         decoded = gradable["extra"].str.json_decode(numbers)
@@ -90,7 +95,7 @@ def _values(run: Run, gradable: pl.DataFrame, metric: str) -> pl.Series:
                 )
     if decoded is None:
         raise InputError(_results_file(run), "must be a number on every line", field=metric)
-    return decoded.struct.field(metric).drop_nulls()
+    return decoded.struct.field(metric).alias(metric)
 
 
 def _results_file(run: Run) -> Path:

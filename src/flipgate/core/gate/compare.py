@@ -142,6 +142,7 @@ class GateResult:
     loosened: tuple[str, ...] = ()  # settings looser than the base's
     flaky_added: tuple[str, ...] = ()  # flaky entries not in the base's list
     base: str | None = None  # where the base was read from; None: the checks were not made
+    unchecked: tuple[str, ...] = ()  # "gate spec", "flaky list": no base to check them against
     budgets: tuple[BudgetCheck, ...] = ()
 
     @property
@@ -582,20 +583,6 @@ def _decide(
             f"{len(new)} new case{'s' if len(new) > 1 else ''} only in the candidate, not counted: "
             f"{_capped(', '.join(new))}; rebaseline to count them"
         )
-    unchecked = [
-        what
-        for what, given in (
-            ("gate spec", base is not None and base.spec is not None),
-            ("flaky list", base is not None and base.flaky is not None),
-        )
-        if not given
-    ]
-    if unchecked and previous is None:
-        warnings.append(
-            f"no base {' or '.join(unchecked)} given (--base-ref REF, or --base-gate and "
-            f"--base-flaky): whether this change loosened the gate or added flaky entries "
-            "was not checked"
-        )
     created = baseline.created
     late = [e.case for e in flaky.entries if created is not None and e.added > created.date()]
     if late:
@@ -640,6 +627,14 @@ def _decide(
         loosened=tuple(looser),
         flaky_added=tuple(added),
         base=base.where if base is not None else None,
+        unchecked=tuple(
+            what
+            for what, given in (
+                ("gate spec", base is not None and base.spec is not None),
+                ("flaky list", base is not None and base.flaky is not None),
+            )
+            if not given
+        ),
         budgets=budgets,
     )
 

@@ -28,6 +28,7 @@ from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.session import RERUNS_FOLDER, Sources
 from flipgate.tui.widgets import (
+    BudgetsPanel,
     EscalationPanel,
     FlipMatrix,
     InfraPanel,
@@ -145,6 +146,8 @@ class OverviewScreen(Screen[None]):
             with Horizontal(classes="row"):
                 yield InfraPanel(comparison, id="infra")
                 yield LeftOutPanel(comparison, id="left-out")
+            if result.budgets:
+                yield BudgetsPanel(comparison, id="budgets")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -1,5 +1,6 @@
 """The overview's panels: each formats one part of a `Comparison`, none computes the gate."""
 
+from flipgate.tui.widgets.budgets import BudgetsPanel
 from flipgate.tui.widgets.escalation import EscalationPanel
 from flipgate.tui.widgets.flip_matrix import FlipMatrix
 from flipgate.tui.widgets.key_diff import KeyDiff
@@ -10,6 +11,7 @@ from flipgate.tui.widgets.title import TitleBar
 from flipgate.tui.widgets.verdict import VerdictBanner
 
 __all__ = [
+    "BudgetsPanel",
     "EscalationPanel",
     "FlipMatrix",
     "InfraPanel",

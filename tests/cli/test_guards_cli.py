@@ -1,0 +1,181 @@
+"""`flipgate gate --base-ref / --base-gate / --base-flaky` on a real git repository, and the JSON
+fields the issue adds (each arm's cache key, the flaky list's size, budgets, the changes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from flipgate.cli import main
+from flipgate.core.errors import InputError
+from flipgate.core.io.gitref import read_at_ref
+from tests.conftest import SAMPLES
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+FLAKY_ENTRY = """\
+  - case: case-033
+    owner: qa-oncall
+    added: 2026-11-26
+    reason: the refund wording is ambiguous
+    evidence: flipped in 1 of 3 identical baseline runs
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository holding the agent-suite workspace, committed on `main`."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    root = tmp_path / "evals"
+    shutil.copytree(SAMPLES / "agent-suite", root / "suites" / "agent")
+    git(root.parent, "init", "-q", "-b", "main", str(root))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "the suite as merged")
+    return root
+
+
+def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+    code = main(["gate", *args, "--format", "json"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out else {}, err
+
+
+def test_a_margin_raised_and_a_flaky_entry_added_in_the_change_are_invalid(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = repo / "suites" / "agent"
+    code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
+    assert data["base"] == {
+        "where": "base: main",
+        "unchecked": [],
+        "loosened": [],
+        "flaky_added": [],
+    }
+    assert code == 3
+
+    gate_yaml = workspace / "gate.yaml"
+    gate_yaml.write_text(gate_yaml.read_text().replace("margin: 2", "margin: 6"))
+    flaky = workspace / "flaky.yaml"
+    flaky.write_text(flaky.read_text() + FLAKY_ENTRY)
+    code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
+    assert (code, data["verdict"], data["rule"]) == (4, "INVALID", "invalid")
+    assert data["base"]["loosened"] == ["sets.full.margin: 2 in the base, 6 here"]
+    assert data["base"]["flaky_added"] == ["case-033"]
+    assert data["invalid_reasons"][-1] == (
+        "flaky entries added in the change under test (base: main): case-033: add flaky entries "
+        "in a separate, reviewed change"
+    )
+
+    # committed on a branch, the same change is still judged against where it is going; against
+    # itself, the loosened gate lets the change through (net 6 <= margin 6): what --base-ref stops
+    git(repo, "checkout", "-qb", "pr-412")
+    git(repo, "commit", "-qam", "loosen the gate")
+    assert gate(capsys, str(workspace), "--base-ref", "main")[0] == 4
+    assert gate(capsys, str(workspace), "--base-ref", "HEAD")[:2][1]["verdict"] == "PASS"
+
+
+def test_a_gate_file_deleted_in_the_change_is_checked_as_the_defaults(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = repo / "suites" / "agent"
+    gate_yaml = workspace / "gate.yaml"
+    gate_yaml.write_text(gate_yaml.read_text().replace("alpha: 0.05", "alpha: 0.01"))
+    git(repo, "commit", "-qam", "a stricter alpha")
+    gate_yaml.unlink()
+    code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
+    assert code == 4
+    alpha, *budgets = data["base"]["loosened"]
+    assert alpha == "alpha: 0.01 in the base, 0.05 here"
+    assert budgets[0] == "budgets.latency_ms (p95) max_increase: +10% in the base, removed here"
+    assert len(budgets) == 4
+
+
+def test_base_files_named_directly(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = repo / "suites" / "agent"
+    base_gate = tmp_path / "base-gate.yaml"
+    base_gate.write_text("escalation: {runs: 7}\n")
+    code, data, _ = gate(capsys, str(workspace), "--base-gate", str(base_gate))
+    assert code == 4
+    assert data["base"]["loosened"] == ["escalation.runs: 7 in the base, 5 here"]
+    assert data["base"]["unchecked"] == ["flaky list"]
+
+
+def test_a_base_ref_that_does_not_exist_is_bad_input(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, data, err = gate(capsys, str(repo / "suites" / "agent"), "--base-ref", "no-such-branch")
+    assert (code, data) == (2, {})
+    assert err.startswith(
+        "flipgate: error: --base-ref: no revision 'no-such-branch' in the repository at"
+    )
+
+
+def test_a_base_ref_outside_a_repository_is_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws")
+    code, _, err = gate(capsys, str(tmp_path / "ws"), "--base-ref", "main")
+    assert code == 2 and "not inside a git repository" in err
+
+
+def test_base_ref_and_base_files_exclude_each_other(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = repo / "suites" / "agent"
+    code, _, err = gate(
+        capsys, str(workspace), "--base-ref", "main", "--base-gate", str(workspace / "gate.yaml")
+    )
+    assert code == 2 and "not both" in err
+
+
+def test_a_bad_gate_file_at_the_base_names_the_revision_and_line(repo: Path) -> None:
+    gate_yaml = repo / "suites" / "agent" / "gate.yaml"
+    gate_yaml.write_text("alpha: [oops\n")
+    git(repo, "commit", "-qam", "broken")
+    from flipgate.core.gate.loosening import base_at_ref
+
+    with pytest.raises(InputError) as error:
+        base_at_ref("HEAD", gate_yaml, None)
+    assert str(error.value.path) == "HEAD:suites/agent/gate.yaml"
+    assert error.value.line is not None
+
+
+def test_read_at_ref_gives_the_committed_bytes_or_none(repo: Path) -> None:
+    gate_yaml = repo / "suites" / "agent" / "gate.yaml"
+    committed = gate_yaml.read_bytes()
+    gate_yaml.write_text("alpha: 0.2\n")
+    at = read_at_ref(gate_yaml, "main")
+    assert (at.content, str(at.name)) == (committed, "main:suites/agent/gate.yaml")
+    assert read_at_ref(repo / "suites" / "agent" / "absent.yaml", "main").content is None
+    with pytest.raises(InputError, match="not a git revision"):
+        read_at_ref(gate_yaml, "--output=/tmp/x")
+
+
+def test_the_json_carries_each_arms_key_and_the_flaky_list_size(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, data, _ = gate(capsys, str(SAMPLES / "agent-suite"))
+    assert data["key"]["baseline"]["prompt"] == "prompts@7c1e9a"
+    assert data["key"]["candidate"]["prompt"] == "prompts@b83d20"
+    assert data["flaky"]["size"] == 2
+    assert data["changes"] == {"edited": {}, "deleted": [], "new": [], "cached": {}}
+    assert [b["metric"] for b in data["budgets"]] == ["latency_ms", "cost_usd", "steps", "tokens"]
+    assert not any(b["exceeded"] for b in data["budgets"])

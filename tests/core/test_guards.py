@@ -1,0 +1,536 @@
+"""The gate guards itself (issue 12, seed 001's FORBIDDEN list): edited, deleted and new cases,
+cached repetitions, a gate loosened or a flaky entry added against its base, and budgets."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from rich.console import Console
+
+from flipgate.core.errors import InputError
+from flipgate.core.gate.budgets import figure
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.loosening import ORDER, GateBase, flaky_added, loosened
+from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
+from flipgate.core.runs.load import Run, load_run, run_from_records
+from flipgate.present.report import to_text, unchecked_note
+from tests.conftest import SAMPLES, passfail_rows, write_run
+
+KEY = {"model": "m1", "prompt": "p1"}
+
+
+def run(run_id: str, rows: list[dict[str, Any]]) -> Run:
+    return run_from_records({"run_id": run_id, "key": KEY}, rows, source=Path(f"/runs/{run_id}"))
+
+
+def listing(
+    case: str, expected: dict[str, str], actual: dict[str, str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {"case": case, "rep": 0, "expected": expected, "actual": actual or expected, **extra}
+
+
+def spec_from(tmp_path: Path, settings: dict[str, Any], name: str = "gate.yaml") -> GateSpec:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(settings))
+    return load_spec(path)
+
+
+STEADY = {f"case-{i:02d}": [True, True, True] for i in range(20)}
+
+
+# --------------------------------------------------------------------------- cases
+
+
+def test_an_edited_expected_label_is_invalid_and_named() -> None:
+    base = run(
+        "b", [listing("listing-001", {"prohibited_items": "approve", "recalled": "approve"})]
+    )
+    cand = run(
+        "c",
+        [
+            listing(
+                "listing-001",
+                {"prohibited_items": "reject", "recalled": "approve"},
+                {"prohibited_items": "approve", "recalled": "approve"},
+            )
+        ],
+    )
+    result = compare(base, cand, default_spec()).result
+    assert (result.verdict, result.rule) == ("INVALID", "invalid")
+    assert result.edited == {
+        "listing-001": (
+            "prohibited_items: expected approve in the baseline, reject in the candidate",
+        )
+    }
+    assert result.summary == (
+        "INVALID: cases edited in the change under test: listing-001 prohibited_items: expected "
+        "approve in the baseline, reject in the candidate"
+    )
+
+
+def test_an_edited_safety_flag_and_rule_set_are_invalid() -> None:
+    rows = passfail_rows(STEADY)
+    edited = [dict(r) for r in rows]
+    for row in edited:
+        if row["case"] == "case-03":
+            row["safety"] = True
+        if row["case"] == "case-04":
+            row["passed"] = {"passed": True, "policy_ok": True}
+    result = compare(run("b", rows), run("c", edited), default_spec()).result
+    assert result.verdict == "INVALID"
+    assert result.edited == {
+        "case-03": ("safety: ordinary in the baseline, a safety case in the candidate",),
+        "case-04": ("policy_ok: absent in the baseline, a pass/fail check in the candidate",),
+    }
+
+
+def test_a_case_graded_by_labels_in_one_arm_and_checks_in_the_other_is_edited() -> None:
+    base = run("b", [listing("x", {"policy": "approve"})])
+    cand = run("c", [{"case": "x", "rep": 0, "passed": {"policy": True}}])
+    assert compare(base, cand, default_spec()).result.edited == {
+        "x": ("policy: expected approve in the baseline, a pass/fail check in the candidate",)
+    }
+
+
+def test_an_infra_only_arm_is_no_edit() -> None:
+    cand_rows = passfail_rows({**STEADY, "case-05": [None, None, None]})
+    result = compare(run("b", passfail_rows(STEADY)), run("c", cand_rows), default_spec()).result
+    assert (result.edited, result.unpaired) == (
+        {},
+        (("case-05", "no gradable candidate repetition"),),
+    )
+
+
+def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: Path) -> None:
+    """The issue's first scenario: delete a broken case's lines from the candidate's file."""
+    workspace = tmp_path / "listing-reviewer"
+    shutil.copytree(SAMPLES / "listing-reviewer", workspace)
+    first = compare_workspace(workspace)
+    broken = next(case for case, direction in first.result.flipped if direction == "pass_to_fail")
+    results = workspace / "candidate" / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text("".join(line for line in lines if json.loads(line)["case"] != broken))
+
+    result = compare_workspace(workspace).result
+    assert (result.verdict, result.rule) == ("INVALID", "invalid")
+    assert result.deleted == (broken,)
+    reason = next(r for r in result.invalid_reasons if "deleted" in r)
+    assert broken in reason
+    assert "Retire a case in a separate, reviewed change, then rebaseline" in reason
+    assert "`status: infra`, not left out" in reason
+
+
+def test_a_new_case_is_listed_not_counted_with_the_advice_to_rebaseline() -> None:
+    cand = passfail_rows({**STEADY, "case-new": [False, False, False]})
+    result = compare(run("b", passfail_rows(STEADY)), run("c", cand), default_spec()).result
+    assert result.verdict == "PASS"
+    assert result.new == ("case-new",)
+    assert result.paired == 20
+    assert any("case-new" in w and "rebaseline to count them" in w for w in result.warnings)
+
+
+def compare_workspace(workspace: Path, **options: Any) -> Comparison:
+    return compare(
+        load_run(workspace / "baseline"),
+        load_run(workspace / "candidate"),
+        load_spec(workspace / "gate.yaml"),
+        **options,
+    )
+
+
+# --------------------------------------------------------------------------- cached
+
+
+def cached(rows: list[dict[str, Any]], case: str, reps: tuple[int, ...]) -> list[dict[str, Any]]:
+    return [r | {"cached": True} if r["case"] == case and r["rep"] in reps else r for r in rows]
+
+
+def test_a_cached_candidate_repetition_is_invalid() -> None:
+    rows = passfail_rows(STEADY)
+    result = compare(
+        run("b", rows), run("c", cached(rows, "case-07", (1, 2))), default_spec()
+    ).result
+    assert result.verdict == "INVALID"
+    assert result.cached == {"candidate": {"case-07": (2, 3)}}
+    assert result.summary == (
+        "INVALID: cached candidate repetitions (the candidate is the measurement: run it live): "
+        "case-07 (2 of 3)"
+    )
+
+
+def test_a_cached_baseline_is_fine_unless_the_case_is_a_safety_case() -> None:
+    rows = passfail_rows(STEADY, safety=["case-01"])
+    ordinary = compare(run("b", cached(rows, "case-02", (0, 1, 2))), run("c", rows), default_spec())
+    assert ordinary.result.verdict == "PASS"
+    safety = compare(run("b", cached(rows, "case-01", (0,))), run("c", rows), default_spec())
+    assert safety.result.verdict == "INVALID"
+    assert safety.result.cached == {"baseline": {"case-01": (1, 3)}}
+    assert "safety runs are always live" in safety.result.summary
+
+
+def test_cached_must_be_a_bool(tmp_path: Path) -> None:
+    rows = passfail_rows({"a": [True]})
+    rows[0]["cached"] = "yes"
+    write_run(tmp_path / "r", rows)
+    with pytest.raises(InputError) as error:
+        load_run(tmp_path / "r")
+    assert (error.value.line, error.value.field) == (1, "cached")
+
+
+PROMPTFOO = Path(__file__).parents[3] / "shared" / "fixtures" / "external" / "promptfoo"
+
+
+@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason="the shared promptfoo fixtures are absent")
+def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) -> None:
+    doc = json.loads((PROMPTFOO / "candidate" / "results.json").read_text())
+    row = next(
+        r for r in doc["results"]["results"] if r["testCase"]["description"] == "t01 stability"
+    )
+    row["response"]["cached"] = True
+    candidate = tmp_path / "results.json"
+    candidate.write_text(json.dumps(doc))
+    result = compare(
+        load_run(PROMPTFOO / "baseline" / "results.json"), load_run(candidate), default_spec()
+    ).result
+    case = f"t01 stability [prompt={row['prompt']['label']}]"
+    assert list(result.cached["candidate"]) == [case]
+    assert any(r.startswith("cached candidate repetitions") for r in result.invalid_reasons)
+
+
+INSPECT = PROMPTFOO.parent / "inspect"
+
+
+@pytest.mark.skipif(not INSPECT.is_dir(), reason="the shared Inspect fixtures are absent")
+def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
+    doc = json.loads((INSPECT / "candidate.json").read_text())
+    sample = doc["samples"][0]
+    event = next(e for e in sample["events"] if e["event"] == "model")
+    event["cache"] = "read"
+    log = tmp_path / "candidate.json"
+    log.write_text(json.dumps(doc))
+    candidate = load_run(log)
+    served = candidate.reps.filter(candidate.reps["cached"])
+    assert served["case"].to_list() == [str(sample["id"])]
+    assert served["rep"].to_list() == [sample["epoch"] - 1]
+    assert not load_run(INSPECT / "candidate.eval").reps["cached"].any()
+
+
+# --------------------------------------------------------------------------- the base
+
+LOOSER = [
+    ({"alpha": 0.05}, {"alpha": 0.1}, "alpha: 0.05 in the base, 0.1 here"),
+    ({}, {"sets": {"full": {"margin": 3}}}, "sets.full.margin: 2 in the base, 3 here"),
+    ({}, {"sets": {"smoke": {"flip_cap": 5}}}, "sets.smoke.flip_cap: 4 in the base, 5 here"),
+    (
+        {},
+        {"aggregate": {"safety": "majority"}},
+        "aggregate.safety: all in the base, majority here",
+    ),
+    ({}, {"infra": {"max_share": 0.1}}, "infra.max_share: 0.05 in the base, 0.1 here"),
+    ({}, {"flaky": {"max_share": 0.2}}, "flaky.max_share: 0.05 in the base, 0.2 here"),
+    ({}, {"escalation": {"runs": 3}}, "escalation.runs: 5 in the base, 3 here"),
+    (
+        {},
+        {"outcomes": {"fail_on": ["false_negative", "false_positive", "mirror"]}},
+        "outcomes.fail_on: inconclusive taken out",
+    ),
+    (
+        {"outcomes": {"limits": {"false_negative_max": 3}}},
+        {"outcomes": {"limits": {"false_negative_max": 4}}},
+        "outcomes.limits.false_negative_max: 3 in the base, 4 here",
+    ),
+    (
+        {},
+        {"outcomes": {"limits": {"false_negative_max": None}}},
+        "outcomes.limits.false_negative_max: baseline (2 here) in the base, null (no limit) here",
+    ),
+    (
+        {},
+        {"outcomes": {"limits": {"false_negative_max": 3}}},
+        "outcomes.limits.false_negative_max: baseline (2 here) in the base, 3 here",
+    ),
+    (
+        {"outcomes": {"limits": {"zero_false_negative_rules": ["recalled", "weapons"]}}},
+        {"outcomes": {"limits": {"zero_false_negative_rules": ["weapons"]}}},
+        "outcomes.limits.zero_false_negative_rules: recalled taken out",
+    ),
+    (
+        {"outcomes": {"limits": {"inconclusive_max_share": 0.08}}},
+        {"outcomes": {"limits": {"inconclusive_max_share": 0.1}}},
+        "outcomes.limits.inconclusive_max_share: 0.08 in the base, 0.1 here",
+    ),
+    (
+        {"outcomes": {"limits": {"inconclusive_max_share": 0.08}}},
+        {},
+        "outcomes.limits.inconclusive_max_share: 0.08 in the base, null (no limit) here",
+    ),
+    (
+        {"budgets": {"cost_usd": {"stat": "mean", "max": 0.004}}},
+        {"budgets": {"cost_usd": {"stat": "mean", "max": 0.005}}},
+        "budgets.cost_usd (mean) max: 0.004 in the base, 0.005 here",
+    ),
+    (
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.2}}},
+        "budgets.latency_ms (p95) max_increase: +10% in the base, +20% here",
+    ),
+    (
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},
+        {},
+        "budgets.latency_ms (p95) max_increase: +10% in the base, removed here",
+    ),
+]
+
+
+def test_a_budget_on_another_statistic_is_another_budget(tmp_path: Path) -> None:
+    p95 = spec_from(tmp_path, {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}})
+    mean = spec_from(
+        tmp_path, {"budgets": {"latency_ms": {"stat": "mean", "max_increase": 0.1}}}, "m.yaml"
+    )
+    assert loosened(mean, p95, 0) == [
+        "budgets.latency_ms (p95) max_increase: +10% in the base, removed here"
+    ]
+    assert loosened(p95, mean, 0) == [
+        "budgets.latency_ms (mean) max_increase: +10% in the base, removed here"
+    ]
+
+
+@pytest.mark.parametrize(("base", "now", "reason"), LOOSER)
+def test_each_looser_setting_is_named_with_both_values(
+    tmp_path: Path, base: dict[str, Any], now: dict[str, Any], reason: str
+) -> None:
+    found = loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2)
+    assert len(found) == 1 and found[0].startswith(reason), found
+    # the other way round, the same change tightens the gate: fine
+    assert loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2) == []
+
+
+def test_every_row_of_the_order_is_tested() -> None:
+    tested = {reason.split(":")[0].split(" ")[0] for _, _, reason in LOOSER}
+    for setting in ORDER:
+        names = [name.strip() for name in setting.split(",")]
+        assert any(
+            any(t.startswith(n.split(".NAME")[0].split(".METRIC")[0]) for t in tested)
+            for n in names
+        ), setting
+
+
+def test_a_tightened_gate_is_fine(tmp_path: Path) -> None:
+    tighter = {
+        "alpha": 0.01,
+        "sets": {"full": {"margin": 1, "flip_cap": 5}},
+        "aggregate": {"ordinary": "all"},
+        "escalation": {"runs": 9},
+        "budgets": {"steps": {"stat": "mean", "max": 4}},
+        "outcomes": {
+            "limits": {"zero_false_negative_rules": ["recalled"], "inconclusive_max_share": 0.05}
+        },
+    }
+    assert loosened(spec_from(tmp_path, tighter), default_spec(), 2) == []
+
+
+def test_a_loosened_gate_makes_the_comparison_invalid(tmp_path: Path) -> None:
+    rows = passfail_rows(STEADY)
+    base = GateBase(default_spec(), None, "base: main")
+    looser = spec_from(tmp_path, {"sets": {"full": {"margin": 6}}})
+    result = compare(run("b", rows), run("c", rows), looser, base=base).result
+    assert (result.verdict, result.rule) == ("INVALID", "invalid")
+    assert result.loosened == ("sets.full.margin: 2 in the base, 6 here",)
+    assert result.summary == (
+        "INVALID: the gate was loosened in the change under test (base: main): "
+        "sets.full.margin: 2 in the base, 6 here"
+    )
+    assert result.unchecked == ("flaky list",)
+
+
+def entry(case: str) -> FlakyEntry:
+    return FlakyEntry(case, "qa", date(2026, 11, 1), "why", "flipped 2 of 4")
+
+
+def test_a_flaky_entry_added_is_invalid_and_one_removed_is_a_repair() -> None:
+    rows = passfail_rows(STEADY)
+    before = FlakyList((entry("case-01"), entry("case-02")))
+    added = FlakyList((entry("case-01"), entry("case-02"), entry("case-03")))
+    removed = FlakyList((entry("case-01"),))
+    assert flaky_added(added, before) == ["case-03"]
+    assert flaky_added(removed, before) == []
+    big = replace(default_spec(), flaky_max_share=0.5)
+    base = GateBase(big, before, "base: main")
+    result = compare(run("b", rows), run("c", rows), big, added, base=base).result
+    assert result.verdict == "INVALID"
+    assert result.flaky_added == ("case-03",)
+    assert result.summary.endswith("case-03: add flaky entries in a separate, reviewed change")
+    repaired = compare(run("b", rows), run("c", rows), big, removed, base=base).result
+    assert repaired.verdict == "PASS"
+    assert repaired.unchecked == ()
+
+
+def test_without_a_base_the_gate_says_once_that_it_did_not_check() -> None:
+    rows = passfail_rows(STEADY)
+    result = compare(run("b", rows), run("c", rows), default_spec()).result
+    assert result.unchecked == ("gate spec", "flaky list")
+    assert unchecked_note(result) == (
+        "no base gate spec or flaky list given (--base-ref REF, or --base-gate and --base-flaky): "
+        "whether this change loosened the gate or added flaky entries was not checked"
+    )
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(to_text(compare(run("b", rows), run("c", rows), default_spec())))
+    assert console.export_text().count("was not checked") == 1
+
+
+# --------------------------------------------------------------------------- budgets
+
+
+def metric_rows(values: dict[str, list[float]], metric: str = "latency_ms") -> list[dict[str, Any]]:
+    return [
+        {"case": case, "rep": rep, "passed": True, metric: value}
+        for case, reps in values.items()
+        for rep, value in enumerate(reps)
+    ]
+
+
+RNG = np.random.default_rng(12)
+BASE_LATENCY = {f"case-{i:02d}": list(RNG.integers(600, 1400, 3).astype(float)) for i in range(20)}
+CAND_LATENCY = {case: [v * 1.15 for v in reps] for case, reps in BASE_LATENCY.items()}
+STATISTICS = {
+    "mean": np.mean,
+    "median": np.median,
+    "p95": lambda a: np.percentile(a, 95),
+    "total": np.sum,
+}
+
+
+@pytest.mark.parametrize("stat", sorted(STATISTICS))
+def test_each_statistic_with_an_absolute_and_a_relative_limit(tmp_path: Path, stat: str) -> None:
+    base_values = np.array([v for reps in BASE_LATENCY.values() for v in reps])
+    cand_values = base_values * 1.15
+    want_base, want_cand = STATISTICS[stat](base_values), STATISTICS[stat](cand_values)
+    for budget, exceeded in (
+        ({"max": float(want_cand) * 1.01}, False),
+        ({"max": float(want_cand) * 0.99}, True),
+        ({"max_increase": 0.20}, False),
+        ({"max_increase": 0.10}, True),
+    ):
+        spec = spec_from(tmp_path, {"budgets": {"latency_ms": {"stat": stat, **budget}}})
+        result = compare(
+            run("b", metric_rows(BASE_LATENCY)), run("c", metric_rows(CAND_LATENCY)), spec
+        ).result
+        (check,) = result.budgets
+        assert check.candidate == pytest.approx(want_cand)
+        assert check.baseline == pytest.approx(want_base)
+        assert check.exceeded is exceeded, (stat, budget)
+        assert (result.verdict, result.rule) == (
+            ("BLOCK", "budget") if exceeded else ("PASS", "within_margin")
+        )
+
+
+def test_a_budget_in_words_as_the_issue_writes_it() -> None:
+    from flipgate.core.gate.budgets import _check
+    from flipgate.core.gate.spec import Budget
+
+    check = _check(Budget("latency_ms", "p95", max_increase=0.10), 1197, 1412)
+    assert (
+        check.summary == "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%"
+    )
+    assert check.exceeded
+    cost = _check(Budget("cost_usd", "mean", max=0.004), None, 0.0035)
+    assert cost.summary == "cost_usd mean $0.0035 is within the budget of $0.004"
+    assert not cost.exceeded
+    assert figure("steps", 3.25) == "3.25" and figure("tokens", 2545.0) == "2,545"
+
+
+def test_budgets_count_only_gradable_repetitions_of_paired_cases(tmp_path: Path) -> None:
+    base = metric_rows({"a": [100, 100], "b": [100, 100]})
+    cand = metric_rows({"a": [100, 100], "b": [100, 100], "new": [9000, 9000]})
+    cand.append({"case": "a", "rep": 2, "status": "infra", "infra": "timeout", "latency_ms": 60000})
+    spec = spec_from(tmp_path, {"budgets": {"latency_ms": {"stat": "total", "max_increase": 0}}})
+    (check,) = compare(run("b", base), run("c", cand), spec).result.budgets
+    assert (check.baseline, check.candidate, check.exceeded) == (400, 400, False)
+
+
+def test_the_outcome_limits_come_before_budgets_and_budgets_before_the_margin(
+    tmp_path: Path,
+) -> None:
+    spec = spec_from(
+        tmp_path,
+        {
+            "budgets": {"latency_ms": {"stat": "mean", "max": 1}},
+            "outcomes": {"limits": {"false_negative_max": 0}},
+        },
+    )
+    base = [
+        listing("a", {"r": "reject"}, latency_ms=5),
+        listing("b", {"r": "approve"}, latency_ms=5),
+    ]
+    cand = [
+        listing("a", {"r": "reject"}, {"r": "approve"}, latency_ms=5),
+        listing("b", {"r": "approve"}, latency_ms=5),
+    ]
+    assert compare(run("b", base), run("c", cand), spec).result.rule == "outcome_limit"
+    assert compare(run("b", base), run("c", base), spec).result.rule == "budget"
+
+
+def test_a_teams_own_numeric_field_can_carry_a_budget(tmp_path: Path) -> None:
+    base = metric_rows({"a": [3, 3]}, "tool_calls")
+    cand = metric_rows({"a": [5, 5]}, "tool_calls")
+    spec = spec_from(tmp_path, {"budgets": {"tool_calls": {"stat": "median", "max": 4}}})
+    write_run(tmp_path / "b", base)
+    write_run(tmp_path / "c", cand)
+    for lean in (False, True):
+        keep = frozenset({"tool_calls"})
+        result = compare(
+            load_run(tmp_path / "b", lean=lean, keep=keep),
+            load_run(tmp_path / "c", lean=lean, keep=keep),
+            spec,
+        ).result
+        assert (result.rule, result.budgets[0].candidate) == ("budget", 5.0)
+
+
+def test_a_budget_on_a_field_that_is_not_numeric_names_file_line_and_field(tmp_path: Path) -> None:
+    rows = metric_rows({"a": [3, 3], "b": [1, 1]}, "tool_calls")
+    rows[3]["tool_calls"] = "many"
+    write_run(tmp_path / "c", rows)
+    spec = spec_from(tmp_path, {"budgets": {"tool_calls": {"stat": "mean", "max": 4}}})
+    with pytest.raises(InputError) as error:
+        compare(load_run(tmp_path / "c"), load_run(tmp_path / "c"), spec)
+    assert error.value.path == tmp_path / "c" / "results.jsonl"
+    assert (error.value.line, error.value.field) == (4, "tool_calls")
+
+
+def test_a_budget_on_a_field_no_line_records_names_the_gate_line(tmp_path: Path) -> None:
+    spec = spec_from(tmp_path, {"alpha": 0.05, "budgets": {"tokens": {"stat": "mean", "max": 4}}})
+    rows = passfail_rows(STEADY)
+    with pytest.raises(InputError) as error:
+        compare(run("b", rows), run("c", rows), spec)
+    assert (error.value.path, error.value.field) == (tmp_path / "gate.yaml", "budgets.tokens")
+    assert error.value.line == 3  # `  tokens:` under `budgets:`
+
+
+@pytest.mark.parametrize(
+    ("budget", "field", "message"),
+    [
+        ({"output": {"stat": "mean", "max": 1}}, "budgets.output", "not a numeric field"),
+        ({"steps": {"stat": "p99", "max": 1}}, "budgets.steps.stat", "mean, median, p95, total"),
+        ({"steps": {"stat": "mean"}}, "budgets.steps", "needs a limit"),
+        ({"steps": {"stat": "mean", "max": "ten"}}, "budgets.steps.max", "must be a number"),
+        ({"steps": {"stat": "mean", "cap": 1}}, "budgets.steps.cap", "unknown setting"),
+        ({"steps": 3}, "budgets.steps", "a budget is a mapping"),
+    ],
+)
+def test_a_malformed_budget_names_its_field(
+    tmp_path: Path, budget: dict[str, Any], field: str, message: str
+) -> None:
+    with pytest.raises(InputError, match=message) as error:
+        spec_from(tmp_path, {"budgets": budget})
+    assert error.value.field == field
+    assert error.value.line is not None

@@ -1,0 +1,106 @@
+"""`--format junit`: valid against the JUnit schema Jenkins and GitLab read, one testcase per case."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import xmlschema
+
+from flipgate.cli import main
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.load import run_from_records
+from flipgate.present.junit import to_junit
+from tests.conftest import SAMPLES, passfail_rows
+
+SCHEMA = xmlschema.XMLSchema(Path(__file__).with_name("junit-10.xsd"))
+
+
+def junit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, ET.Element]:
+    code = main(["gate", *args, "--format", "junit"])
+    out = capsys.readouterr().out
+    SCHEMA.validate(out)
+    return code, ET.fromstring(out)
+
+
+def test_the_agent_suite_as_junit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, root = junit(capsys, str(SAMPLES / "agent-suite"))
+    assert code == 3
+    (suite,) = root
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert (properties["verdict"], properties["b"], properties["c"]) == ("INCONCLUSIVE", "9", "3")
+    assert float(properties["p"]) == pytest.approx(299 / 4096)
+    cases = suite.findall("testcase")
+    assert len(cases) == 201  # 200 cases and the verdict
+    failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    broke = {"case-012", "case-040", "case-061", "case-084", "case-109", "case-127"}
+    assert broke < set(failed) and len(failed) == 9 + 1
+    assert failed["verdict"].get("type") == "INCONCLUSIVE"
+    assert (
+        failed["case-084"].get("message")
+        == "pass -> fail; worst outcome in the candidate: a failed check"
+    )
+    assert "task_completed: baseline 3/3 passed; candidate 0/3 passed" in failed["case-084"].text
+    skipped = {
+        c.get("name"): c.find("skipped").get("message")
+        for c in cases
+        if c.find("skipped") is not None
+    }
+    assert skipped == {
+        "case-005": "on the flaky list: left out of b and c",
+        "case-047": "on the flaky list: left out of b and c",
+    }
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("201", "10", "2")
+
+
+def test_labelled_decisions_give_the_worst_outcome_rule_by_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, root = junit(capsys, str(SAMPLES / "listing-reviewer-decisive"))
+    failures = [
+        c
+        for c in root.iter("testcase")
+        if c.find("failure") is not None and c.get("name") != "verdict"
+    ]
+    assert len(failures) == 15
+    message = failures[0].find("failure").get("message")
+    assert message.startswith("pass -> fail; worst outcome in the candidate: ")
+    lines = failures[0].find("failure").text.splitlines()
+    assert len(lines) == 4  # one per rule
+    assert all("baseline 1/1 passed" in line or "worst" in line for line in lines)
+
+
+def test_safety_failures_unpaired_cases_and_hostile_ids() -> None:
+    hostile = "case-\x1b[31mred\x1b[0m <b>&amp;</b> \ufffe"
+    base = passfail_rows(
+        {"ok": [True], hostile: [True], "gone-infra": [True], "s": [True]}, safety=["s"]
+    )
+    cand = passfail_rows(
+        {"ok": [True], hostile: [False], "gone-infra": [None], "s": [False]}, safety=["s"]
+    )
+    comparison = compare(
+        run_from_records({"run_id": "b"}, base, source=Path("/b")),
+        run_from_records({"run_id": "c"}, cand, source=Path("/c")),
+        default_spec(),
+    )
+    text = to_junit(comparison)
+    SCHEMA.validate(text)
+    assert "\x1b" not in text and "<b>" not in text
+    cases = {c.get("name"): c for c in ET.fromstring(text).iter("testcase")}
+    assert cases["s"].find("failure").get("type") == "safety"
+    assert cases["s"].find("failure").get("message").startswith("safety case failed, pass -> fail")
+    assert (
+        cases["gone-infra"].find("skipped").get("message")
+        == "unpaired: no gradable candidate repetition"
+    )
+    assert "case-␛[31mred␛[0m <b>&amp;</b> \ufffd" in cases
+    assert cases["verdict"].find("failure").get("type") == "BLOCK"
+
+
+def test_a_pass_has_a_passing_verdict_testcase(capsys: pytest.CaptureFixture[str]) -> None:
+    code, root = junit(capsys, str(SAMPLES / "listing-reviewer"))
+    assert code == 0
+    verdict = next(c for c in root.iter("testcase") if c.get("name") == "verdict")
+    assert list(verdict) == []
