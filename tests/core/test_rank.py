@@ -9,10 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flipgate.core.gate.compare import collapsed_verdicts, compare
-from flipgate.core.gate.spec import Aggregate, GateSpec, default_spec, load_spec
+from flipgate.core.gate.collapse import collapsed_verdicts
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.rank.ranking import Ranking, holm, rank
 from flipgate.core.runs.load import Run, load_run, run_from_records
+from flipgate.core.vocab import Aggregate
 from tests.conftest import passfail_rows, write_run
 
 T, F = True, False

@@ -12,19 +12,20 @@ from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.compare import format_p
-from flipgate.core.rank.ranking import Cells, Label, Ranking, Standing, plural
+from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.rank.ranking import Cells, Ranking, Standing, plural
+from flipgate.core.vocab import RankLabel
 from flipgate.present.report import VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
 CLEARS, STAYS = 0, 1  # the exit codes: a winner clears the incumbent, or none may replace it
-LABEL_MARKS: dict[Label, str] = {"highest_mean": "▲", "winner": "★", "clears": "✓"}
-LABEL_SHORT: dict[Label, str] = {
+LABEL_MARKS: dict[RankLabel, str] = {"highest_mean": "▲", "winner": "★", "clears": "✓"}
+LABEL_SHORT: dict[RankLabel, str] = {
     "highest_mean": "highest mean",
     "winner": "winner",
     "clears": "clears",
 }
-LABEL_WORDS: dict[Label, str] = {
+LABEL_WORDS: dict[RankLabel, str] = {
     "highest_mean": "highest mean",
     "winner": "winner by the release key",
     "clears": "clears the incumbent",

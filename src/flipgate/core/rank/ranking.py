@@ -19,26 +19,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
 
 import polars as pl
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import (
-    PREFIX,
-    Comparison,
-    GateResult,
-    compare,
-    format_p,
-    mcnemar_p,
-)
+from flipgate.core.gate.collapse import PREFIX
+from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.spec import Aggregate, GateSpec
+from flipgate.core.gate.mcnemar import format_p, mcnemar_p
+from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.load import Run
+from flipgate.core.vocab import RANK_LABELS, Aggregate, RankLabel
 
 Compared = Callable[[str, Comparison], None]
-Label = Literal["highest_mean", "winner", "clears"]
-LABELS: tuple[Label, ...] = get_args(Label)
 
 
 def plural(n: int, noun: str) -> str:
@@ -191,14 +184,14 @@ class Ranking:
     def standing(self, name: str) -> Standing:
         return next(s for s in self.standings if s.name == name)
 
-    def labels(self, name: str) -> tuple[Label, ...]:
-        """The labels `name` holds, in LABELS order."""
+    def labels(self, name: str) -> tuple[RankLabel, ...]:
+        """The labels `name` holds, in RANK_LABELS order."""
         held = {
             "highest_mean": name in self.highest_mean,
             "winner": name == self.winner,
             "clears": name == self.winner and self.clears,
         }
-        return tuple(label for label in LABELS if held[label])
+        return tuple(label for label in RANK_LABELS if held[label])
 
     @property
     def multiplicity(self) -> str:
@@ -430,7 +423,6 @@ def _lead(winner: str, runner_up: str, verdicts: dict[str, pl.DataFrame], alpha:
 
 
 __all__ = [
-    "LABELS",
     "Cells",
     "Gaps",
     "Incumbent",
