@@ -14,10 +14,8 @@ from typing import Any, Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.vocab import AGGREGATES, PRICED_OUTCOMES, WRONG_OUTCOMES, Aggregate
 
-OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
-WRONG_OUTCOMES = OUTCOMES[1:]
-Aggregate = Literal["majority", "all"]
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 
@@ -75,6 +73,10 @@ class GateSpec:
 
     def price(self, outcome: str) -> float:
         return self.prices.get(outcome, 0.0)
+
+    def flaky_cap(self, cases: int) -> int:
+        """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
+        return math.floor(self.flaky_max_share * cases)
 
 
 def default_spec() -> GateSpec:
@@ -147,7 +149,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         return value
 
     def aggregate(dotted: str, value: Any) -> Aggregate:
-        if value not in ("majority", "all"):
+        if value not in AGGREGATES:
             raise fail(dotted, f"must be 'majority' or 'all', not {value!r}")
         return "majority" if value == "majority" else "all"
 
@@ -161,7 +163,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     outcomes = data["outcomes"]
     prices: dict[str, float] = {}
     for name, value in outcomes["prices"].items():
-        if name not in ("false_negative", "false_positive", "inconclusive"):
+        if name not in PRICED_OUTCOMES:
             raise fail(
                 f"outcomes.prices.{name}",
                 "unknown price (priced: false_negative, false_positive, inconclusive; "
