@@ -94,13 +94,13 @@ def test_a_gate_file_deleted_in_the_change_is_checked_as_the_defaults(
 ) -> None:
     workspace = repo / "suites" / "agent"
     gate_yaml = workspace / "gate.yaml"
-    gate_yaml.write_text(gate_yaml.read_text().replace("alpha: 0.05", "alpha: 0.01"))
-    git(repo, "commit", "-qam", "a stricter alpha")
+    gate_yaml.write_text(gate_yaml.read_text().replace("alpha: 0.05", "alpha: 0.1"))
+    git(repo, "commit", "-qam", "a stricter alpha: more p-values block")
     gate_yaml.unlink()
     code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
     assert code == 4
     alpha, *budgets = data["base"]["loosened"]
-    assert alpha == "alpha: 0.01 in the base, 0.05 here"
+    assert alpha == "alpha: 0.1 in the base, 0.05 here"
     assert budgets[0] == "budgets.latency_ms (p95) max_increase: +10% in the base, removed here"
     assert len(budgets) == 4
 

@@ -67,7 +67,7 @@ def test_an_edited_expected_label_is_invalid_and_named() -> None:
     )
     result = compare(base, cand, default_spec()).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert result.edited == {
+    assert result.changes.edited == {
         "listing-001": (
             "prohibited_items: expected approve in the baseline, reject in the candidate",
         )
@@ -88,7 +88,7 @@ def test_an_edited_safety_flag_and_rule_set_are_invalid() -> None:
             row["passed"] = {"passed": True, "policy_ok": True}
     result = compare(run("b", rows), run("c", edited), default_spec()).result
     assert result.verdict == "INVALID"
-    assert result.edited == {
+    assert result.changes.edited == {
         "case-03": ("safety: ordinary in the baseline, a safety case in the candidate",),
         "case-04": ("policy_ok: absent in the baseline, a pass/fail check in the candidate",),
     }
@@ -97,7 +97,7 @@ def test_an_edited_safety_flag_and_rule_set_are_invalid() -> None:
 def test_a_case_graded_by_labels_in_one_arm_and_checks_in_the_other_is_edited() -> None:
     base = run("b", [listing("x", {"policy": "approve"})])
     cand = run("c", [{"case": "x", "rep": 0, "passed": {"policy": True}}])
-    assert compare(base, cand, default_spec()).result.edited == {
+    assert compare(base, cand, default_spec()).result.changes.edited == {
         "x": ("policy: expected approve in the baseline, a pass/fail check in the candidate",)
     }
 
@@ -105,7 +105,7 @@ def test_a_case_graded_by_labels_in_one_arm_and_checks_in_the_other_is_edited() 
 def test_an_infra_only_arm_is_no_edit() -> None:
     cand_rows = passfail_rows({**STEADY, "case-05": [None, None, None]})
     result = compare(run("b", passfail_rows(STEADY)), run("c", cand_rows), default_spec()).result
-    assert (result.edited, result.unpaired) == (
+    assert (result.changes.edited, result.unpaired) == (
         {},
         (("case-05", "no gradable candidate repetition"),),
     )
@@ -123,7 +123,7 @@ def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: 
 
     result = compare_workspace(workspace).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert result.deleted == (broken,)
+    assert result.changes.deleted == (broken,)
     reason = next(r for r in result.invalid_reasons if "deleted" in r)
     assert broken in reason
     assert "Retire a case in a separate, reviewed change, then rebaseline" in reason
@@ -134,17 +134,16 @@ def test_a_new_case_is_listed_not_counted_with_the_advice_to_rebaseline() -> Non
     cand = passfail_rows({**STEADY, "case-new": [False, False, False]})
     result = compare(run("b", passfail_rows(STEADY)), run("c", cand), default_spec()).result
     assert result.verdict == "PASS"
-    assert result.new == ("case-new",)
+    assert result.changes.new == ("case-new",)
     assert result.paired == 20
     assert any("case-new" in w and "rebaseline to count them" in w for w in result.warnings)
 
 
-def compare_workspace(workspace: Path, **options: Any) -> Comparison:
+def compare_workspace(workspace: Path, spec: GateSpec | None = None) -> Comparison:
     return compare(
         load_run(workspace / "baseline"),
         load_run(workspace / "candidate"),
-        load_spec(workspace / "gate.yaml"),
-        **options,
+        spec or load_spec(workspace / "gate.yaml"),
     )
 
 
@@ -161,7 +160,7 @@ def test_a_cached_candidate_repetition_is_invalid() -> None:
         run("b", rows), run("c", cached(rows, "case-07", (1, 2))), default_spec()
     ).result
     assert result.verdict == "INVALID"
-    assert result.cached == {"candidate": {"case-07": (2, 3)}}
+    assert result.changes.cached == {"candidate": {"case-07": (2, 3)}}
     assert result.summary == (
         "INVALID: cached candidate repetitions (the candidate is the measurement: run it live): "
         "case-07 (2 of 3)"
@@ -174,7 +173,7 @@ def test_a_cached_baseline_is_fine_unless_the_case_is_a_safety_case() -> None:
     assert ordinary.result.verdict == "PASS"
     safety = compare(run("b", cached(rows, "case-01", (0,))), run("c", rows), default_spec())
     assert safety.result.verdict == "INVALID"
-    assert safety.result.cached == {"baseline": {"case-01": (1, 3)}}
+    assert safety.result.changes.cached == {"baseline": {"case-01": (1, 3)}}
     assert "safety runs are always live" in safety.result.summary
 
 
@@ -203,7 +202,7 @@ def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) 
         load_run(PROMPTFOO / "baseline" / "results.json"), load_run(candidate), default_spec()
     ).result
     case = f"t01 stability [prompt={row['prompt']['label']}]"
-    assert list(result.cached["candidate"]) == [case]
+    assert list(result.changes.cached["candidate"]) == [case]
     assert any(r.startswith("cached candidate repetitions") for r in result.invalid_reasons)
 
 
@@ -228,7 +227,7 @@ def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the base
 
 LOOSER = [
-    ({"alpha": 0.05}, {"alpha": 0.1}, "alpha: 0.05 in the base, 0.1 here"),
+    ({"alpha": 0.05}, {"alpha": 0.01}, "alpha: 0.05 in the base, 0.01 here"),
     ({}, {"sets": {"full": {"margin": 3}}}, "sets.full.margin: 2 in the base, 3 here"),
     ({}, {"sets": {"smoke": {"flip_cap": 5}}}, "sets.smoke.flip_cap: 4 in the base, 5 here"),
     (
@@ -315,19 +314,31 @@ def test_each_looser_setting_is_named_with_both_values(
     assert loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2) == []
 
 
-def test_every_row_of_the_order_is_tested() -> None:
+def test_every_row_of_the_order_is_tested_and_in_the_docs() -> None:
     tested = {reason.split(":")[0].split(" ")[0] for _, _, reason in LOOSER}
-    for setting in ORDER:
-        names = [name.strip() for name in setting.split(",")]
+    docs = (Path(__file__).parents[2] / "docs" / "gate.md").read_text()
+    for setting, looser in ORDER.items():
+        names = setting.split(", ")
         assert any(
-            any(t.startswith(n.split(".NAME")[0].split(".METRIC")[0]) for t in tested)
-            for n in names
-        ), setting
+            t.startswith(n.split(".NAME")[0].split(".METRIC")[0]) for n in names for t in tested
+        )
+        assert f"| {', '.join(f'`{n}`' for n in names)} | {looser} |" in docs, setting
+
+
+def test_a_higher_alpha_blocks_more_so_it_is_stricter(tmp_path: Path) -> None:
+    """The issue lists "alpha up" as looser; under `p <= alpha -> BLOCK` it is the other way."""
+    workspace = SAMPLES / "agent-suite"
+    at = {
+        alpha: compare_workspace(workspace, spec=spec_from(tmp_path, {"alpha": alpha})).result
+        for alpha in (0.05, 0.10)
+    }
+    assert (at[0.05].verdict, at[0.10].verdict) == ("INCONCLUSIVE", "BLOCK")
+    assert loosened(spec_from(tmp_path, {"alpha": 0.10}), default_spec(), 0) == []
 
 
 def test_a_tightened_gate_is_fine(tmp_path: Path) -> None:
     tighter = {
-        "alpha": 0.01,
+        "alpha": 0.1,
         "sets": {"full": {"margin": 1, "flip_cap": 5}},
         "aggregate": {"ordinary": "all"},
         "escalation": {"runs": 9},
@@ -345,12 +356,12 @@ def test_a_loosened_gate_makes_the_comparison_invalid(tmp_path: Path) -> None:
     looser = spec_from(tmp_path, {"sets": {"full": {"margin": 6}}})
     result = compare(run("b", rows), run("c", rows), looser, base=base).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert result.loosened == ("sets.full.margin: 2 in the base, 6 here",)
+    assert result.base.loosened == ("sets.full.margin: 2 in the base, 6 here",)
     assert result.summary == (
         "INVALID: the gate was loosened in the change under test (base: main): "
         "sets.full.margin: 2 in the base, 6 here"
     )
-    assert result.unchecked == ("flaky list",)
+    assert result.base.unchecked == ("flaky list",)
 
 
 def entry(case: str) -> FlakyEntry:
@@ -368,17 +379,17 @@ def test_a_flaky_entry_added_is_invalid_and_one_removed_is_a_repair() -> None:
     base = GateBase(big, before, "base: main")
     result = compare(run("b", rows), run("c", rows), big, added, base=base).result
     assert result.verdict == "INVALID"
-    assert result.flaky_added == ("case-03",)
+    assert result.base.flaky_added == ("case-03",)
     assert result.summary.endswith("case-03: add flaky entries in a separate, reviewed change")
     repaired = compare(run("b", rows), run("c", rows), big, removed, base=base).result
     assert repaired.verdict == "PASS"
-    assert repaired.unchecked == ()
+    assert repaired.base.unchecked == ()
 
 
 def test_without_a_base_the_gate_says_once_that_it_did_not_check() -> None:
     rows = passfail_rows(STEADY)
     result = compare(run("b", rows), run("c", rows), default_spec()).result
-    assert result.unchecked == ("gate spec", "flaky list")
+    assert result.base.unchecked == ("gate spec", "flaky list")
     assert unchecked_note(result) == (
         "no base gate spec or flaky list given (--base-ref REF, or --base-gate and --base-flaky): "
         "whether this change loosened the gate or added flaky entries was not checked"

@@ -22,8 +22,10 @@ import xml.etree.ElementTree as ET
 
 import polars as pl
 
-from flipgate.core.gate.compare import ARMS, PREFIX, Comparison
+from flipgate.core.gate.collapse import PREFIX
+from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, severity_name
+from flipgate.core.vocab import ARMS
 from flipgate.present.report import DIRECTION_WORDS
 from flipgate.present.text import safe
 

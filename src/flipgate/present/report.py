@@ -15,10 +15,12 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.budgets import BudgetCheck
-from flipgate.core.gate.compare import ARMS, Comparison, GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import OUTCOMES, describe
+from flipgate.core.gate.spec import describe
+from flipgate.core.vocab import ARMS, OUTCOMES
 from flipgate.present.text import literal
+from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -74,12 +76,12 @@ CHECKED_AGAINST_BASE = {"gate spec": "loosened the gate", "flaky list": "added f
 
 def unchecked_note(result: GateResult) -> str | None:
     """Said once, when part of the base was not given: what could not be checked."""
-    if not result.unchecked:
+    if not result.base.unchecked:
         return None
     return (
-        f"no base {' or '.join(result.unchecked)} given (--base-ref REF, or --base-gate and "
+        f"no base {' or '.join(result.base.unchecked)} given (--base-ref REF, or --base-gate and "
         f"--base-flaky): whether this change "
-        f"{' or '.join(CHECKED_AGAINST_BASE[u] for u in result.unchecked)} was not checked"
+        f"{' or '.join(CHECKED_AGAINST_BASE[u] for u in result.base.unchecked)} was not checked"
     )
 
 
@@ -142,19 +144,19 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "limit_breaches": list(result.limit_breaches),
         "budgets": [_budget_json(check) for check in result.budgets],
         "changes": {
-            "edited": {case: list(whats) for case, whats in result.edited.items()},
-            "deleted": list(result.deleted),
-            "new": list(result.new),
+            "edited": {case: list(whats) for case, whats in result.changes.edited.items()},
+            "deleted": list(result.changes.deleted),
+            "new": list(result.changes.new),
             "cached": {
                 arm: {case: {"cached": n, "reps": of} for case, (n, of) in found.items()}
-                for arm, found in result.cached.items()
+                for arm, found in result.changes.cached.items()
             },
         },
         "base": {
-            "where": result.base,
-            "unchecked": list(result.unchecked),
-            "loosened": list(result.loosened),
-            "flaky_added": list(result.flaky_added),
+            "where": result.base.where,
+            "unchecked": list(result.base.unchecked),
+            "loosened": list(result.base.loosened),
+            "flaky_added": list(result.base.flaky_added),
         },
         "flaky": {
             "size": len(result.flaky_listed),
@@ -347,14 +349,6 @@ def _histogram(red_by_wrong: dict[int, int]) -> str:
 
 
 # --------------------------------------------------------------------------- markdown
-
-
-def _md(text: str) -> str:
-    """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]#":
-        out = out.replace(ch, "\\" + ch)
-    return " ".join(out.split())
 
 
 def to_markdown(comparison: Comparison) -> str:

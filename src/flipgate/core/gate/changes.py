@@ -14,6 +14,8 @@ A case only in the candidate is **new**: listed, not counted, until a rebaseline
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 from flipgate.core.runs.load import Run, drop_where
@@ -100,3 +102,31 @@ def cached_cases(run: Run, *, safety_only: bool) -> dict[str, tuple[int, int]]:
         .sort("case")
     )
     return {case: (int(n), int(of)) for case, n, of in per_case.iter_rows()}
+
+
+@dataclass(frozen=True)
+class SuiteChanges:
+    """What the change under test did to the suite, as the verdict and the reports read it."""
+
+    edited: dict[str, tuple[str, ...]]  # case -> what differs, rule by rule
+    deleted: tuple[str, ...]  # lines in the baseline, none in the candidate
+    new: tuple[str, ...]  # lines in the candidate only: listed, not counted
+    cached: dict[str, dict[str, tuple[int, int]]]  # arm -> case -> (cached reps, reps)
+
+
+def suite_changes(baseline: Run, candidate: Run, cases: pl.DataFrame) -> SuiteChanges:
+    """Measured once per comparison from both runs and the paired table (pairing.py)."""
+    only = {
+        arm: tuple(cases.filter(pl.col("unpaired") == f"only in {arm}")["case"].to_list())
+        for arm in ("baseline", "candidate")
+    }
+    cached = {
+        "candidate": cached_cases(candidate, safety_only=False),
+        "baseline": cached_cases(baseline, safety_only=True),
+    }
+    return SuiteChanges(
+        edited={case: tuple(whats) for case, whats in edited_cases(baseline, candidate).items()},
+        deleted=only["baseline"],
+        new=only["candidate"],
+        cached={arm: found for arm, found in cached.items() if found},
+    )

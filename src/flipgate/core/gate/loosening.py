@@ -16,12 +16,13 @@ from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.io.gitref import read_at_ref
 
-# setting -> what makes it looser (docs/gate.md shows this table; tests check every row)
+# setting -> what makes it looser: the table of docs/gate.md (a test holds the two together)
 ORDER: dict[str, str] = {
-    "alpha": "higher: a larger p still blocks nothing",
+    "alpha": "lower: `p <= alpha` blocks, so a smaller alpha blocks less",
     "sets.NAME.margin": "higher: a larger net drop passes",
     "sets.NAME.flip_cap": "higher: more broken cases pass",
-    "aggregate.ordinary, aggregate.safety": "`all` -> `majority`: a case passes on fewer repetitions",
+    "aggregate.ordinary, aggregate.safety": "`all` -> `majority`: a case passes on fewer "
+    "repetitions",
     "infra.max_share, flaky.max_share": "higher: more infra failures or listed cases are tolerated",
     "escalation.runs": "lower: fewer repetitions settle an unclear verdict",
     "outcomes.fail_on": "an outcome taken out: it no longer fails a repetition",
@@ -42,6 +43,36 @@ class GateBase:
     spec: GateSpec | None
     flaky: FlakyList | None
     where: str  # `--base-ref main`, or the files named
+
+
+@dataclass(frozen=True)
+class AgainstBase:
+    """What the comparison with the base found; `where` None: no base at all."""
+
+    where: str | None
+    unchecked: tuple[str, ...]  # "gate spec", "flaky list": no base to check them against
+    loosened: tuple[str, ...]  # settings looser than the base's, with both values
+    flaky_added: tuple[str, ...]  # entries not in the base's list
+
+
+def against_base(
+    base: GateBase | None, spec: GateSpec, flaky: FlakyList, baseline_false_negatives: int
+) -> AgainstBase:
+    """Compare the spec and the flaky list with the base, each half that was given."""
+    base_spec = base.spec if base is not None else None
+    base_flaky = base.flaky if base is not None else None
+    return AgainstBase(
+        where=base.where if base is not None else None,
+        unchecked=tuple(
+            what
+            for what, given in (("gate spec", base_spec), ("flaky list", base_flaky))
+            if given is None
+        ),
+        loosened=tuple(loosened(spec, base_spec, baseline_false_negatives))
+        if base_spec is not None
+        else (),
+        flaky_added=tuple(flaky_added(flaky, base_flaky)) if base_flaky is not None else (),
+    )
 
 
 def base_at_ref(ref: str, gate: Path | None, flaky: Path | None) -> GateBase:
@@ -71,6 +102,8 @@ def base_from_files(gate: Path | None, flaky: Path | None) -> GateBase:
 def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> list[str]:
     """Each setting of `spec` looser than in `base`, naming the setting and both values."""
     found: list[str] = []
+    if spec.alpha < base.alpha:
+        found.append(f"alpha: {base.alpha:g} in the base, {spec.alpha:g} here")
     was, now = (_upper_bounds(s, baseline_false_negatives) for s in (base, spec))
     for setting, (before, shown_before) in was.items():
         after, shown_after = now.get(setting, (None, "removed"))
@@ -115,7 +148,6 @@ def _upper_bounds(
         return value, "null (no limit)" if value is None else f"{value:g}"
 
     bounds = {
-        "alpha": shown(spec.alpha),
         "infra.max_share": shown(spec.infra_max_share),
         "flaky.max_share": shown(spec.flaky_max_share),
     }
