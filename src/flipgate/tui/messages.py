@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.rank.ranking import Ranking
 
 
 @dataclass
@@ -38,3 +39,10 @@ class RegateRequested(Message):
 
     comparison: Comparison
     reruns: bool = False
+
+
+@dataclass
+class Ranked(Message):
+    """Every candidate of a campaign compared with the incumbent and ranked."""
+
+    ranking: Ranking
