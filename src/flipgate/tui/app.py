@@ -20,7 +20,7 @@ from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Run, load_run, load_workspace
+from flipgate.core.runs.load import Progress, Run, load_run, load_workspace
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested
@@ -116,10 +116,8 @@ class FlipgateApp(App[None]):
 
     # ------------------------------------------------------------------ loading
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load(self) -> None:
-        sources = self.sources
-        steps = 7  # spec, flaky list, read + check for each run, pairing
+    def progress_of(self, steps: int) -> Progress:
+        """A loading worker's progress: each call posts one more of `steps` done, in words."""
         done = 0
 
         def progress(description: str) -> None:
@@ -127,6 +125,12 @@ class FlipgateApp(App[None]):
             self.post_message(LoadProgress(done, steps, description))
             done = min(done + 1, steps)
 
+        return progress
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        sources = self.sources
+        progress = self.progress_of(7)  # spec, flaky list, read + check for each run, pairing
         try:
             progress("reading the gate spec")
             spec = load_spec(sources.gate)

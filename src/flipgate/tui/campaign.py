@@ -22,7 +22,7 @@ from flipgate.core.rank.ranking import rank
 from flipgate.core.runs.load import load_run
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.bindings import bindings_for
-from flipgate.tui.messages import LoadFailed, LoadProgress, Ranked
+from flipgate.tui.messages import LoadFailed, Ranked
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.session import Sources, find_repeats
@@ -56,13 +56,8 @@ class CampaignApp(FlipgateApp):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
         campaign = self.campaign
-        steps = 4 + 2 * len(campaign.candidates)  # spec, flaky list, each read, ranking
-        done = 0
-
-        def progress(description: str) -> None:
-            nonlocal done
-            self.post_message(LoadProgress(done, steps, description))
-            done = min(done + 1, steps)
+        # the spec, the flaky list, each run read and checked, the ranking, each candidate compared
+        progress = self.progress_of(5 + 3 * len(campaign.candidates))
 
         try:
             progress("reading the gate spec")
