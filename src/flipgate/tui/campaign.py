@@ -22,7 +22,7 @@ from flipgate.core.rank.ranking import rank
 from flipgate.core.runs.load import load_run
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.bindings import bindings_for
-from flipgate.tui.messages import LoadFailed, Ranked
+from flipgate.tui.messages import LoadFailed, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.session import Sources, find_repeats
@@ -57,7 +57,7 @@ class CampaignApp(FlipgateApp):
     def load(self) -> None:
         campaign = self.campaign
         # the spec, the flaky list, each run read and checked, the ranking, each candidate compared
-        progress = self.progress_of(5 + 3 * len(campaign.candidates))
+        progress = Steps(self, 5 + 3 * len(campaign.candidates))
 
         try:
             progress("reading the gate spec")
