@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.cli_rank import add_rank_parser
+from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
@@ -218,6 +218,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+        return code
     from flipgate.tui.app import make_app, run_app
 
     inputs = resolve_inputs(args)
