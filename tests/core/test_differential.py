@@ -28,7 +28,7 @@ Pair = tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]
 def pairs(draw: st.DrawFn) -> Pair:
     """Both arms' rows and the candidate's manifest. A case keeps its definition (safety flag,
     rules, expected labels) in both arms; either arm may lack it, or lose repetitions to infra.
-    Each arm draws how well it decides, so that each of the six rules gets its turn."""
+    Each arm draws how well it decides, so that each rule but `budget` gets its turn."""
     # How often each arm's repetitions agree with the expected labels, and how often they are
     # infra, in 24ths: an arm above 5% infra makes the comparison INVALID.
     skill = {arm: draw(st.sampled_from([6, 12, 20, 22, 24]), label=f"{arm} skill") for arm in ARMS}
@@ -42,8 +42,8 @@ def pairs(draw: st.DrawFn) -> Pair:
         rules = RULES[: draw(st.integers(0, most_rules))]  # no rule: a pass/fail check
         expected = {rule: draw(st.sampled_from(LABELS)) for rule in rules}
         for arm in ARMS:
-            if draw(st.integers(0, 11)) == 0:
-                continue  # this arm lacks the case
+            if draw(st.integers(0, 11)) == 0 and (arm == "baseline" or draw(st.booleans())):
+                continue  # this arm lacks the case: new, or (less often) deleted: INVALID
             for rep in range(draw(st.integers(1, 3))):
                 row: dict[str, Any] = {"case": case, "rep": rep, "safety": safety}
                 agrees = draw(st.integers(1, 24)) <= skill[arm]
@@ -70,7 +70,8 @@ def pairs(draw: st.DrawFn) -> Pair:
 
 
 def test_compare_agrees_with_the_reference() -> None:
-    """Derandomised, so that CI is deterministic; the draws reach each of the six rules."""
+    """Derandomised, so that CI is deterministic; the draws reach each rule but `budget` (the
+    default spec has no budgets: tests/core/test_guards.py checks them against numpy)."""
     reached: set[str] = set()
 
     @settings(max_examples=120, deadline=None, derandomize=True, database=None)
@@ -86,7 +87,7 @@ def test_compare_agrees_with_the_reference() -> None:
         reached.add(result.rule)
 
     agree()
-    assert reached == set(GATE_RULES)
+    assert reached == set(GATE_RULES) - {"budget"}
 
 
 def assert_same(result: GateResult, expected: dict[str, Any]) -> None:
