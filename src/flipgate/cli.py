@@ -22,6 +22,7 @@ from flipgate.cli_rank import add_rank_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
@@ -410,9 +411,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
         args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
-    try:
-        code: int = args.handler(args)
-    except InputError as exc:
-        print(f"flipgate: error: {exc}", file=sys.stderr)
-        return BAD_INPUT
-    return code
+    with guarded_stdout() as stdout:
+        try:
+            code: int = args.handler(args)
+        except InputError as exc:
+            print(f"flipgate: error: {exc}", file=sys.stderr)
+            code = BAD_INPUT
+    return exit_code(code, stdout)
