@@ -118,7 +118,7 @@ def _import_options(args: argparse.Namespace) -> ImportOptions:
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
-    from flipgate.core.runs.load import is_workspace, load_workspace
+    from flipgate.core.runs.workspace import is_workspace, load_workspace
 
     runs = [Path(r) for r in args.runs]
     workspace = None
@@ -154,7 +154,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
@@ -171,7 +171,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
     from flipgate.present import report
 
     inputs = resolve_inputs(args)
@@ -252,7 +252,7 @@ def _check_run_path(path: Path) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from flipgate.core.importers import read_external, write_run
-    from flipgate.core.runs.load import run_from_records
+    from flipgate.core.runs.reading import run_from_records
 
     imported = read_external(Path(args.log), _import_options(args))
     # Validate as a run before writing, so a log we cannot gate on is never written out.

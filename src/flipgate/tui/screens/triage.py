@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.triage.walk import (
     Finding,
     TriageStep,
