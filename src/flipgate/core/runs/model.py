@@ -18,6 +18,8 @@ from typing import Any
 
 import polars as pl
 
+from flipgate.core.vocab import DEFAULT_LABELS
+
 SINGLE_DECISION_RULE = "decision"  # the rule name of `expected: approve` (one decision per rep)
 SINGLE_CHECK_RULE = "passed"  # the rule name of `passed: true` (one check per rep)
 METRICS = ("latency_ms", "cost_usd", "steps", "tokens")
@@ -60,9 +62,9 @@ CHECKS_SCHEMA = {
 
 @dataclass(frozen=True)
 class Labels:
-    negative: str = "approve"
-    positive: str = "reject"
-    abstain: str = "escalate"
+    negative: str = DEFAULT_LABELS["negative"]
+    positive: str = DEFAULT_LABELS["positive"]
+    abstain: str = DEFAULT_LABELS["abstain"]
 
     def all(self) -> tuple[str, str, str]:
         return (self.negative, self.positive, self.abstain)
