@@ -22,7 +22,8 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.loosening import ORDER, GateBase, flaky_added, loosened
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
-from flipgate.core.runs.load import Run, load_run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.present.report import to_text, unchecked_note
 from tests.conftest import SAMPLES, passfail_rows, write_run
 

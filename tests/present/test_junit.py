@@ -11,7 +11,7 @@ import xmlschema
 from flipgate.cli import main
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import run_from_records
+from flipgate.core.runs.reading import run_from_records
 from flipgate.present.junit import to_junit
 from tests.conftest import SAMPLES, passfail_rows
 

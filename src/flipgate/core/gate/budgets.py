@@ -18,7 +18,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import Budget, GateSpec
-from flipgate.core.runs.load import METRICS, Run
+from flipgate.core.runs.model import METRICS, Run
 
 STATISTIC: dict[str, Callable[[pl.Expr], pl.Expr]] = {
     "mean": lambda column: column.mean(),

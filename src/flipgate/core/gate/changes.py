@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from flipgate.core.runs.load import Run, drop_where
+from flipgate.core.runs.model import Run, drop_where
 
 CHECK = "check"  # what a rule asks when it is a pass/fail check rather than a labelled decision
 
