@@ -412,7 +412,7 @@ def metric_rows(values: dict[str, list[float]], metric: str = "latency_ms") -> l
 
 
 RNG = np.random.default_rng(12)
-BASE_LATENCY = {f"case-{i:02d}": list(RNG.integers(600, 1400, 3).astype(float)) for i in range(20)}
+BASE_LATENCY = {f"case-{i:02d}": [float(v) for v in RNG.integers(600, 1400, 3)] for i in range(20)}
 CAND_LATENCY = {case: [v * 1.15 for v in reps] for case, reps in BASE_LATENCY.items()}
 STATISTICS = {
     "mean": np.mean,
