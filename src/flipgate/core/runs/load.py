@@ -29,7 +29,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import load_yaml
-from flipgate.core.vocab import DEFAULT_LABELS
+from flipgate.core.vocab import DEFAULT_LABELS, SUITES
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -54,7 +54,6 @@ KNOWN_FIELDS = frozenset(
     }
 )
 SIDES = ("expected", "actual")  # the two labels of a decision
-SUITES = ("smoke", "full")
 # What the verdict is computed from; outputs, reasons and extra fields are only shown.
 GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons"})
 
