@@ -16,7 +16,10 @@ from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.load import Run, out_of_case_order
 from flipgate.core.vocab import Aggregate
 
-PREFIX: dict[str, str] = {"baseline": "base", "candidate": "cand"}  # of an arm's columns in the paired table
+PREFIX: dict[str, str] = {
+    "baseline": "base",
+    "candidate": "cand",
+}  # of an arm's columns in the paired table
 AGREEMENT = SEVERITY.index("agreement")
 
 
