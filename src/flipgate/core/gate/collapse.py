@@ -13,13 +13,11 @@ import polars as pl
 
 from flipgate.core.gate.outcomes import SEVERITY, classify_frame, severity_name
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run, out_of_case_order
+from flipgate.core.runs.model import Run, out_of_case_order
 from flipgate.core.vocab import Aggregate
 
-PREFIX: dict[str, str] = {
-    "baseline": "base",
-    "candidate": "cand",
-}  # of an arm's columns in the paired table
+# The prefix of an arm's columns in the paired table.
+PREFIX: dict[str, str] = {"baseline": "base", "candidate": "cand"}
 AGREEMENT = SEVERITY.index("agreement")
 
 
