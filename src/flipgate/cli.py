@@ -22,6 +22,7 @@ from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.present.text import literal, safe
 from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
@@ -309,12 +310,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
         console.print(
-            Text.assemble((f"{mark} {check.name}: ", "bold"), Text(check.why)), soft_wrap=True
+            Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)), soft_wrap=True
         )
     if result.ok:
-        console.print(Text(f"verified: {path}", style="bold green"))
+        console.print(literal(f"verified: {path}", style="bold green"))
         return 0
-    console.print(Text(f"NOT verified: {path}", style="bold red"))
+    console.print(literal(f"NOT verified: {path}", style="bold red"))
     return 1
 
 
@@ -402,6 +403,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.handler(args)
         except InputError as exc:
-            print(f"flipgate: error: {exc}", file=sys.stderr)
+            print(f"flipgate: error: {safe(exc)}", file=sys.stderr)  # values from the file
             code = BAD_INPUT
     return exit_code(code, stdout)
