@@ -1,0 +1,249 @@
+"""The suite's own record, `suite.yaml`: every case's intent, the date it was added and the flags
+and endpoints it references; the archive of retired cases with their date and reason; the intake
+quotas. Retiring a case moves it to the archive: nothing is ever deleted.
+
+    suite: support-assistant
+    version: suite@v14
+    coverage: {min_cases: 3}
+    intake: {sampled_per_month: 8, escalations_per_month: 6, retirements_per_month: 2}
+    cases:
+      - {case: sa-001, intent: billing_question, added: 2025-05-12, endpoints: [POST /v2/refunds]}
+    archive:
+      - {case: sa-090, intent: billing_question, added: 2025-05-20, retired: 2025-10-02,
+         reason: duplicate of sa-014}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import yaml
+
+from flipgate.core.errors import InputError
+from flipgate.core.gate.retired import RetiredCase
+from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.yamlio import SafeDumper, dump_yaml, load_yaml
+from flipgate.core.suite.fields import FieldChecker
+
+MANIFEST = "suite.yaml"
+TOP_FIELDS = ("suite", "version", "started", "coverage", "intake", "cases", "archive")
+CASE_FIELDS = ("case", "intent", "added", "flags", "endpoints")
+ARCHIVE_FIELDS = (*CASE_FIELDS, "retired", "reason")
+REFERENCES = ("flags", "endpoints")  # what a case may point at in the registry
+MIN_CASES = 3  # an intent with fewer live cases than this is a gap (seed 002)
+QUOTAS = ("sampled_per_month", "escalations_per_month", "retirements_per_month")
+CASES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
+    "case": pl.String,
+    "intent": pl.String,
+    "added": pl.Date,
+    "flags": pl.List(pl.String),
+    "endpoints": pl.List(pl.String),
+    "retired": pl.Date,
+    "reason": pl.String,
+    "line": pl.Int64,
+}
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """The standing intake, per month: cases sampled from traffic, from escalations, retired."""
+
+    sampled_per_month: int = 0
+    escalations_per_month: int = 0
+    retirements_per_month: int = 0
+
+    @property
+    def additions_per_month(self) -> int:
+        return self.sampled_per_month + self.escalations_per_month
+
+
+@dataclass(frozen=True)
+class SuiteManifest:
+    path: Path
+    suite: str
+    version: str | None
+    started: date | None  # the suite's first day; the first case's date when not given
+    min_cases: int
+    quotas: Quotas
+    cases: pl.DataFrame  # CASES_SCHEMA: live cases (retired null) and the archive
+
+    @property
+    def live(self) -> pl.DataFrame:
+        return self.cases.filter(pl.col("retired").is_null())
+
+    @property
+    def archive(self) -> pl.DataFrame:
+        return self.cases.filter(pl.col("retired").is_not_null())
+
+    @property
+    def retirements(self) -> tuple[RetiredCase, ...]:
+        rows = self.archive.select("case", "retired", "reason").iter_rows()
+        return tuple(RetiredCase(case, retired, reason) for case, retired, reason in rows)
+
+    @property
+    def first_day(self) -> date | None:
+        first = self.cases["added"].min()
+        return self.started or (first if isinstance(first, date) else None)
+
+
+def load_manifest(path: Path) -> SuiteManifest:
+    """Read and check `suite.yaml`: every problem names the file, the line and the field."""
+    data, lines = load_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(path, "a suite manifest is a mapping with `suite` and `cases`", line=1)
+    check = FieldChecker(path, lines)
+    for key in data:
+        if key not in TOP_FIELDS:
+            raise check.bad(str(key), f"unknown field (expected one of {', '.join(TOP_FIELDS)})")
+    suite = check.text(data.get("suite"), "suite")
+    version = check.text(data["version"], "version") if data.get("version") is not None else None
+    started = check.day(data["started"], "started") if "started" in data else None
+    coverage = check.mapping(data.get("coverage"), "coverage", ("min_cases",))
+    min_cases = check.count(coverage.get("min_cases", MIN_CASES), "coverage.min_cases", least=1)
+    intake = check.mapping(data.get("intake"), "intake", QUOTAS)
+    quotas = Quotas(*(check.count(intake.get(q, 0), f"intake.{q}") for q in QUOTAS))
+    rows = [
+        *_entries(check, data.get("cases"), "cases", CASE_FIELDS, archived=False),
+        *_entries(check, data.get("archive"), "archive", ARCHIVE_FIELDS, archived=True),
+    ]
+    cases = pl.DataFrame(rows, schema=CASES_SCHEMA, orient="row")
+    again = cases.filter(~pl.col("case").is_first_distinct())
+    if again.height:
+        case, line = again["case"][0], again["line"][0]
+        raise InputError(path, f"case {case!r} is listed twice", line=line, field="case")
+    return SuiteManifest(path, suite, version, started, min_cases, quotas, cases)
+
+
+def _entries(
+    check: FieldChecker, value: Any, where: str, fields: tuple[str, ...], *, archived: bool
+) -> list[tuple[Any, ...]]:
+    """One row per case: (case, intent, added, flags, endpoints, retired, reason, line)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise check.bad(where, "a list of cases")
+    rows = []
+    for i, raw in enumerate(value):
+        at = f"{where}.{i}"
+        if not isinstance(raw, dict):
+            raise check.bad(at, "a case is a mapping (case, intent, added, ...)")
+        for key in raw:
+            if key not in fields:
+                hint = " (only archived cases have it)" if key in ARCHIVE_FIELDS else ""
+                raise check.bad(f"{at}.{key}", f"unknown field{hint}")
+        rows.append(
+            (
+                check.text(raw.get("case"), f"{at}.case"),
+                check.text(raw.get("intent"), f"{at}.intent"),
+                check.day(raw.get("added"), f"{at}.added"),
+                *(check.names(raw.get(ref), f"{at}.{ref}") for ref in REFERENCES),
+                check.day(raw.get("retired"), f"{at}.retired") if archived else None,
+                check.text(raw.get("reason"), f"{at}.reason") if archived else None,
+                check.lines.line(at),
+            )
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- retirement
+
+
+def retire(path: Path, case: str, reason: str, today: date) -> SuiteManifest:
+    """Move `case` to the archive with `today` and `reason`, rewriting `suite.yaml` atomically.
+
+    The file is edited, not re-emitted, so that comments and layout stay as the team wrote them:
+    the case's lines leave `cases` and an archive entry is appended. The edited text is checked as
+    a manifest before it replaces the old file.
+    """
+    manifest = load_manifest(path)
+    if not reason.strip():
+        raise InputError(path, "a retirement needs a reason; it is empty", field="--reason")
+    known = manifest.cases.filter(pl.col("case") == case)
+    if known.height == 0:
+        raise InputError(path, f"no case {case!r} in the suite", field="case")
+    if known["retired"][0] is not None:
+        raise InputError(
+            path,
+            f"{case} is already retired ({known['retired'][0]}: {known['reason'][0]})",
+            line=known["line"][0],
+            field="case",
+        )
+    text = path.read_text(encoding="utf-8")
+    entry = {k: v for k, v in _raw_entry(text, case).items() if k in CASE_FIELDS}
+    entry |= {"retired": today, "reason": reason}
+    new_text = _moved_to_archive(text, case, entry)
+    if new_text is None:  # a layout we cannot edit in place: the data re-emitted as block YAML
+        data = yaml.load(text, Loader=yaml.SafeLoader)
+        data["cases"] = [c for c in data["cases"] if c.get("case") != case]
+        data["archive"] = [*(data.get("archive") or []), entry]
+        new_text = dump_yaml(data, width=100)
+    staged = path.with_name(f".{path.name}.check")
+    try:
+        write_atomic(staged, new_text)
+        updated = load_manifest(staged)
+    finally:
+        staged.unlink(missing_ok=True)
+    write_atomic(path, new_text)
+    return SuiteManifest(
+        path,
+        updated.suite,
+        updated.version,
+        updated.started,
+        updated.min_cases,
+        updated.quotas,
+        updated.cases,
+    )
+
+
+def _raw_entry(text: str, case: str) -> dict[str, Any]:
+    data = yaml.load(text, Loader=yaml.SafeLoader)
+    return next(c for c in data["cases"] if c.get("case") == case)
+
+
+def _moved_to_archive(text: str, case: str, entry: dict[str, Any]) -> str | None:
+    """`text` with the case's block-sequence item cut and appended to a block `archive`."""
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    assert root is not None  # the text was just read as a manifest
+    sections = {key.value: value for key, value in root.value}
+    cases = sections["cases"]
+    if cases.flow_style:
+        return None
+    item = next(
+        node
+        for node in cases.value
+        if any(k.value == "case" and v.value == case for k, v in node.value)
+    )
+    lines = text.splitlines(keepends=True)
+    first = item.start_mark.line
+    last = item.end_mark.line if item.end_mark.column > 0 else item.end_mark.line - 1
+    if any(other is not item and first <= other.start_mark.line <= last for other in cases.value):
+        return None  # another case shares its lines
+    indent = " " * max(item.start_mark.column - 2, 0)
+    flow = yaml.dump(
+        entry,
+        Dumper=SafeDumper,
+        default_flow_style=True,
+        sort_keys=False,
+        allow_unicode=True,
+        width=10**9,
+    )
+    new_item = f"{indent}- {flow.strip()}\n"
+    archive = sections.get("archive")
+    del lines[first : last + 1]
+    if archive is None or (isinstance(archive, yaml.ScalarNode) and archive.value in ("", "~")):
+        if archive is not None:  # `archive:` with nothing after it
+            return None
+        body = "".join(lines)
+        return f"{body}{'' if body.endswith(chr(10)) else chr(10)}archive:\n{new_item}"
+    if not isinstance(archive, yaml.SequenceNode) or archive.flow_style or not archive.value:
+        return None
+    end = archive.value[-1].end_mark
+    at = end.line if end.column > 0 else end.line - 1  # the archive's last line, before the cut
+    if at >= first:
+        at -= last - first + 1
+    lines.insert(at + 1, new_item)
+    return "".join(lines)
