@@ -18,9 +18,9 @@ from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_suite import add_suite_parser
-from flipgate.core.decision.record import DECISIONS, TRIAGE_CLASSES
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
@@ -168,7 +168,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from flipgate.core.gate.compare import compare_with_reruns, write_rerun_plan
+    from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
     from flipgate.core.runs.load import load_run
     from flipgate.present import report
 
@@ -370,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
     _add_run_arguments(decide)
-    decide.add_argument("--decision", required=True, choices=DECISIONS)
+    decide.add_argument("--decision", required=True, choices=REVIEW_DECISIONS)
     decide.add_argument(
         "--cause",
         required=True,

@@ -14,9 +14,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.compare import ARMS, Comparison, GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import OUTCOMES, describe
+from flipgate.core.gate.spec import describe
+from flipgate.core.vocab import ARMS, OUTCOMES
 from flipgate.present.text import literal
 from flipgate.present.text import markdown_safe as _md
 

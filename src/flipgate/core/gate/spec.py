@@ -7,16 +7,14 @@ would otherwise gate at 0.05 while the team believes it gates at 0.01.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import LineIndex, load_yaml
-
-OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
-WRONG_OUTCOMES = OUTCOMES[1:]
-Aggregate = Literal["majority", "all"]
+from flipgate.core.vocab import AGGREGATES, PRICED_OUTCOMES, WRONG_OUTCOMES, Aggregate
 
 DEFAULTS: dict[str, Any] = {
     "alpha": 0.05,
@@ -72,6 +70,10 @@ class GateSpec:
 
     def price(self, outcome: str) -> float:
         return self.prices.get(outcome, 0.0)
+
+    def flaky_cap(self, cases: int) -> int:
+        """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
+        return math.floor(self.flaky_max_share * cases)
 
 
 def default_spec() -> GateSpec:
@@ -142,7 +144,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         return value
 
     def aggregate(dotted: str, value: Any) -> Aggregate:
-        if value not in ("majority", "all"):
+        if value not in AGGREGATES:
             raise fail(dotted, f"must be 'majority' or 'all', not {value!r}")
         return "majority" if value == "majority" else "all"
 
@@ -156,7 +158,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     outcomes = data["outcomes"]
     prices: dict[str, float] = {}
     for name, value in outcomes["prices"].items():
-        if name not in ("false_negative", "false_positive", "inconclusive"):
+        if name not in PRICED_OUTCOMES:
             raise fail(
                 f"outcomes.prices.{name}",
                 "unknown price (priced: false_negative, false_positive, inconclusive; "

@@ -21,7 +21,7 @@ from datetime import date, timedelta
 
 import polars as pl
 
-from flipgate.core.gate.compare import collapsed_verdicts
+from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.load import Run
 from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest

@@ -30,7 +30,7 @@ from flipgate.core.decision.record import (
     split_signed,
 )
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import collapsed_verdicts
+from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.io.yamlio import LineIndex, SafeLoader
 from flipgate.core.runs.load import Run, load_run
