@@ -300,3 +300,42 @@ def test_retire_in_a_flow_style_manifest(
     data = yaml.safe_load((ws / "suite.yaml").read_text())
     assert code == 0 and [c["case"] for c in data["cases"]] == ["c1"]
     assert data["archive"][0]["case"] == "c2"
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+def test_the_gate_leaves_retired_cases_out_and_lists_them(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "gate", str(support), "--format", "json")
+    before = json.loads(out)
+    assert code == 0 and before["retired"][0]["case"] == "sa-024"
+    flipped = before["flipped"][0]["case"]
+    run(capsys, "suite", "retire", flipped, "--reason", "tests a removed flow", "-w", str(support))
+    code, out, _ = run(capsys, "gate", str(support), "--format", "json")
+    after = json.loads(out)
+    assert flipped not in {f["case"] for f in after["flipped"]}
+    assert after["retired_flipped"] == [flipped]
+    assert after["b"] + after["c"] == before["b"] + before["c"] - 1
+    retired = {r["case"]: r for r in after["retired"]}
+    assert retired[flipped]["reason"] == "tests a removed flow"
+    assert retired[flipped]["retired"] == date.today().isoformat()
+    _, text, _ = run(capsys, "gate", str(support))
+    assert f"{flipped} retired {date.today()}: tests a removed flow" in text
+    assert "cases retired after the baseline run was created" in text
+
+
+def test_a_retirement_in_the_change_under_test_is_invalid(
+    support: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tmp_path / "base-suite.yaml"
+    shutil.copy(support / "suite.yaml", base)
+    run(capsys, "suite", "retire", "sa-011", "--reason", "v1 upload is gone", "-w", str(support))
+    code, out, _ = run(capsys, "gate", str(support), "--base-suite", str(base), "--format", "json")
+    data = json.loads(out)
+    assert code == 4 and data["verdict"] == "INVALID"
+    assert any("retires sa-011" in r for r in data["invalid_reasons"])
+    # the same retirement, landed where the change is going, is not the change's to excuse
+    code, _, _ = run(capsys, "gate", str(support), "--base-suite", str(support / "suite.yaml"))
+    assert code == 0

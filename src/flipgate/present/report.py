@@ -117,6 +117,11 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "unknown": list(result.flaky_unknown),
             "digest": result.flaky_digest,
         },
+        "retired": [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ],
+        "retired_flipped": list(result.retired_flipped),
         "spec_digest": result.spec_digest,
         "escalation": None
         if escalation is None
@@ -225,11 +230,26 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(
             Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
         )
+    for line in retired_lines(result):
+        lines.append(literal(line))
     if result.unpaired:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     return lines
+
+
+def retired_lines(result: GateResult) -> list[str]:
+    """The retired cases, as the flaky list is shown: left out of b and c, with date and reason."""
+    if not result.retired:
+        return []
+    flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
+    shown, more = _first(result.retired)
+    return [
+        f"retired: {len(result.retired)} cases left out of b and c{flipped}",
+        *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
+        *([_more(more, "retired")] if more else []),
+    ]
 
 
 def _outcome_table(comparison: Comparison) -> Table:
@@ -340,6 +360,7 @@ def to_markdown(comparison: Comparison) -> str:
             f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
             f"{len(result.flaky_flipped)} flipped here"
         )
+    notes += [_md(line) for line in retired_lines(result)]
     if result.unpaired:
         notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
     lines += [f"- {n}" for n in notes]

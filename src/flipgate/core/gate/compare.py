@@ -23,6 +23,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
@@ -53,6 +54,8 @@ class GateResult(Evidence):
     runs: dict[str, str]  # arm -> run_id
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
+    retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
+    retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
 
     @property
     def paired(self) -> int:
@@ -76,6 +79,7 @@ class Comparison:
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
+    retired: Retirements = NO_RETIREMENTS
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -89,8 +93,10 @@ def compare(
     *,
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
+    retired: Retirements = NO_RETIREMENTS,
 ) -> Comparison:
-    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`."""
+    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
+    `retired` are the cases the suite manifest archived."""
     flaky = flaky or FlakyList()
 
     def one_arm(
@@ -115,7 +121,7 @@ def compare(
     reps: dict[str, pl.DataFrame] = dict(zip(ARMS, repeated, strict=True))
     outcomes: dict[str, OutcomeSummary] = dict(zip(ARMS, summaries, strict=True))
     base, cand = collapsed
-    pairing = pair(base, cand, flaky)
+    pairing = pair(base, cand, flaky, retired.names)
 
     judged = Judged(
         baseline=baseline,
@@ -131,6 +137,7 @@ def compare(
         cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
+        retired=retired,
     )
     rule_set = spec.set_rule(candidate.suite)
     found = Evidence(
@@ -169,5 +176,9 @@ def compare(
         runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
         warnings=evidence.warnings(judged),
         previous=previous,
+        retired=retired.cases,
+        retired_flipped=pairing.retired_flipped,
     )
-    return Comparison(baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result)
+    return Comparison(
+        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired
+    )

@@ -24,7 +24,7 @@ import polars as pl
 import yaml
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.retired import RetiredCase
+from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import SafeDumper, dump_yaml, load_yaml
 from flipgate.core.suite.fields import FieldChecker
@@ -83,6 +83,10 @@ class SuiteManifest:
     def retirements(self) -> tuple[RetiredCase, ...]:
         rows = self.archive.select("case", "retired", "reason").iter_rows()
         return tuple(RetiredCase(case, retired, reason) for case, retired, reason in rows)
+
+    @property
+    def retired_names(self) -> frozenset[str]:
+        return frozenset(self.archive["case"].to_list())
 
     @property
     def first_day(self) -> date | None:
@@ -150,6 +154,16 @@ def _entries(
 
 
 # --------------------------------------------------------------------------- retirement
+
+
+def load_retirements(path: Path | None, base: Path | None = None) -> Retirements:
+    """The manifest's retired cases for the gate; `base`: the manifest where the change goes."""
+    if path is None:
+        if base is not None:
+            raise InputError(base, "a base suite manifest needs --suite (or a workspace's)")
+        return Retirements()
+    cases = load_manifest(path).retirements
+    return Retirements(cases, load_manifest(base).retired_names if base else None)
 
 
 def retire(path: Path, case: str, reason: str, today: date) -> SuiteManifest:
