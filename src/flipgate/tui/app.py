@@ -21,12 +21,15 @@ from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.load import Run, load_run, load_workspace
+from flipgate.core.suite.audit import SuiteAudit, audit
+from flipgate.core.suite.workspace import SuiteInputs
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
 
 # Inside an installed wheel, else at the top of the source tree.
@@ -96,7 +99,12 @@ class FlipgateApp(App[None]):
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
     def __init__(
-        self, sources: Sources, theme: str = "dark", *, loaded: LoadedRuns | None = None
+        self,
+        sources: Sources,
+        theme: str = "dark",
+        *,
+        loaded: LoadedRuns | None = None,
+        suite: SuiteAudit | None = None,
     ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
@@ -106,11 +114,15 @@ class FlipgateApp(App[None]):
         self.load_error: Exception | None = None
         self.loaded = loaded  # runs the CLI read (and checked) before the app started
         self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
+        self.suite = suite  # opened on the suite-health screen alone (`flipgate suite open`)
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
 
     def on_mount(self) -> None:
+        if self.suite is not None:
+            self.push_screen(SuiteScreen(self.suite, can_go_back=False))
+            return
         self.push_screen(LoadingScreen())
         self.load()
 
@@ -273,6 +285,13 @@ def make_app_for_workspace(path: Path, theme: str = "dark") -> FlipgateApp:
     )
 
 
+def make_suite_app(inputs: SuiteInputs, theme: str = "dark") -> FlipgateApp:
+    """The app on the suite-health screen of a suite workspace, read and checked already."""
+    path = inputs.path
+    sources = Sources(path / "baseline", path / "candidate", None, None, (), plan_folder=path)
+    return FlipgateApp(sources, theme=theme, suite=audit(inputs))
+
+
 def run_app(app: FlipgateApp) -> int:
     """Run the app in the terminal; the exit status for the CLI: 2 when the input was bad."""
     app.run()
@@ -286,5 +305,6 @@ __all__ = [
     "FlipgateApp",
     "make_app",
     "make_app_for_workspace",
+    "make_suite_app",
     "run_app",
 ]
