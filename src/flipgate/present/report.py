@@ -48,6 +48,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
     data = _result_json(result)
+    if result.retired:  # given a suite manifest (suite.yaml) with an archive
+        data["retired"] = [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ]
+        data["retired_flipped"] = list(result.retired_flipped)
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
@@ -117,11 +123,6 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "unknown": list(result.flaky_unknown),
             "digest": result.flaky_digest,
         },
-        "retired": [
-            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
-            for r in result.retired
-        ],
-        "retired_flipped": list(result.retired_flipped),
         "spec_digest": result.spec_digest,
         "escalation": None
         if escalation is None
