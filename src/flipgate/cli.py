@@ -1,6 +1,7 @@
 """The command line: `flipgate gate` for CI, `flipgate open` for the app, and the tools around them.
 
-Exit codes (SPEC §8): 0 PASS, 1 BLOCK, 3 INCONCLUSIVE, 4 INVALID, 2 bad usage or bad input.
+Exit codes (SPEC §8): 0 PASS, 1 BLOCK, 3 INCONCLUSIVE, 4 INVALID, 2 bad usage or bad input;
+`flipgate rank` (cli_rank.py): 0 a winner clears the incumbent, 1 none may replace it, 2 bad input.
 Every input is loaded and validated before anything is written or drawn.
 """
 
@@ -17,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
+from flipgate.cli_rank import add_rank_parser
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
@@ -424,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
+    add_rank_parser(sub)
     add_suite_parser(sub)
     return parser
 

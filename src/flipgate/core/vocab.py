@@ -53,3 +53,7 @@ FINDINGS: tuple[Finding, ...] = get_args(Finding)
 # What a signed reviewer decision decides (SPEC §6).
 ReviewDecision = Literal["accept", "reject", "rerun", "rebaseline"]
 REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
+
+# The three labels of a ranking of candidates (seed 003), never merged into one.
+RankLabel = Literal["highest_mean", "winner", "clears"]
+RANK_LABELS: tuple[RankLabel, ...] = get_args(RankLabel)

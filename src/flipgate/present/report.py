@@ -19,7 +19,7 @@ from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS, OUTCOMES
 from flipgate.present.text import literal
-from flipgate.present.text import markdown_safe as _md
+from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {

@@ -14,7 +14,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from flipgate.core.suite.audit import MONTH, READINGS, SuiteAudit
-from flipgate.present.text import literal, markdown_safe
+from flipgate.present.text import literal, markdown
 
 NAMED = 20  # cases named per line in the text and Markdown reports; JSON names them all
 
@@ -266,12 +266,12 @@ def to_text(audit: SuiteAudit) -> RenderableType:
 
 
 def to_markdown(audit: SuiteAudit) -> str:
-    out = ["## flipgate suite audit", "", f"**{markdown_safe(headline(audit))}**", ""]
+    out = ["## flipgate suite audit", "", f"**{markdown(headline(audit))}**", ""]
     for section in findings(audit):
         out += [f"### {section.title}", ""]
         for line in section.lines:
             flag = f"**{line.flag}** " if line.flag else ""
-            out.append(f"- {flag}{markdown_safe(line.text)}")
+            out.append(f"- {flag}{markdown(line.text)}")
         out.append("")
     return "\n".join(out)
 

@@ -31,9 +31,10 @@ def literal(text: object, style: str | Style = "") -> Text:
     return Text(safe(text), style=style)
 
 
-def markdown_safe(text: str) -> str:
+def markdown(text: object) -> str:
     """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|")
+    out = out.replace("<", "&lt;").replace(">", "&gt;")
     for ch in "`*_[]#":
         out = out.replace(ch, "\\" + ch)
     return " ".join(out.split())

@@ -4,7 +4,8 @@ The file is YAML that this module emits itself, key by key, so that the signed b
 on a YAML library's version and every string is quoted safely: text that could be misread (control
 and format characters such as bidi overrides, odd spaces, CR) is written as a double-quoted escape,
 so what a person reads in the file is what a parser reads. Every byte before the `signature:` line
-is signed; the file ends with that block. Reading uses `yaml.safe_load` only.
+is signed; the file ends with that block. Reading goes through `parse_yaml`: safe, and no aliases
+or repeated keys.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from flipgate.core.decision.signing import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.rules import RULES
 from flipgate.core.io.digest import RUN_FILE, run_digest
+from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.vocab import ARMS, FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
 
 FORMAT_VERSION = 1
@@ -545,9 +547,11 @@ def verify_decision(
 
     record: DecisionRecord | None = None
     try:
-        record = _load(data if message is None else message)
+        record = _load(data if message is None else message, path)
         checks.append(Check("document", True, "safe YAML, a well-formed decision"))
-    except (InvalidDecision, yaml.YAMLError, UnicodeDecodeError) as bad:
+    except InputError as bad:
+        checks.append(Check("document", False, bad.within_file()))
+    except (InvalidDecision, UnicodeDecodeError) as bad:
         checks.append(Check("document", False, _first_line(bad)))
 
     checks.append(_signature_check(message, armor))
@@ -558,22 +562,9 @@ def verify_decision(
     return VerifyResult(path, tuple(checks), record)
 
 
-def _load(text: bytes) -> DecisionRecord:
-    source = text.decode("utf-8")
-    _reject_duplicate_keys(yaml.compose(source, Loader=yaml.SafeLoader))
-    return parse_decision(yaml.safe_load(source))
-
-
-def _reject_duplicate_keys(node: yaml.Node | None) -> None:
-    # safe_load keeps the last of two equal keys; a reader of the file would see the first.
-    if isinstance(node, yaml.MappingNode):
-        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
-        _unique("document", keys)
-        for _, value in node.value:
-            _reject_duplicate_keys(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _reject_duplicate_keys(item)
+def _load(text: bytes, path: Path) -> DecisionRecord:
+    data, _ = parse_yaml(text.decode("utf-8"), path)
+    return parse_decision(data)
 
 
 def _signature_check(message: bytes | None, armor: str) -> Check:
