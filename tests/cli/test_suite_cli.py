@@ -117,7 +117,7 @@ BAD = [
         "suite.yaml",
         "suite: s\ncases:\n  - {case: c1, intent: a, added: 2026-01-02}\n  - {case: c1, intent: b, added: 2026-01-03}\n",
         4,
-        "case",
+        "cases.1.case",
     ),
     (
         "suite.yaml",
@@ -274,7 +274,8 @@ def test_retire_refuses_a_retired_case(support: Path, capsys: pytest.CaptureFixt
     archived = yaml.safe_load((support / "suite.yaml").read_text())["archive"][0]["case"]
     before = (support / "suite.yaml").read_bytes()
     code, _, err = run(capsys, "suite", "retire", archived, "--reason", "again", "-w", str(support))
-    assert code == 2 and "already retired" in err and "field 'case'" in err
+    assert code == 2 and "already retired" in err
+    assert "suite.yaml:122: field 'archive.0.case'" in err
     assert (support / "suite.yaml").read_bytes() == before
 
 

@@ -7,7 +7,21 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import LineIndex
+from flipgate.core.io.yamlio import LineIndex, load_yaml
+
+
+def load_mapping(
+    path: Path, fields: tuple[str, ...], what: str
+) -> tuple[dict[str, Any], FieldChecker]:
+    """Read `path`, a YAML mapping of `fields` and no other (a typo is not an extension)."""
+    data, lines = load_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(path, f"not a mapping: {what}", line=1)
+    check = FieldChecker(path, lines)
+    for key in data:
+        if key not in fields:
+            raise check.bad(str(key), f"unknown field (expected one of {', '.join(fields)})")
+    return data, check
 
 
 class FieldChecker:

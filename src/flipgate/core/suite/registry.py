@@ -17,9 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import load_yaml
-from flipgate.core.suite.fields import FieldChecker
+from flipgate.core.suite.fields import load_mapping
 
 REGISTRY = "registry.yaml"
 KINDS = {"flags": "flag", "endpoints": "endpoint"}  # a list of the registry -> one of its names
@@ -33,13 +31,7 @@ class Registry:
 
 
 def load_registry(path: Path) -> Registry:
-    data, lines = load_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError(path, "a registry is a mapping with `flags` and `endpoints`", line=1)
-    check = FieldChecker(path, lines)
-    for key in data:
-        if key not in FIELDS:
-            raise check.bad(str(key), f"unknown field (expected one of {', '.join(FIELDS)})")
+    data, check = load_mapping(path, FIELDS, "a registry has `flags` and `endpoints`")
     live = [(KINDS[k], name) for k in KINDS for name in check.names(data.get(k), k)]
     removed: list[tuple[str, str, date]] = []
     entries = data.get("removed") or []

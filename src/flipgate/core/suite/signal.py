@@ -16,9 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import load_yaml
-from flipgate.core.suite.fields import FieldChecker
+from flipgate.core.suite.fields import load_mapping
 
 PRODUCTION = "production.yaml"
 PASS_RATE = "suite_pass_rate"
@@ -40,13 +38,9 @@ class Production:
 
 
 def load_production(path: Path) -> Production:
-    data, lines = load_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError(path, "a mapping with `signals` and `periods`", line=1)
-    check = FieldChecker(path, lines)
-    for key in data:
-        if key not in ("signals", "periods"):
-            raise check.bad(str(key), "unknown field (expected signals, periods)")
+    data, check = load_mapping(
+        path, ("signals", "periods"), "production has `signals` and `periods`"
+    )
     raw_signals = data.get("signals")
     if not isinstance(raw_signals, dict) or not raw_signals:
         raise check.bad("signals", "a mapping of signal name -> {better: higher|lower}")

@@ -17,9 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import load_yaml
-from flipgate.core.suite.fields import FieldChecker
+from flipgate.core.suite.fields import load_mapping
 
 TRAFFIC = "traffic.yaml"
 FIELDS = ("window", "source", "intents")
@@ -39,14 +37,8 @@ class Traffic:
 
 
 def load_traffic(path: Path) -> Traffic:
-    data, lines = load_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError(path, "traffic is a mapping with `window` and `intents`", line=1)
-    check = FieldChecker(path, lines)
+    data, check = load_mapping(path, FIELDS, "traffic has `window` and `intents`")
     window = check.mapping(data.get("window"), "window", ("from", "to"))
-    for key in data:
-        if key not in FIELDS:
-            raise check.bad(str(key), f"unknown field (expected one of {', '.join(FIELDS)})")
     start, end = (check.day(window.get(k), f"window.{k}") for k in ("from", "to"))
     if end < start:
         raise check.bad("window.to", f"the window ends ({end}) before it starts ({start})")

@@ -21,7 +21,6 @@ from datetime import date
 from pathlib import Path
 
 import polars as pl
-import yaml
 
 from flipgate.core.decision.record import (
     DecisionRecord,
@@ -32,7 +31,8 @@ from flipgate.core.decision.record import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec
-from flipgate.core.io.yamlio import LineIndex, SafeLoader
+from flipgate.core.io.files import read_bytes
+from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.runs.load import Run, load_run
 from flipgate.core.suite.manifest import MANIFEST, SuiteManifest, load_manifest
 from flipgate.core.suite.registry import REGISTRY, Registry, load_registry
@@ -165,19 +165,15 @@ def load_signed(path: Path) -> SignedDecision:
     The signature itself is checked by `flipgate verify`, with the allowed signers.
     """
     try:
-        message, _armor = split_signed(path.read_bytes())
+        message, _armor = split_signed(read_bytes(path))
         text = message.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(path, "not UTF-8 text") from None
     except InvalidDecision as bad:
         raise InputError(path, bad.message, field=bad.field) from None
+    document, lines = parse_yaml(text, path)
     try:
-        node = yaml.compose(text, Loader=SafeLoader)
-        record = parse_decision(yaml.load(text, Loader=SafeLoader))
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not valid YAML: {exc}") from None
+        record = parse_decision(document)
     except InvalidDecision as bad:
-        raise InputError(
-            path, bad.message, line=LineIndex(node).line(bad.field), field=bad.field
-        ) from None
+        raise InputError(path, bad.message, line=lines.line(bad.field), field=bad.field) from None
     return SignedDecision(path, record)
