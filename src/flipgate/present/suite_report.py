@@ -25,6 +25,7 @@ class Line:
 
     text: str
     flag: str | None = None  # GAP, STALE, FLAT...
+    row: bool = False  # one row of a table the app draws: the app shows the table instead
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,8 @@ def _counterfactual(audit: SuiteAudit) -> Section:
         lines.append(
             Line(
                 f"{r.system} ({r.created}) {now} was {r.score_then:.3f} on {r.version}: "
-                f"{r.overlap} of its {r.cases_then} cases, {r.reading}"
+                f"{r.overlap} of its {r.cases_then} cases, {r.reading}",
+                row=True,
             )
         )
     head = cf.rescores[0]

@@ -53,7 +53,9 @@ class SuiteScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("suite")
     DEFAULT_CSS = """
     SuiteScreen #suite-header { height: auto; padding: 0 1; background: $boost; text-style: bold; }
-    SuiteScreen #suite-proposals { height: auto; max-height: 12; margin: 0 1; }
+    SuiteScreen #suite-proposals {
+        height: auto; max-height: 14; border: round $panel-lighten-2;
+    }
     """
 
     def __init__(self, result: SuiteAudit, *, can_go_back: bool = True) -> None:

@@ -63,13 +63,14 @@ class SuiteChart(Widget):
         return None
 
     def render(self) -> RenderableType:
+        picture = self.picture()
         lines = [
             Text.assemble(
                 (f"{line.flag} ", self.style("flag")) if line.flag else "", literal(line.text)
             )
             for line in self.section.lines
+            if not (line.row and picture is not None)  # the picture holds that row, as text
         ]
-        picture = self.picture()
         return Group(picture, Text(""), *lines) if picture is not None else Group(*lines)
 
 
