@@ -870,7 +870,7 @@ def save_walk(path: Path, walk: TriageWalk, *, now: datetime | None = None) -> T
         "flipgate_triage": WALK_FORMAT,
         "walks": [_walk_document(w) for w in (*others, stamped)],
     }
-    write_atomic(path, dump_yaml(document, width=100))
+    write_atomic(path, dump_yaml(document, width=100), overwrite=True)
     return stamped
 
 
