@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.core.errors import InputError
+from flipgate.present.text import literal
 
 OK, BELOW, BAD_INPUT = 0, 1, 2
 
@@ -68,14 +69,9 @@ def cmd_retire(args: argparse.Namespace) -> int:
     path = args.workspace / MANIFEST
     if not path.is_file():
         raise InputError(path, "no suite manifest here (give -w WORKSPACE)")
-    updated = retire(path, args.case, args.reason, date.today())
+    done = retire(path, args.case, args.reason, date.today())
     Console(highlight=False).print(
-        Text.assemble(
-            f"retired {args.case} on {date.today()}: ",
-            Text(args.reason),
-            f"\nwrote {path} ({updated.live.height} live cases, {updated.archive.height} archived)",
-        ),
-        soft_wrap=True,
+        Text.assemble(literal(done.message), f"\nwrote {path}"), soft_wrap=True
     )
     return OK
 

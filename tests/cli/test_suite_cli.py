@@ -340,3 +340,30 @@ def test_a_retirement_in_the_change_under_test_is_invalid(
     # the same retirement, landed where the change is going, is not the change's to excuse
     code, _, _ = run(capsys, "gate", str(support), "--base-suite", str(support / "suite.yaml"))
     assert code == 0
+
+
+def test_retire_keeps_a_block_style_manifest_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (
+        "# the support suite\nsuite: s\narchive:\n"
+        "  - {case: c0, intent: a, added: 2026-01-01, retired: 2026-01-05, reason: old}\n"
+        "cases:\n  # written from tickets\n"
+        "  - case: c1\n    intent: a\n    added: 2026-01-02\n"
+        "  - case: c2\n    intent: a\n    added: 2026-01-02   # the refund one\n"
+        "  - case: c3\n    intent: a\n    added: 2026-01-03\n# end\n"
+    )
+    ws = workspace(tmp_path, **{"suite.yaml": text})
+    for case in ("c2", "c3"):
+        code, _, _ = run(capsys, "suite", "retire", case, "--reason", f"gone {case}", "-w", str(ws))
+        assert code == 0
+    today = date.today()
+    assert (ws / "suite.yaml").read_text() == (
+        "# the support suite\nsuite: s\narchive:\n"
+        "  - {case: c0, intent: a, added: 2026-01-01, retired: 2026-01-05, reason: old}\n"
+        f"  - {{case: c2, intent: a, added: 2026-01-02, retired: {today}, reason: gone c2}}\n"
+        f"  - {{case: c3, intent: a, added: 2026-01-03, retired: {today}, reason: gone c3}}\n"
+        "cases:\n  # written from tickets\n"
+        "  - case: c1\n    intent: a\n    added: 2026-01-02\n# end\n"
+    )
+    assert not [p for p in ws.iterdir() if p.name.startswith(".")]  # no temporary file left

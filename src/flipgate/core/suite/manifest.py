@@ -15,7 +15,6 @@ quotas. Retiring a case moves it to the archive: nothing is ever deleted.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -174,12 +173,21 @@ def load_retirements(path: Path | None, base: Path | None = None) -> Retirements
     return Retirements(cases, load_manifest(base).retired_names if base else None)
 
 
-def retire(path: Path, case: str, reason: str, today: date) -> SuiteManifest:
+@dataclass(frozen=True)
+class Retirement:
+    """What a retirement wrote."""
+
+    manifest: SuiteManifest  # as it reads now
+    message: str  # what was done, in words
+    layout_kept: bool  # False when the file had to be written out whole (comments dropped)
+
+
+def retire(path: Path, case: str, reason: str, today: date) -> Retirement:
     """Move `case` to the archive with `today` and `reason`, rewriting `suite.yaml` atomically.
 
     The file is edited, not re-emitted, so that comments and layout stay as the team wrote them:
     the case's lines leave `cases` and an archive entry is appended. The edited text is checked as
-    a manifest before it replaces the old file.
+    a manifest before it takes the old file's place.
     """
     manifest = load_manifest(path)
     if not reason.strip():
@@ -198,19 +206,25 @@ def retire(path: Path, case: str, reason: str, today: date) -> SuiteManifest:
     entry = {k: v for k, v in _raw_entry(text, case).items() if k in CASE_FIELDS}
     entry |= {"retired": today, "reason": reason}
     new_text = _moved_to_archive(text, case, entry)
+    layout_kept = new_text is not None
     if new_text is None:  # a layout we cannot edit in place: the data re-emitted as block YAML
         data = yaml.load(text, Loader=yaml.SafeLoader)
         data["cases"] = [c for c in data["cases"] if c.get("case") != case]
         data["archive"] = [*(data.get("archive") or []), entry]
         new_text = dump_yaml(data, width=100)
-    staged = path.with_name(f".{path.name}.check")
-    try:
-        write_atomic(staged, new_text)
-        updated = load_manifest(staged)
-    finally:
-        staged.unlink(missing_ok=True)
-    write_atomic(path, new_text)
-    return dataclasses.replace(updated, path=path, lines=None)
+
+    def check(staged: Path) -> None:
+        load_manifest(staged)
+
+    write_atomic(path, new_text, overwrite=True, check=check)
+    updated = load_manifest(path)
+    message = (
+        f"retired {case} on {today}: {reason} ({updated.live.height} live cases, "
+        f"{updated.archive.height} archived)"
+    )
+    if not layout_kept:
+        message += "; the file was written out whole, its comments dropped"
+    return Retirement(updated, message, layout_kept)
 
 
 def _raw_entry(text: str, case: str) -> dict[str, Any]:
@@ -218,25 +232,39 @@ def _raw_entry(text: str, case: str) -> dict[str, Any]:
     return next(c for c in data["cases"] if c.get("case") == case)
 
 
+def _last_line(node: yaml.Node) -> int:
+    """The line a node's own text ends on (0-based): comments after it are not part of it."""
+    if (
+        isinstance(node, yaml.MappingNode | yaml.SequenceNode)
+        and node.value
+        and not node.flow_style
+    ):
+        last = node.value[-1]
+        return _last_line(last[1] if isinstance(node, yaml.MappingNode) else last)
+    end = node.end_mark
+    return end.line if end.column > 0 or end.line == node.start_mark.line else end.line - 1
+
+
 def _moved_to_archive(text: str, case: str, entry: dict[str, Any]) -> str | None:
-    """`text` with the case's block-sequence item cut and appended to a block `archive`."""
+    """`text` with the case's block-sequence item cut and appended to a block `archive`; None
+    when the layout is one this edit cannot keep (flow-style lists, two cases on a line)."""
     root = yaml.compose(text, Loader=yaml.SafeLoader)
     assert root is not None  # the text was just read as a manifest
+    keys = {key.value: key for key, _ in root.value}
     sections = {key.value: value for key, value in root.value}
     cases = sections["cases"]
     if cases.flow_style:
         return None
-    item = next(
-        node
-        for node in cases.value
+    at = next(
+        i
+        for i, node in enumerate(cases.value)
         if any(k.value == "case" and v.value == case for k, v in node.value)
     )
-    lines = text.splitlines(keepends=True)
-    first = item.start_mark.line
-    last = item.end_mark.line if item.end_mark.column > 0 else item.end_mark.line - 1
-    if any(other is not item and first <= other.start_mark.line <= last for other in cases.value):
+    item = cases.value[at]
+    first, last = item.start_mark.line, _last_line(item)
+    neighbours = [cases.value[i] for i in (at - 1, at + 1) if 0 <= i < len(cases.value)]
+    if any(_last_line(n) >= first and n.start_mark.line <= last for n in neighbours):
         return None  # another case shares its lines
-    indent = " " * max(item.start_mark.column - 2, 0)
     flow = yaml.dump(
         entry,
         Dumper=SafeDumper,
@@ -245,19 +273,21 @@ def _moved_to_archive(text: str, case: str, entry: dict[str, Any]) -> str | None
         allow_unicode=True,
         width=10**9,
     )
-    new_item = f"{indent}- {flow.strip()}\n"
+    new_item = f"{' ' * max(item.start_mark.column - 2, 0)}- {flow.strip()}\n"
+    lines = text.splitlines(keepends=True)
     archive = sections.get("archive")
-    del lines[first : last + 1]
-    if archive is None or (isinstance(archive, yaml.ScalarNode) and archive.value in ("", "~")):
-        if archive is not None:  # `archive:` with nothing after it
-            return None
+    if archive is None:
+        del lines[first : last + 1]
         body = "".join(lines)
         return f"{body}{'' if body.endswith(chr(10)) else chr(10)}archive:\n{new_item}"
-    if not isinstance(archive, yaml.SequenceNode) or archive.flow_style or not archive.value:
+    if isinstance(archive, yaml.ScalarNode) and archive.value == "":  # `archive:` and nothing
+        after = keys["archive"].start_mark.line
+    elif isinstance(archive, yaml.SequenceNode) and archive.value and not archive.flow_style:
+        after = _last_line(archive.value[-1])
+    else:
         return None
-    end = archive.value[-1].end_mark
-    at = end.line if end.column > 0 else end.line - 1  # the archive's last line, before the cut
-    if at >= first:
-        at -= last - first + 1
-    lines.insert(at + 1, new_item)
+    lines.insert(after + 1, new_item)  # the later edit first: the earlier lines stay in place
+    if after < first:
+        first, last = first + 1, last + 1
+    del lines[first : last + 1]
     return "".join(lines)

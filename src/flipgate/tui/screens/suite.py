@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 
 from flipgate.core.errors import InputError
 from flipgate.core.suite.audit import SuiteAudit, audit
-from flipgate.core.suite.manifest import retire
+from flipgate.core.suite.manifest import Retirement, retire
 from flipgate.core.suite.workspace import load_suite
 from flipgate.present.suite_report import findings, headline
 from flipgate.tui.bindings import bindings_for
@@ -98,12 +98,8 @@ class SuiteScreen(Screen[None]):
         why = str(stale.proposals["reason"][table.cursor_row])
         path = self.result.inputs.manifest.path
 
-        def submit(values: dict[str, str]) -> str | None:
-            try:
-                retire(path, case, values["reason"], date.today())
-            except InputError as refused:
-                return refused.message
-            return None
+        def submit(values: dict[str, str]) -> Retirement:  # a refusal is an InputError
+            return retire(path, case, values["reason"], date.today())
 
         about = Text.assemble(
             "Move ",
@@ -116,7 +112,12 @@ class SuiteScreen(Screen[None]):
         form = FlakyForm(
             f"retire {case}", about, {"reason": "why it no longer belongs in the suite"}, submit
         )
-        self.app.push_screen(form, lambda done: self._reload() if done else None)
+        self.app.push_screen(form, self._retired)
+
+    def _retired(self, done: str | None) -> None:
+        if done is not None:
+            self.notify(done, title="suite", markup=False)
+            self._reload()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _reload(self) -> None:
@@ -131,7 +132,6 @@ class SuiteScreen(Screen[None]):
 
     def _show(self, updated: SuiteAudit) -> None:
         self.app.switch_screen(SuiteScreen(updated, can_go_back=self.can_go_back))
-        self.notify("Retired: the audit is read again.", title="suite", markup=False)
 
     def action_back(self) -> None:
         if self.can_go_back:
