@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.cli_rank import add_rank_parser
+from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
@@ -214,6 +214,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+        return code
     from flipgate.tui.app import make_app, run_app
 
     inputs = resolve_inputs(args)

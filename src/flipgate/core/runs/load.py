@@ -29,6 +29,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import load_yaml
+from flipgate.core.vocab import DEFAULT_LABELS
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -92,9 +93,9 @@ CHECKS_SCHEMA = {
 
 @dataclass(frozen=True)
 class Labels:
-    negative: str = "approve"
-    positive: str = "reject"
-    abstain: str = "escalate"
+    negative: str = DEFAULT_LABELS["negative"]
+    positive: str = DEFAULT_LABELS["positive"]
+    abstain: str = DEFAULT_LABELS["abstain"]
 
     def all(self) -> tuple[str, str, str]:
         return (self.negative, self.positive, self.abstain)
