@@ -77,18 +77,33 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
     assert archive[-1]["reason"] == "the endpoint was deleted in January"
 
 
-async def test_the_overview_opens_it_with_h(tmp_path: Path) -> None:
-    app = make_app_for_workspace(SUPPORT)
+async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retirement(
+    tmp_path: Path,
+) -> None:
+    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    app = make_app_for_workspace(support)
     async with app.run_test(size=WIDE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        before = app.screen.comparison.result
+        assert [r.case for r in before.retired] == ["sa-024", "sa-045"]
         await pilot.press("h")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, SuiteScreen)
-        await pilot.press("escape")
+        await pilot.press("r")
         await pilot.pause()
-        assert not isinstance(app.screen, SuiteScreen)
+        app.screen.query_one(Input).value = "the lookup endpoint is gone"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        after = app.screen.comparison.result
+        assert "sa-001" in {r.case for r in after.retired}
+        assert after.paired == before.paired - 1  # left out of the cells
+        assert any("retired after the baseline run" in w for w in after.warnings)
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,12 @@ from textual.theme import Theme
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
+from flipgate.core.gate.retired import Retirements
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.load import Run, load_run, load_workspace
 from flipgate.core.suite.audit import SuiteAudit, audit
+from flipgate.core.suite.manifest import MANIFEST, load_retirements
 from flipgate.core.suite.workspace import SuiteInputs
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
@@ -149,12 +151,22 @@ class FlipgateApp(App[None]):
             self.repeats = runs.repeats
             progress("pairing the cases and counting the flips")
             comparison = compare(
-                runs.baseline, runs.candidate, spec, flaky, declared_change=sources.declared_change
+                runs.baseline,
+                runs.candidate,
+                spec,
+                flaky,
+                declared_change=sources.declared_change,
+                retired=self.retirements(),
             )
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))
             return
         self.post_message(Loaded(comparison))
+
+    def retirements(self) -> Retirements:
+        """The cases the workspace's suite manifest retired, read again each time the gate is."""
+        manifest = self.sources.plan_folder / MANIFEST
+        return load_retirements(manifest if manifest.is_file() else None)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
     def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
@@ -192,6 +204,7 @@ class FlipgateApp(App[None]):
                     flaky_list,
                     declared_change=sources.declared_change,
                     previous=comparison.result.previous,
+                    retired=self.retirements(),
                 )
         except Exception as error:  # a bad rerun file: said on screen, the overview stays
             self.post_message(RegateFailed(error))

@@ -286,7 +286,13 @@ class OverviewScreen(Screen[None]):
                 self.notify, str(error), title="suite health", severity="error", markup=False
             )
             return
-        self.app.call_from_thread(self.app.push_screen, SuiteScreen(result))
+        comparison = self.comparison
+
+        def closed(retired: bool | None) -> None:
+            if retired:  # the gate leaves the newly retired cases out of b and c
+                self.post_message(RegateRequested(comparison))
+
+        self.app.call_from_thread(self.app.push_screen, SuiteScreen(result), closed)
 
     def action_load_reruns(self) -> None:
         """Load the rerun results of both arms and show the second verdict beside the first."""

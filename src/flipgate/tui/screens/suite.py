@@ -49,7 +49,9 @@ CHARTS: tuple[type[SuiteChart], ...] = (
 STALE = 3
 
 
-class SuiteScreen(Screen[None]):
+class SuiteScreen(Screen[bool]):
+    """Dismissed with whether a case was retired here (the gate behind it is then applied again)."""
+
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("suite")
     DEFAULT_CSS = """
     SuiteScreen #suite-header { height: auto; padding: 0 1; background: $boost; text-style: bold; }
@@ -62,6 +64,7 @@ class SuiteScreen(Screen[None]):
         super().__init__()
         self.result = result
         self.can_go_back = can_go_back
+        self.retired_here = False
 
     def compose(self) -> ComposeResult:
         yield Static(literal(headline(self.result)), id="suite-header")
@@ -116,6 +119,7 @@ class SuiteScreen(Screen[None]):
 
     def _retired(self, done: str | None) -> None:
         if done is not None:
+            self.retired_here = True
             self.notify(done, title="suite", markup=False)
             self._reload()
 
@@ -130,11 +134,13 @@ class SuiteScreen(Screen[None]):
             return
         self.app.call_from_thread(self._show, updated)
 
-    def _show(self, updated: SuiteAudit) -> None:
-        self.app.switch_screen(SuiteScreen(updated, can_go_back=self.can_go_back))
+    async def _show(self, updated: SuiteAudit) -> None:
+        self.result = updated
+        await self.recompose()
+        self._fill_proposals()
 
     def action_back(self) -> None:
         if self.can_go_back:
-            self.app.pop_screen()
+            self.dismiss(self.retired_here)
         else:
             self.app.exit()
