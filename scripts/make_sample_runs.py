@@ -1303,7 +1303,7 @@ def support_decisions(workspace: Path) -> list[str]:
     from flipgate.core.decision.signing import find_signing_key
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.spec import load_spec
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
 
     spec = load_spec(workspace / "gate.yaml")
     written = []

@@ -25,7 +25,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from flipgate.core.gate.spec import load_spec
     from flipgate.core.rank.campaign import is_campaign, load_campaign
     from flipgate.core.rank.ranking import rank
-    from flipgate.core.runs.load import Run, load_run
+    from flipgate.core.runs.model import Run
+    from flipgate.core.runs.reading import load_run
     from flipgate.present import ranking as report
     from flipgate.present.report import json_text
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from flipgate.core.gate.compare import GateResult, compare
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from flipgate.core.vocab import ARMS, GATE_RULES, OUTCOMES
 from tests.conftest import load_bench, write_run
 

@@ -14,7 +14,8 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import run_from_records
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import checklist, load_walk, save_walk, start_walk
 

@@ -24,7 +24,7 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
-from flipgate.core.runs.load import METRICS
+from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
 
 # --------------------------------------------------------------------------- the red-case table

@@ -21,7 +21,9 @@ from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Run, load_run, load_workspace
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import load_workspace
 from flipgate.core.suite.audit import SuiteAudit, audit
 from flipgate.core.suite.manifest import MANIFEST, load_retirements
 from flipgate.core.suite.workspace import SuiteInputs

@@ -19,7 +19,7 @@ from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, load_campaign_runs
 from flipgate.core.rank.ranking import rank
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.messages import LoadFailed, Ranked, Steps

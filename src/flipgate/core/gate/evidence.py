@@ -19,7 +19,7 @@ from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import Component
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Labels
+from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import OUTCOMES
 
 DEFAULT_LABELS = Labels()

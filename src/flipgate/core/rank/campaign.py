@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.errors import InputError
-from flipgate.core.runs.load import Progress, Run, load_run
+from flipgate.core.runs.model import Progress, Run
+from flipgate.core.runs.reading import load_run
 
 CANDIDATES = "candidates"
 

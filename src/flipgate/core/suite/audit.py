@@ -23,7 +23,7 @@ import polars as pl
 
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest
 from flipgate.core.suite.registry import KINDS, Registry
 from flipgate.core.suite.signal import PASS_RATE, Production

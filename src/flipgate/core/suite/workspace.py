@@ -33,7 +33,8 @@ from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.io.files import read_bytes
 from flipgate.core.io.yamlio import parse_yaml
-from flipgate.core.runs.load import Run, load_run
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
 from flipgate.core.suite.manifest import MANIFEST, SuiteManifest, load_manifest
 from flipgate.core.suite.registry import REGISTRY, Registry, load_registry
 from flipgate.core.suite.signal import PRODUCTION, Production, load_production

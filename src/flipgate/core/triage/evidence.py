@@ -25,7 +25,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import collapsed
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
     ARMS,
     FLIPS,

@@ -18,7 +18,7 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import run_digest
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
     ARMS,
     FINDINGS,

@@ -20,7 +20,7 @@ from textual.widgets import Static
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.suite.audit import audit
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.suite.workspace import is_suite_workspace, load_suite

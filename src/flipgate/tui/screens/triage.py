@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import Finding
