@@ -327,7 +327,7 @@ def _label(
     top_mean = max(s.cells.mean for s in standings)
     highest_mean = tuple(s.name for s in standings if s.cells.mean == top_mean)
     eligible = [s for s in standings if s.eligible]
-    tied = [s for s in eligible if eligible and s.order == eligible[0].order]
+    tied = [s for s in eligible if s.order == eligible[0].order]
     winner = eligible[0] if len(tied) == 1 else None
     clears, why = _clearance(winner, tied, incumbent)
     lead = None
