@@ -52,6 +52,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
     data = _result_json(result)
+    if result.retired:  # given a suite manifest (suite.yaml) with an archive
+        data["retired"] = [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ]
+        data["retired_flipped"] = list(result.retired_flipped)
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
@@ -237,11 +243,26 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(
             Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
         )
+    for line in retired_lines(result):
+        lines.append(literal(line))
     if result.unpaired:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     return lines
+
+
+def retired_lines(result: GateResult) -> list[str]:
+    """The retired cases, as the flaky list is shown: left out of b and c, with date and reason."""
+    if not result.retired:
+        return []
+    flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
+    shown, more = _first(result.retired)
+    return [
+        f"retired: {len(result.retired)} cases left out of b and c{flipped}",
+        *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
+        *([_more(more, "retired")] if more else []),
+    ]
 
 
 def _outcome_table(comparison: Comparison) -> Table:
@@ -357,6 +378,7 @@ def to_markdown(comparison: Comparison) -> str:
             f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
             f"{len(result.flaky_flipped)} flipped here"
         )
+    notes += [_md(line) for line in retired_lines(result)]
     if result.unpaired:
         notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
     lines += [f"- {n}" for n in notes]
