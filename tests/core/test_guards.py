@@ -546,3 +546,17 @@ def test_a_malformed_budget_names_its_field(
         spec_from(tmp_path, {"budgets": budget})
     assert error.value.field == field
     assert error.value.line is not None
+
+
+def test_a_retired_case_taken_out_of_the_candidate_is_no_deletion() -> None:
+    from flipgate.core.gate.retired import RetiredCase, Retirements
+
+    cand = {case: reps for case, reps in STEADY.items() if case != "case-09"}
+    retired = Retirements((RetiredCase("case-09", date(2026, 10, 1), "duplicate of case-08"),))
+    result = compare(
+        run("b", passfail_rows(STEADY)),
+        run("c", passfail_rows(cand)),
+        default_spec(),
+        retired=retired,
+    ).result
+    assert (result.verdict, result.changes.deleted) == ("PASS", ())

@@ -34,9 +34,10 @@ from flipgate.present.text import safe
 _NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
-def xml_text(text: object) -> str:
-    """Untrusted text for an XML attribute or element: visible controls, nothing XML refuses."""
-    return _NOT_XML.sub("\ufffd", safe(text))
+def xml_text(text: object, *, lines: bool = False) -> str:
+    """Untrusted text for an XML attribute (one line) or element (`lines`: newlines and tabs
+    kept): hidden characters shown, nothing XML refuses."""
+    return _NOT_XML.sub("\ufffd", safe(text, lines=lines))
 
 
 def to_junit(comparison: Comparison) -> str:
@@ -72,7 +73,7 @@ def to_junit(comparison: Comparison) -> str:
                 type="safety" if safety else "pass_to_fail",
                 message=xml_text(f"{what}; worst outcome in the candidate: {worst}"),
             )
-            failure.text = xml_text(details.get(case, ""))
+            failure.text = xml_text(details.get(case, ""), lines=True)
         elif listed or unpaired is not None:
             skipped += 1
             why = "on the flaky list: left out of b and c" if listed else f"unpaired: {unpaired}"
@@ -84,7 +85,8 @@ def to_junit(comparison: Comparison) -> str:
             verdict, "failure", type=result.verdict, message=xml_text(result.summary)
         )
         failed.text = xml_text(
-            "\n".join((*result.invalid_reasons, *result.limit_breaches, *result.warnings))
+            "\n".join((*result.invalid_reasons, *result.limit_breaches, *result.warnings)),
+            lines=True,
         )
     suite.set("tests", str(cases.height + 1))
     suite.set("failures", str(len(failure_rows) + (result.verdict != "PASS")))

@@ -114,10 +114,14 @@ class SuiteChanges:
     cached: dict[str, dict[str, tuple[int, int]]]  # arm -> case -> (cached reps, reps)
 
 
-def suite_changes(baseline: Run, candidate: Run, cases: pl.DataFrame) -> SuiteChanges:
-    """Measured once per comparison from both runs and the paired table (pairing.py)."""
+def suite_changes(
+    baseline: Run, candidate: Run, cases: pl.DataFrame, retired: frozenset[str] = frozenset()
+) -> SuiteChanges:
+    """Measured once per comparison from both runs and the paired table (pairing.py). A case
+    the suite retired is no deletion: retiring is the reviewed way to take a case out."""
+    gone = cases.filter(~pl.col("case").is_in(sorted(retired)))
     only = {
-        arm: tuple(cases.filter(pl.col("unpaired") == f"only in {arm}")["case"].to_list())
+        arm: tuple(gone.filter(pl.col("unpaired") == f"only in {arm}")["case"].to_list())
         for arm in ("baseline", "candidate")
     }
     cached = {

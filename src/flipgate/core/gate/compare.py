@@ -26,6 +26,7 @@ from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
@@ -59,6 +60,8 @@ class GateResult(Evidence):
     budgets: tuple[BudgetCheck, ...]  # every budget, met or not
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
+    retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
+    retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
 
     @property
     def paired(self) -> int:
@@ -82,6 +85,7 @@ class Comparison:
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
+    retired: Retirements = NO_RETIREMENTS
     base: GateBase | None = None  # the spec and flaky list where the change is going
 
     def run(self, arm: str) -> Run:
@@ -123,11 +127,13 @@ def compare(
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
     judged_baseline: ArmResults | None = None,
+    retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
-    `base` is the spec and flaky list where the change is going (None: not checked)."""
+    `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
+    the change is going (None: not checked)."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -141,7 +147,7 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base_cases, cand_cases = (judged.cases for judged in arms)
-    pairing = pair(base_cases, cand_cases, flaky)
+    pairing = pair(base_cases, cand_cases, flaky, retired.names)
 
     judged = Judged(
         baseline=baseline,
@@ -157,7 +163,8 @@ def compare(
         cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
-        changes=suite_changes(baseline, candidate, pairing.cases),
+        retired=retired,
+        changes=suite_changes(baseline, candidate, pairing.cases, retired.names),
         base=against_base(base, spec, flaky, outcomes["baseline"].counts["false_negative"]),
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
@@ -203,7 +210,9 @@ def compare(
         budgets=budgets,
         warnings=evidence.warnings(judged),
         previous=previous,
+        retired=retired.cases,
+        retired_flipped=pairing.retired_flipped,
     )
     return Comparison(
-        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, base
+        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base
     )

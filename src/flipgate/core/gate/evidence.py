@@ -19,6 +19,7 @@ from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
@@ -61,6 +62,7 @@ class Judged:
     change: tuple[str, ...]  # the components the change under test declares it moves
     changes: SuiteChanges  # what the change under test did to the suite's cases
     base: AgainstBase  # the spec and flaky list against where the change is going
+    retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:
@@ -171,6 +173,16 @@ def _flaky_added(judged: Judged) -> list[str]:
     ]
 
 
+def _retirement_added(judged: Judged) -> list[str]:
+    added = judged.retired.added
+    if not added:
+        return []
+    return [
+        f"the change under test retires {', '.join(added)}: a retirement is its own reviewed "
+        "change, made where the change is going, not in the change it would excuse"
+    ]
+
+
 INVALID_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
     _infra_share,
     _stale_baseline,
@@ -181,6 +193,7 @@ INVALID_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
     _cached,
     _loosened,
     _flaky_added,
+    _retirement_added,
 )
 
 
@@ -249,9 +262,17 @@ def warnings(judged: Judged) -> tuple[str, ...]:
     late = [
         e.case for e in judged.flaky.entries if created is not None and e.added > created.date()
     ]
+    retired_late = [
+        r.case for r in judged.retired.cases if created is not None and r.retired > created.date()
+    ]
     if late:
         found.append(
             f"flaky entries added after the baseline run was created ({', '.join(late)}): "
             "the list should change in its own reviewed change, not while this one is judged"
+        )
+    if retired_late:
+        found.append(
+            f"cases retired after the baseline run was created ({', '.join(retired_late)}): "
+            "a retirement should land in its own reviewed change, not while this one is judged"
         )
     return tuple(found)

@@ -98,5 +98,6 @@ def compare_with_reruns(
         first.flaky,
         declared_change=declared_change,
         previous=result,
+        retired=first.retired,
         base=first.base,
     )
