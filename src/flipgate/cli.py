@@ -190,7 +190,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.tui.app import make_app, run_app
+    from flipgate.tui.settings import load_settings
 
+    settings = load_settings(args.config)
     inputs = resolve_inputs(args)
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
@@ -209,6 +211,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         import_options=inputs.import_options,
         repeats=tuple(args.baseline_repeat),
         reruns=_reruns(args),
+        keymap=settings.keymap,
     )
     # Every file is read and checked before any screen is drawn: bad input is an error on the
     # terminal and exit 2, as with `flipgate gate`. The app's worker then pairs and counts.
@@ -351,6 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN",
         help="an identical baseline run, for the triage walk and flaky curation (repeatable; "
         "default: the workspace's baseline-repeats/)",
+    )
+    open_.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
     )
     open_.set_defaults(handler=cmd_open)
 

@@ -41,7 +41,7 @@ from flipgate.core.curation.entries import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.load import Run
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal, plural
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -86,7 +86,8 @@ class FlakyForm(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = self.form_title
-            box.border_subtitle = "enter to save · esc to cancel"
+            cancel = shown_keys(self.app, "flaky-form-cancel", first=True)
+            box.border_subtitle = Text(f"enter to save · {cancel} to cancel")
             yield Static(self.about, classes="form-about")
             for name, placeholder in self.fields.items():
                 yield Static(Text(f"{name} (required)"), classes="form-label")

@@ -37,7 +37,8 @@ from flipgate.core.triage.walk import (
     save_walk,
     start_walk,
 )
-from flipgate.tui.bindings import bindings_for
+from flipgate.core.vocab import FINDINGS
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -124,10 +125,15 @@ class TriageScreen(Screen[None]):
                 # The finding stays in view while the evidence scrolls above it.
                 with Vertical(id="finding-area"):
                     with Horizontal(id="finding-row"):
-                        yield Button("ruled out (o)", id="ruled_out", compact=True)
-                        yield Button("cause (c)", id="cause", compact=True)
-                        yield Button("unclear (u)", id="unclear", compact=True)
-                    yield Input(placeholder="note on this class (n)", id="note", compact=True)
+                        for finding in FINDINGS:
+                            key = self._key(f"triage-{finding.replace('_', '-')}")
+                            label = f"{finding.replace('_', ' ')} ({key})"
+                            yield Button(label, id=finding, compact=True)
+                    yield Input(
+                        placeholder=f"note on this class ({self._key('triage-note')})",
+                        id="note",
+                        compact=True,
+                    )
                     yield Static(id="save-state")
         yield KeyBar()
 
@@ -195,6 +201,9 @@ class TriageScreen(Screen[None]):
         prompt.append(mark[0] if self.narrow else mark, style="bold" if finding else "dim")
         return prompt
 
+    def _key(self, binding_id: str) -> str:
+        return shown_keys(self.app, binding_id, first=True)
+
     @property
     def narrow(self) -> bool:
         return self.size.width < NARROW
@@ -229,7 +238,7 @@ class TriageScreen(Screen[None]):
             self.query_one("#step-summary", Static).update(self._walk_summary())
             self.query_one("#step-facts", Static).update("")
             self.query_one("#cases-title", Static).update(
-                Text("Press enter (or d) to open the decision screen.")
+                Text(f"Press enter (or {self._key('triage-decide')}) to open the decision screen.")
             )
             cases.display = False
             finding_area.display = False
@@ -258,7 +267,7 @@ class TriageScreen(Screen[None]):
         )
         cases.highlighted = 0 if step.cases else None
         finding_area.display = True
-        for name in ("ruled_out", "cause", "unclear"):
+        for name in FINDINGS:
             self.query_one(f"#{name}", Button).set_class(found.finding == name, "-chosen")
         note = self.query_one("#note", Input)
         with note.prevent(Input.Changed):
@@ -305,7 +314,7 @@ class TriageScreen(Screen[None]):
             self._open_case(self.steps[self.current].cases[event.option_index])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id in ("ruled_out", "cause", "unclear"):
+        if event.button.id in FINDINGS:
             self.action_find(cast(Finding, event.button.id))
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -380,7 +389,7 @@ class TriageScreen(Screen[None]):
         steps = self.query_one("#steps", OptionList)
         steps.replace_option_prompt_at_index(self.current, self._step_prompt(self.current))
         if finding is not None:
-            for name in ("ruled_out", "cause", "unclear"):
+            for name in FINDINGS:
                 self.query_one(f"#{name}", Button).set_class(finding == name, "-chosen")
         self._show_save_state()
 
