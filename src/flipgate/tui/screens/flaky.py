@@ -192,6 +192,7 @@ class FlakyScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self._show_header()
         self.refresh_list()
         self.query_one("#flaky-entries", DataTable).focus()
 
@@ -216,7 +217,9 @@ class FlakyScreen(Screen[None]):
             if len(self.suite_runs) >= 2:
                 progress("comparing both arms with the list")
                 flipped = flipped_in_run(self.suite_runs[0], self.suite_runs[1], self.spec, flaky)
-            progress(f"reviewing the entries against {len(self.identical_runs)} baseline runs")
+            progress(
+                f"reviewing the entries against {plural(len(self.identical_runs), 'baseline run')}"
+            )
             report = review(
                 flaky,
                 self.identical_runs,
@@ -243,8 +246,8 @@ class FlakyScreen(Screen[None]):
 
     # ------------------------------------------------------------------ showing
 
-    def _show(self) -> None:
-        report, proposal = self.report, self.proposal
+    def _show_header(self) -> None:
+        report = self.report
         header = Text.assemble(("Flaky list  ", "bold"), literal(self.flaky_path))
         if report is not None:
             header.append(
@@ -254,6 +257,10 @@ class FlakyScreen(Screen[None]):
             )
             header.append(f"{report.flaky_digest[:19]}…", style="dim")
         self.query_one("#flaky-header", Static).update(header)
+
+    def _show(self) -> None:
+        report, proposal = self.report, self.proposal
+        self._show_header()
         if self.problem is not None:
             self._status(self.problem, error=True)
 
@@ -334,7 +341,10 @@ class FlakyScreen(Screen[None]):
             return
         row = self._entry_under_cursor()
         if row is None:
-            empty = "The list could not be read." if self.problem else "The list is empty."
+            if self.problem:
+                empty = "The list could not be read."
+            else:  # nothing reviewed yet: the progress line says what is under way
+                empty = "The list is empty." if self.report is not None else ""
             detail.update(Text(empty, style="dim"))
             return
         entry = row.entry

@@ -52,6 +52,9 @@ FINDING_MARK: dict[Finding | None, str] = {
 }
 DECISION_LINE = "→ Record the signed decision"
 NARROW = 100  # below this many columns the step list shows findings as symbols only
+# Cases and facts shown per step: on a large run a step names thousands, and laying them all out
+# stalls the screen for seconds (8 s for the flaky step of 100,000 cases); the rest are counted.
+SHOWN = 100
 
 
 class TriageScreen(Screen[None]):
@@ -259,12 +262,19 @@ class TriageScreen(Screen[None]):
             )
         )
         cases.display = bool(step.cases)
-        cases.set_options(
+        options = [
             Option(
                 literal(case) + (Text("  explained", style="dim") if case in step.explains else "")
             )
-            for case in step.cases
-        )
+            for case in step.cases[:SHOWN]
+        ]
+        if len(step.cases) > SHOWN:
+            more = (
+                f"… {len(step.cases) - SHOWN} more: the red-case table "
+                f"({self._key('red-cases')} on the overview) lists every case"
+            )
+            options.append(Option(Text(more, style="dim"), disabled=True))
+        cases.set_options(options)
         cases.highlighted = 0 if step.cases else None
         finding_area.display = True
         for name in FINDINGS:
@@ -367,7 +377,7 @@ class TriageScreen(Screen[None]):
 
     def _back_from_case(self, case: str | None) -> None:
         cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
-        if case in cases:
+        if case in cases[:SHOWN]:
             self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
 
     def _uncommitted_note(self) -> str | None:
@@ -411,6 +421,8 @@ def _facts_table(step: TriageStep, label_width: int) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", max_width=label_width, overflow="fold")
     table.add_column(ratio=1, overflow="fold")
-    for label, value in step.facts:
+    for label, value in step.facts[:SHOWN]:
         table.add_row(literal(label), literal(value))
+    if len(step.facts) > SHOWN:
+        table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))
     return table
