@@ -13,7 +13,8 @@ from textual.widgets import Input, OptionList, Select, SelectionList, Static, Te
 
 from flipgate.core.decision.record import verify_decision
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import TriageStep, TriageWalk, load_walk, save_walk
+from flipgate.core.triage.evidence import TriageStep
+from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
