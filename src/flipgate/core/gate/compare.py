@@ -1,11 +1,11 @@
 """The gate (SPEC §3): runs in, a `Comparison` out; the CLI and the app only format it.
 
-    1. collapse  collapse.py   per case and arm over non-infra repetitions
-    2. pair      pairing.py    on case id; the cells b and c, the unpaired cases
-    3. p         mcnemar.py    the exact one-sided McNemar test
-    4. evidence  evidence.py   safety failures, reasons the comparison is invalid, outcome limits
-    5. verdict   rules.py      the first rule of SPEC §3.5 that fires
-    6. next      escalation.py what to do on INCONCLUSIVE (reruns.py applies the reruns)
+1. collapse  collapse.py   per case and arm over non-infra repetitions
+2. pair      pairing.py    on case id; the cells b and c, the unpaired cases
+3. p         mcnemar.py    the exact one-sided McNemar test
+4. evidence  evidence.py   safety failures, reasons the comparison is invalid, outcome limits
+5. verdict   rules.py      the first rule of SPEC §3.5 that fires
+6. next      escalation.py what to do on INCONCLUSIVE (reruns.py applies the reruns)
 """
 
 from __future__ import annotations
