@@ -15,6 +15,7 @@ quotas. Retiring a case moves it to the archive: nothing is ever deleted.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -87,6 +88,22 @@ class SuiteManifest:
     def retirements(self) -> tuple[RetiredCase, ...]:
         rows = self.archive.select("case", "retired", "reason").iter_rows()
         return tuple(RetiredCase(case, retired, reason) for case, retired, reason in rows)
+
+    def on(self, day: date) -> SuiteManifest:
+        """The suite as it stood on `day`: the cases added by then, the retirements made by then."""
+        retired = pl.col("retired") <= day
+        cases = self.cases.filter(pl.col("added") <= day).with_columns(
+            retired=pl.when(retired).then(pl.col("retired")),
+            reason=pl.when(retired).then(pl.col("reason")),
+        )
+        return dataclasses.replace(self, cases=cases)
+
+    @property
+    def last_change(self) -> date | None:
+        """The day of the newest addition or retirement."""
+        last = self.cases.select(pl.max_horizontal(pl.col("added").max(), pl.col("retired").max()))
+        day = last.item()
+        return day if isinstance(day, date) else None
 
     @property
     def retired_names(self) -> frozenset[str]:
