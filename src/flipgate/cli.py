@@ -23,6 +23,7 @@ from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.present.text import literal, safe
 from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
@@ -215,7 +216,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+    from flipgate.tui.settings import load_settings
+
+    settings = load_settings(args.config)
+    # a workspace with candidates/: cli_rank.py
+    if (code := open_campaign(args, keymap=settings.keymap)) is not None:
         return code
     from flipgate.tui.app import make_app, run_app
 
@@ -237,6 +242,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         import_options=inputs.import_options,
         repeats=tuple(args.baseline_repeat),
         reruns=_reruns(args),
+        keymap=settings.keymap,
     )
     # Every file is read and checked before any screen is drawn: bad input is an error on the
     # terminal and exit 2, as with `flipgate gate`. The app's worker then pairs and counts.
@@ -334,12 +340,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
         console.print(
-            Text.assemble((f"{mark} {check.name}: ", "bold"), Text(check.why)), soft_wrap=True
+            Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)), soft_wrap=True
         )
     if result.ok:
-        console.print(Text(f"verified: {path}", style="bold green"))
+        console.print(literal(f"verified: {path}", style="bold green"))
         return 0
-    console.print(Text(f"NOT verified: {path}", style="bold red"))
+    console.print(literal(f"NOT verified: {path}", style="bold red"))
     return 1
 
 
@@ -379,6 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN",
         help="an identical baseline run, for the triage walk and flaky curation (repeatable; "
         "default: the workspace's baseline-repeats/)",
+    )
+    open_.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
     )
     open_.set_defaults(handler=cmd_open)
 
@@ -428,6 +440,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.handler(args)
         except InputError as exc:
-            print(f"flipgate: error: {exc}", file=sys.stderr)
+            print(f"flipgate: error: {safe(exc)}", file=sys.stderr)  # values from the file
             code = BAD_INPUT
     return exit_code(code, stdout)

@@ -20,7 +20,7 @@ from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
-from flipgate.present.text import literal
+from flipgate.present.text import literal, markdown_code
 from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
@@ -156,7 +156,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
-    parts.append(Text(describe(comparison.spec), style="dim"))
+    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(_matrix(result))
     parts.extend(_notes(comparison))
     if any(o.decisions for o in result.outcomes.values()):
@@ -172,7 +172,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             listing.append(f", {_more(more, 'flipped')}", style="dim")
         parts.append(listing)
     if result.escalation is not None:
-        parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
+        parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
     return Group(*parts)
 
 
@@ -351,7 +351,7 @@ def to_markdown(comparison: Comparison) -> str:
         f"| ✗ fail | **c = {result.c:,}** | {result.cells['both_fail']:,} |",
         "",
     ]
-    runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
+    runs = " → ".join(markdown_code(comparison.run(arm).run_id) for arm in ARMS)
     lines.append(f"Runs: {runs}")
     lines.append("")
     notes: list[str] = []
