@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from math import comb
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +30,7 @@ from flipgate.core.gate.outcomes import (
     summarize,
 )
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.gate.stats import format_p, mcnemar_p
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.runs.load import Run, drop_where, out_of_case_order
@@ -43,40 +43,6 @@ PREFIX = {"baseline": "base", "candidate": "cand"}
 AGREEMENT = SEVERITY.index("agreement")
 FLIPS = ("pass_to_fail", "fail_to_pass")  # the cells b and c
 CELLS = ("both_pass", "both_fail", *FLIPS)
-
-
-def format_p(p: float) -> str:
-    """Three decimals, as the seeds print p; tiny values in scientific notation, never `0.000`."""
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, scipy's binomial tail
-
-
-def mcnemar_p(b: int, c: int) -> float:
-    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped.
-
-    Summed in exact integers, sum(C(n, k) for k >= b) / 2**n, and rounded once: no scipy import
-    (over a second of start-up) on the CI path. Past the mode each term shrinks by the ratio
-    (n - k) / (k + 1), itself shrinking, so the terms left sum to less than term * r / (1 - r);
-    the sum stops once that is under 2**-64 of it, far below a double's rounding (b = 5153,
-    c = 5190: 482 terms instead of 5,190, 60 ms -> 6 ms).
-    """
-    n = b + c
-    if n == 0 or b == 0:
-        return 1.0
-    if n > EXACT_FLIPS:
-        from scipy.stats import binom
-
-        return float(binom.sf(b - 1, n, 0.5))
-    term = total = comb(n, b)
-    for k in range(b, n):
-        past_mode = 2 * k + 1 - n  # (1 - r) * (k + 1): positive once the terms shrink
-        if past_mode > 0 and (term * (n - k)) << 64 < total * past_mode:
-            break
-        term = term * (n - k) // (k + 1)
-        total += term
-    return float(total / 2**n)
 
 
 @dataclass(frozen=True)
@@ -659,7 +625,6 @@ __all__ = [
     "collapsed_verdicts",
     "compare",
     "compare_with_reruns",
-    "mcnemar_p",
     "rerun_plan",
     "write_rerun_plan",
 ]
