@@ -30,7 +30,17 @@ from flipgate.core.gate.outcomes import (
     summarize,
 )
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.gate.stats import format_p, mcnemar_p
+from flipgate.core.gate.stats import (
+    ClusterReading,
+    Effect,
+    FlipRule,
+    Power,
+    TemplateFlips,
+    effect,
+    format_p,
+    gate_power,
+    read_clusters,
+)
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.runs.load import Run, drop_where, out_of_case_order
@@ -95,6 +105,10 @@ class GateResult:
     spec_digest: str
     flaky_digest: str
     runs: dict[str, str]  # arm -> run_id
+    effect: Effect | None  # (c - b) / n in points and its interval; None when nothing paired
+    power: Power  # what the gate could see on these cases, at this flip share
+    clusters: ClusterReading  # the flips per template, and p read by case and by template
+    clusters_by: Literal["case", "template"]  # which reading the significance rule used
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
 
@@ -313,7 +327,7 @@ def compare(
     ).sort("case")
 
     # The few columns the counts need, before filtering: `cases` is wide, with list columns.
-    counted = cases.select("case", "cell", "listed").filter(
+    counted = cases.select("case", "cell", "listed", "template").filter(
         pl.col("cell").is_not_null() & ~pl.col("listed")
     )
     cell_counts = dict.fromkeys(CELLS, 0)
@@ -321,6 +335,7 @@ def compare(
         cell_counts[cell] = n
     flips = counted.filter(pl.col("cell").is_in(FLIPS))
     flipped = tuple(zip(flips["case"].to_list(), flips["cell"].to_list(), strict=True))
+    clusters = _clusters(flips)
     listed_flips = cases.filter(pl.col("listed") & pl.col("cell").is_in(FLIPS))["case"].to_list()
     unpaired_rows = cases.filter(pl.col("unpaired").is_not_null())
     unpaired = tuple(
@@ -335,6 +350,7 @@ def compare(
         cases,
         cell_counts,
         flipped,
+        clusters,
         unpaired,
         tuple(listed_flips),
         outcomes,
@@ -353,6 +369,7 @@ def _decide(
     cases: pl.DataFrame,
     cells: dict[str, int],
     flipped: tuple[tuple[str, str], ...],
+    clusters: ClusterReading,
     unpaired: tuple[tuple[str, str], ...],
     listed_flips: tuple[str, ...],
     outcomes: dict[str, OutcomeSummary],
@@ -361,7 +378,8 @@ def _decide(
     previous: GateResult | None,
 ) -> GateResult:
     b, c = cells["pass_to_fail"], cells["fail_to_pass"]
-    p = mcnemar_p(b, c)
+    # With `clusters: template` the significance rule counts a template once (SPEC 3.5).
+    p = clusters.p_by_template if spec.clusters == "template" else clusters.p_by_case
     suite = candidate.suite
     rule_set = spec.set_rule(suite)
     infra = {"baseline": _arm_infra(baseline), "candidate": _arm_infra(candidate)}
@@ -432,6 +450,7 @@ def _decide(
             )
 
     numbers = f"{b} case{'s' if b != 1 else ''} broke, {c} {'was' if c == 1 else 'were'} fixed"
+    p_words = f"p = {format_p(p)}" + (" by template" if spec.clusters == "template" else "")
     verdict: Verdict
     rule: Rule
     if safety_failures:
@@ -442,7 +461,7 @@ def _decide(
         summary = f"INVALID: {invalid[0]}"
     elif p <= spec.alpha:
         verdict, rule = "BLOCK", "significance"
-        summary = f"BLOCK: {numbers}; p = {format_p(p)} <= {spec.alpha:g}"
+        summary = f"BLOCK: {numbers}; {p_words} <= {spec.alpha:g}"
     elif breaches:
         verdict, rule = "BLOCK", "outcome_limit"
         summary = f"BLOCK: {breaches[0]}"
@@ -456,13 +475,15 @@ def _decide(
             if b - c > rule_set.margin
             else f"{b} > flip cap {rule_set.flip_cap}"
         )
-        summary = f"INCONCLUSIVE: {numbers}; p = {format_p(p)} > {spec.alpha:g}, but {why}"
+        summary = f"INCONCLUSIVE: {numbers}; {p_words} > {spec.alpha:g}, but {why}"
 
     escalation = None
     if verdict == "INCONCLUSIVE":
         escalation = _escalation(suite, spec, flipped, previous)
 
     warnings = []
+    if clusters.concentrated is not None or clusters.disagree(spec.alpha):
+        warnings.append(_cluster_warning(clusters))
     created = baseline.created
     late = [e.case for e in flaky.entries if created is not None and e.added > created.date()]
     if late:
@@ -498,8 +519,43 @@ def _decide(
         spec_digest=spec.digest,
         flaky_digest=flaky.digest,
         runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
+        effect=effect(b, c, sum(cells.values())),
+        power=gate_power(
+            b, c, sum(cells.values()), FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap)
+        ),
+        clusters=clusters,
+        clusters_by="template" if spec.clusters == "template" else "case",
         warnings=tuple(warnings),
         previous=previous,
+    )
+
+
+def _clusters(flips: pl.DataFrame) -> ClusterReading:
+    """The counted flips per template; cases without a template stay single."""
+    broke = pl.col("cell") == "pass_to_fail"
+    per_template = (
+        flips.group_by(pl.col("template"))
+        .agg(broke=broke.sum(), fixed=(~broke).sum())
+        .sort("template", nulls_last=True)
+    )
+    templates, loose = [], (0, 0)
+    for template, n_broke, n_fixed in per_template.iter_rows():
+        if template is None:
+            loose = (n_broke, n_fixed)
+        else:
+            templates.append(TemplateFlips(template, n_broke, n_fixed))
+    return read_clusters(templates, loose)
+
+
+def _cluster_warning(clusters: ClusterReading) -> str:
+    """Both readings, and the template the flips crowd into, if they do."""
+    top = clusters.concentrated
+    if top is None:
+        return clusters.words()
+    return (
+        f"{top.flips} of the {clusters.flips} flipped cases come from template {top.template} "
+        f"({top.broke} broke, {top.fixed} fixed): cloned cases flip together, count a template "
+        f"once ({clusters.words()})"
     )
 
 

@@ -17,6 +17,7 @@ from flipgate.core.io.yamlio import LineIndex, load_yaml
 OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
 WRONG_OUTCOMES = OUTCOMES[1:]
 Aggregate = Literal["majority", "all"]
+Clusters = Literal["none", "template"]
 
 DEFAULTS: dict[str, Any] = {
     "alpha": 0.05,
@@ -25,6 +26,7 @@ DEFAULTS: dict[str, Any] = {
     "infra": {"max_share": 0.05},
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
+    "clusters": "none",
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -64,6 +66,7 @@ class GateSpec:
     prices: dict[str, float]
     limits: OutcomeLimits
     fail_on: frozenset[str]
+    clusters: Clusters = "none"  # `template`: the significance rule counts each template once
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -182,6 +185,10 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             f"must be a list drawn from {', '.join(WRONG_OUTCOMES)}, not {fail_on!r}",
         )
 
+    clusters = data["clusters"]
+    if clusters not in ("none", "template"):
+        raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
+
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
         sets=sets,
@@ -193,6 +200,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         prices=prices,
         limits=OutcomeLimits(fn_max, tuple(rules), share),
         fail_on=frozenset(fail_on),
+        clusters="template" if clusters == "template" else "none",
         digest=digest,
         source=path,
     )

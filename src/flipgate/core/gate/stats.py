@@ -94,6 +94,70 @@ def sign_flip_p(nets: Sequence[int]) -> float:
     return float(min(dist[observed + offset :].sum(), 1.0))
 
 
+# --------------------------------------------------------------------------- cloned cases
+
+CLONED_FLIPS = 3  # a template with this many flips, and a quarter of all, holds cloned cases
+
+
+@dataclass(frozen=True)
+class TemplateFlips:
+    """The flipped cases of one template: `broke` pass -> fail, `fixed` fail -> pass."""
+
+    template: str
+    broke: int
+    fixed: int
+
+    @property
+    def flips(self) -> int:
+        return self.broke + self.fixed
+
+
+@dataclass(frozen=True)
+class ClusterReading:
+    """The flips read by case and by template; a case without a template is its own cluster."""
+
+    templates: tuple[TemplateFlips, ...]  # templates with a flip, most flips first
+    loose: tuple[int, int]  # (broke, fixed) among flipped cases without a template
+    p_by_case: float
+    p_by_template: float
+
+    @property
+    def flips(self) -> int:
+        return sum(t.flips for t in self.templates) + sum(self.loose)
+
+    @property
+    def clusters(self) -> int:
+        """How many clusters hold a flip."""
+        return len(self.templates) + sum(self.loose)
+
+    @property
+    def concentrated(self) -> TemplateFlips | None:
+        """The template the flips crowd into, if any: cloned cases that flipped together."""
+        top = self.templates[0] if self.templates else None
+        if top is None or top.flips < CLONED_FLIPS or 4 * top.flips < self.flips:
+            return None
+        return top
+
+    def disagree(self, alpha: float) -> bool:
+        return (self.p_by_case <= alpha) != (self.p_by_template <= alpha)
+
+    def words(self) -> str:
+        """`14 flips from 3 templates: p 0.004 counted by case, 0.250 by template`."""
+        return (
+            f"{self.flips} flips from {self.clusters} templates: p {format_p(self.p_by_case)} "
+            f"counted by case, {format_p(self.p_by_template)} by template"
+        )
+
+
+def read_clusters(templates: Sequence[TemplateFlips], loose: tuple[int, int]) -> ClusterReading:
+    """Both readings of the same flips: McNemar's by case, the sign-flip test by template."""
+    ordered = tuple(sorted(templates, key=lambda t: (-t.flips, t.template)))
+    broke = sum(t.broke for t in ordered) + loose[0]
+    fixed = sum(t.fixed for t in ordered) + loose[1]
+    nets = [t.broke - t.fixed for t in ordered] + [1] * loose[0] + [-1] * loose[1]
+    return ClusterReading(ordered, loose, mcnemar_p(broke, fixed), sign_flip_p(nets))
+
+
 # --------------------------------------------------------------------------- effect
 
 
@@ -364,6 +428,57 @@ def paired_cases_needed(
     return high
 
 
+@dataclass(frozen=True)
+class Power:
+    """What the gate can see on these cases: each verdict's chances for a few regressions."""
+
+    cases: int
+    flip_share: float
+    chances: tuple[Chances, ...]
+    smallest_blocked: float | None  # points: blocked with `power`, None if no size ever is
+    power: float = POWER
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "cases": self.cases,
+            "flip_share": self.flip_share,
+            "regressions": [chance.to_json() for chance in self.chances],
+            "power": self.power,
+            "smallest_blocked": self.smallest_blocked,
+            "assumes": "independent cases, flip share held at the one observed",
+        }
+
+    def plainly(self) -> str:
+        """What a PASS is worth: `a regression of 4.6 points or more would have been blocked 8
+        times in 10; a 2-point one would pass 3 times in 10`."""
+        times = round(10 * self.power)
+        if self.smallest_blocked is None:
+            seen = f"no regression, however large, would be blocked {times} times in 10 on {self.cases} cases"
+        else:
+            seen = (
+                f"a regression of {self.smallest_blocked:g} points or more would have been "
+                f"blocked {times} times in 10"
+            )
+        passing = [c for c in self.chances if round(10 * c.passes) >= 3]
+        if passing:
+            worst = passing[-1]
+            seen += (
+                f"; a {worst.points:g}-point one would pass {round(10 * worst.passes)} times in 10"
+            )
+        return seen
+
+
+def gate_power(b: int, c: int, cases: int, rule: FlipRule) -> Power:
+    """The chances of REGRESSIONS, and the smallest blocked, at the flip share observed."""
+    share = (b + c) / cases if cases else 0.0
+    return Power(
+        cases,
+        share,
+        tuple(verdict_chances(cases, share, points, rule) for points in REGRESSIONS),
+        smallest_blocked(cases, share, rule),
+    )
+
+
 # --------------------------------------------------------------------------- unpaired and repeats
 
 
@@ -421,16 +536,22 @@ __all__ = [
     "POWER",
     "REGRESSIONS",
     "TANGO",
+    "CLONED_FLIPS",
     "Chances",
+    "ClusterReading",
     "Effect",
     "FlipRule",
+    "Power",
+    "TemplateFlips",
     "below_threshold",
     "collapsed_pass",
     "critical_flips",
     "effect",
     "format_p",
+    "gate_power",
     "mcnemar_p",
     "paired_cases_needed",
+    "read_clusters",
     "sign_flip_p",
     "smallest_blocked",
     "tango_interval",
