@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
+from flipgate.cli_stats import add_stats_parser
 from flipgate.core.decision.record import DECISIONS, TRIAGE_CLASSES
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
@@ -399,6 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
+    add_stats_parser(sub)
     return parser
 
 

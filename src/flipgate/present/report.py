@@ -239,23 +239,20 @@ def effect_line(result: GateResult) -> str:
     return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {p}"
 
 
-def power_rows(result: GateResult) -> list[tuple[str, str, str, str]]:
-    """(regression, BLOCK, INCONCLUSIVE, PASS) in percent, one row per regression."""
+def power_rows(result: GateResult) -> list[list[str]]:
+    """[regression, BLOCK, INCONCLUSIVE, PASS] in percent, one row per regression."""
     return [
-        (f"-{c.points:g} points", *(f"{x:.0%}" for x in (c.block, c.inconclusive, c.passes)))
+        [f"-{c.points:g} points", *(f"{x:.0%}" for x in (c.block, c.inconclusive, c.passes))]
         for c in result.power.chances
     ]
 
 
 def power_title(result: GateResult) -> str:
     power = result.power
-    return (
-        f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping; "
-        + (
-            f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
-            if power.smallest_blocked is not None
-            else f"no regression is blocked {power.power:.0%} of the time"
-        )
+    return f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping; " + (
+        f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
+        if power.smallest_blocked is not None
+        else f"no regression is blocked {power.power:.0%} of the time"
     )
 
 
@@ -282,7 +279,9 @@ def _template_table(result: GateResult) -> Table:
         table.add_row(Text(f"and {more:,} more templates", style="dim"), "", "", "")
     if any(clusters.loose):
         broke, fixed = clusters.loose
-        table.add_row(Text("(no template)", style="dim"), str(broke), str(fixed), f"{broke - fixed:+}")
+        table.add_row(
+            Text("(no template)", style="dim"), str(broke), str(fixed), f"{broke - fixed:+}"
+        )
     return table
 
 

@@ -19,14 +19,14 @@ from flipgate.core.gate.compare import Comparison, compare, compare_with_reruns
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Run, load_run, load_workspace
+from flipgate.core.runs.load import Run, find_repeats, load_run, load_workspace
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
+from flipgate.tui.session import LoadedRuns, Sources, load_runs
 
 # Inside an installed wheel, else at the top of the source tree.
 _PACKAGED_THEMES = Path(__file__).resolve().parents[1] / "themes"

@@ -513,6 +513,15 @@ def binom_cdf(k: int, n: int, p: float) -> float:
     return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(0, k + 1))
 
 
+def binom_quantile(n: int, p: float, q: float) -> int:
+    """The smallest x with P(X <= x) >= q, X ~ Binomial(n, p)."""
+    if n == 0 or p <= 0:
+        return 0
+    j = _support(n, p)
+    below = np.cumsum(_pmf(np.asarray(n), j, p)) + (1.0 - _tail(n, int(j[0]), p))
+    return int(j[np.searchsorted(below, q - 1e-12)])
+
+
 def below_threshold(cases: int, rate: float, threshold: float) -> float:
     """How often one run of a suite that truly passes `rate` lands under `threshold`."""
     under = math.ceil(threshold * cases) - 1  # passes below the threshold: at most this many
@@ -532,11 +541,11 @@ def collapsed_pass(rate: float, reps: int, rule: str) -> float:
 
 
 __all__ = [
+    "CLONED_FLIPS",
     "LEVEL",
     "POWER",
     "REGRESSIONS",
     "TANGO",
-    "CLONED_FLIPS",
     "Chances",
     "ClusterReading",
     "Effect",
@@ -544,6 +553,7 @@ __all__ = [
     "Power",
     "TemplateFlips",
     "below_threshold",
+    "binom_quantile",
     "collapsed_pass",
     "critical_flips",
     "effect",

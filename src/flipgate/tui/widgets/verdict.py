@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from flipgate.core.gate.stats import format_p
 from flipgate.core.gate.spec import describe
+from flipgate.core.gate.stats import format_p
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
