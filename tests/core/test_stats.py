@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from scipy import optimize
 from scipy.stats import binom, multinomial
 
+from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.stats import (
     FlipRule,
     below_threshold,
     collapsed_pass,
     critical_flips,
     effect,
-    mcnemar_p,
     paired_cases_needed,
     sign_flip_p,
     smallest_blocked,

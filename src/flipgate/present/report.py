@@ -14,11 +14,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.compare import ARMS, Comparison, GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import OUTCOMES, describe
-from flipgate.core.gate.stats import Effect, format_p
+from flipgate.core.gate.spec import describe
+from flipgate.core.gate.stats import Effect
+from flipgate.core.vocab import ARMS, OUTCOMES
 from flipgate.present.text import literal
+from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -147,7 +149,7 @@ def _clusters_json(result: GateResult) -> dict[str, Any]:
     clusters = result.clusters
     top = clusters.concentrated
     return {
-        "by": result.clusters_by,
+        "by": result.p_by,
         "p_by_case": clusters.p_by_case,
         "p_by_template": clusters.p_by_template,
         "clusters_flipped": clusters.clusters,
@@ -232,11 +234,10 @@ def _matrix(result: GateResult) -> Table:
 
 
 def effect_line(result: GateResult) -> str:
-    """`effect -3.0 points (95% CI -6.4 to +0.5), Tango's score interval · p 0.073`."""
-    p = f"p {format_p(result.p)}" + (" by template" if result.clusters_by == "template" else "")
+    """`effect: -3.0 points (95% CI -7.1 to +0.5), Tango's score interval · p = 0.073`."""
     if result.effect is None:
-        return f"effect: none (no case paired) · {p}"
-    return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {p}"
+        return f"effect: none (no case paired) · {result.p_words}"
+    return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {result.p_words}"
 
 
 def power_rows(result: GateResult) -> list[list[str]]:
@@ -383,14 +384,6 @@ def _histogram(red_by_wrong: dict[int, int]) -> str:
 
 
 # --------------------------------------------------------------------------- markdown
-
-
-def _md(text: str) -> str:
-    """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]#":
-        out = out.replace(ch, "\\" + ch)
-    return " ".join(out.split())
 
 
 def _sentence(text: str) -> str:

@@ -33,15 +33,11 @@ from flipgate.core.decision.signing import (
     verify_signer,
 )
 from flipgate.core.errors import InputError
+from flipgate.core.gate.rules import RULES
 from flipgate.core.io.digest import RUN_FILE, run_digest
+from flipgate.core.vocab import ARMS, FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
 
 FORMAT_VERSION = 1
-DECISIONS = ("accept", "reject", "rerun", "rebaseline")
-TRIAGE_CLASSES = ("infra", "flaky", "grader", "stale_baseline", "regression")
-FINDINGS = ("ruled_out", "cause", "unclear")
-VERDICTS = ("PASS", "BLOCK", "INCONCLUSIVE", "INVALID")
-RULES = ("safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided")
-ARMS = ("baseline", "candidate")
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _EMAIL = re.compile(r"[^\s@<>]+@[^\s@<>]+")
@@ -116,7 +112,7 @@ class GateSummary:
 
     def __post_init__(self) -> None:
         _one_of("gate.verdict", self.verdict, VERDICTS)
-        _one_of("gate.rule", self.rule, RULES)
+        _one_of("gate.rule", self.rule, tuple(rule.name for rule in RULES))
         for name, count in (("gate.b", self.b), ("gate.c", self.c)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise InvalidDecision(name, f"{count!r} is not a count (an integer >= 0)")
@@ -182,7 +178,7 @@ class DecisionRecord:
     cases_reviewed: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _one_of("decision", self.decision, DECISIONS)
+        _one_of("decision", self.decision, REVIEW_DECISIONS)
         _one_of("cause", self.cause, TRIAGE_CLASSES)
         _text("reason", self.reason)
         if not self.reason.strip():

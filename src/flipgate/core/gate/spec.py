@@ -7,16 +7,15 @@ would otherwise gate at 0.05 while the team believes it gates at 0.01.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.vocab import AGGREGATES, PRICED_OUTCOMES, WRONG_OUTCOMES, Aggregate
 
-OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
-WRONG_OUTCOMES = OUTCOMES[1:]
-Aggregate = Literal["majority", "all"]
 Clusters = Literal["none", "template"]
 
 DEFAULTS: dict[str, Any] = {
@@ -75,6 +74,10 @@ class GateSpec:
 
     def price(self, outcome: str) -> float:
         return self.prices.get(outcome, 0.0)
+
+    def flaky_cap(self, cases: int) -> int:
+        """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
+        return math.floor(self.flaky_max_share * cases)
 
 
 def default_spec() -> GateSpec:
@@ -145,7 +148,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         return value
 
     def aggregate(dotted: str, value: Any) -> Aggregate:
-        if value not in ("majority", "all"):
+        if value not in AGGREGATES:
             raise fail(dotted, f"must be 'majority' or 'all', not {value!r}")
         return "majority" if value == "majority" else "all"
 
@@ -159,7 +162,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     outcomes = data["outcomes"]
     prices: dict[str, float] = {}
     for name, value in outcomes["prices"].items():
-        if name not in ("false_negative", "false_positive", "inconclusive"):
+        if name not in PRICED_OUTCOMES:
             raise fail(
                 f"outcomes.prices.{name}",
                 "unknown price (priced: false_negative, false_positive, inconclusive; "

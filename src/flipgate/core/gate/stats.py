@@ -1,6 +1,6 @@
-"""The gate's statistics: its p, how big the change is, and what the gate can see (issue 13).
+"""The gate's statistics beyond McNemar's p (mcnemar.py): how big the change is, what the gate
+can see, and the flips read by template (issue 13).
 
-    mcnemar_p         P(X >= b), X ~ Binomial(b + c, 1/2): the exact one-sided McNemar test
     sign_flip_p       the exact sign-flip test on clusters' net flips; McNemar's with singletons
     effect            (c - b) / n in points, with Tango's 95% score interval for paired proportions
     verdict_chances   exact P(BLOCK), P(INCONCLUSIVE), P(PASS) of a true regression under the
@@ -26,6 +26,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from flipgate.core.gate.mcnemar import format_p, mcnemar_p
+
 LEVEL = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + LEVEL / 2)
 TANGO = "tango_score"  # the effect's `method` in the JSON report
@@ -33,41 +35,9 @@ REGRESSIONS = (1.0, 2.0, 3.0, 5.0)  # points: the regressions every report gives
 POWER = 0.8  # "the smallest regression blocked 8 times in 10"
 RESOLUTION = 0.1  # points: the step to which the smallest blocked regression is found
 WINDOW_SD = 9.0  # binomial terms kept either side of the mean, in standard deviations
-EXACT_FLIPS = 20_000  # up to here p is summed in exact integers
 
 
-# --------------------------------------------------------------------------- the gate's p
-
-
-def format_p(p: float) -> str:
-    """Three decimals, as the seeds print p; tiny values in scientific notation, never `0.000`."""
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def mcnemar_p(b: int, c: int) -> float:
-    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped.
-
-    Summed in exact integers, sum(C(n, k) for k >= b) / 2**n, and rounded once. Past the mode
-    each term shrinks by the ratio (n - k) / (k + 1), itself shrinking, so the terms left sum to
-    less than term * r / (1 - r); the sum stops once that is under 2**-64 of it, far below a
-    double's rounding (b = 5153, c = 5190: 482 terms instead of 5,190, 60 ms -> 6 ms).
-    """
-    b, c = int(b), int(c)  # numpy integers would overflow the exact sum
-    n = b + c
-    if n == 0 or b == 0:
-        return 1.0
-    if n > EXACT_FLIPS:
-        from scipy.stats import binom  # only for counts no CI suite reaches
-
-        return float(binom.sf(b - 1, n, 0.5))
-    term = total = math.comb(n, b)
-    for k in range(b, n):
-        past_mode = 2 * k + 1 - n  # (1 - r) * (k + 1): positive once the terms shrink
-        if past_mode > 0 and (term * (n - k)) << 64 < total * past_mode:
-            break
-        term = term * (n - k) // (k + 1)
-        total += term
-    return float(total / 2**n)
+# --------------------------------------------------------------------------- cloned cases
 
 
 def sign_flip_p(nets: Sequence[int]) -> float:
@@ -93,8 +63,6 @@ def sign_flip_p(nets: Sequence[int]) -> float:
         dist = 0.5 * (np.roll(dist, m) + np.roll(dist, -m))  # no wrap: |total| <= offset
     return float(min(dist[observed + offset :].sum(), 1.0))
 
-
-# --------------------------------------------------------------------------- cloned cases
 
 CLONED_FLIPS = 3  # a template with this many flips, and a quarter of all, holds cloned cases
 
@@ -140,6 +108,17 @@ class ClusterReading:
 
     def disagree(self, alpha: float) -> bool:
         return (self.p_by_case <= alpha) != (self.p_by_template <= alpha)
+
+    def warnings(self, alpha: float) -> tuple[str, ...]:
+        """Both readings, when the flips crowd into a template or the readings disagree."""
+        top = self.concentrated
+        if top is not None:
+            return (
+                f"{top.flips} of the {self.flips} flipped cases come from template "
+                f"{top.template} ({top.broke} broke, {top.fixed} fixed): cloned cases flip "
+                f"together, count a template once ({self.words()})",
+            )
+        return (self.words(),) if self.disagree(alpha) else ()
 
     def words(self) -> str:
         """`14 flips from 3 templates: p 0.004 counted by case, 0.250 by template`."""
@@ -557,9 +536,7 @@ __all__ = [
     "collapsed_pass",
     "critical_flips",
     "effect",
-    "format_p",
     "gate_power",
-    "mcnemar_p",
     "paired_cases_needed",
     "read_clusters",
     "sign_flip_p",

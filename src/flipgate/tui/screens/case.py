@@ -17,7 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import ARMS, Comparison
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word

@@ -11,9 +11,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import ARMS, SEVERITY
+from flipgate.core.gate.outcomes import SEVERITY
+from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORD, literal
+from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORDS, literal
 from flipgate.tui.widgets.case_format import Palette
 
 CHECK_CODE = {"pass": "✓", "fail": "✗ FAIL"}
@@ -81,7 +82,9 @@ def legend(lines: tuple[RuleLine, ...], palette: Palette) -> Text:
     out = Text()
     for outcome in SEVERITY:
         if outcome in seen:
-            out.append(f"{OUTCOME_CODE[outcome]} {OUTCOME_WORD[outcome]}", palette.outcome(outcome))
+            out.append(
+                f"{OUTCOME_CODE[outcome]} {OUTCOME_WORDS[outcome]}", palette.outcome(outcome)
+            )
             out.append("  ")
     out.rstrip()
     return out
