@@ -19,10 +19,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from flipgate.core.curation.calibrate import (
-    Calibration,
     calibrate,
     free_name,
     proposed_spec,
@@ -44,6 +42,7 @@ from flipgate.core.gate.stats import (
     verdict_chances,
 )
 from flipgate.core.runs.load import find_repeats, is_workspace, load_run, load_workspace
+from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 
@@ -235,57 +234,6 @@ def _calibration_inputs(args: argparse.Namespace) -> tuple[list[Path], Path | No
     return paths, gate, flaky
 
 
-def _calibration_text(calibration: Calibration, written: Path | None) -> None:
-    console = _console()
-    table = Table(
-        title=(
-            f"{len(calibration.runs)} identical baseline runs, every ordered pair gated "
-            f"(suite {calibration.suite})"
-        ),
-        title_justify="left",
-    )
-    for column, justify in (
-        ("baseline", "left"),
-        ("candidate", "left"),
-        ("b", "right"),
-        ("c", "right"),
-        ("verdict", "left"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for pair in calibration.pairs:
-        table.add_row(
-            literal(pair.baseline), literal(pair.candidate), str(pair.b), str(pair.c), pair.verdict
-        )
-    console.print(table)
-    verdicts = calibration.verdicts
-    current, proposed = calibration.current, calibration.proposed
-    console.print(
-        f"largest one-way count {calibration.largest_one_way}, largest net drop "
-        f"{calibration.largest_net}, {calibration.flip_share:.1%} of cases flipping"
-    )
-    console.print(
-        f"the current gate said BLOCK {verdicts['BLOCK']} and INCONCLUSIVE "
-        f"{verdicts['INCONCLUSIVE']} times of {len(calibration.pairs)} on runs that differ by "
-        "nothing"
-    )
-    console.print(
-        f"proposed: margin {current.margin} -> {proposed.margin}, flip cap {current.flip_cap} -> "
-        f"{proposed.flip_cap}"
-    )
-    flipped = calibration.flipped
-    if flipped:
-        line = Text(f"flipped between identical runs ({len(flipped)}): ")
-        line.append_text(literal(", ".join(flipped)))
-        console.print(line)
-        console.print(
-            "next: flipgate flaky propose "
-            + " ".join(str(p) for p in calibration.paths)
-            + "  (each is noise: give it an owner, in its own reviewed change)"
-        )
-    if written is not None:
-        console.print(f"proposed spec written to {written} (gate.yaml is untouched)")
-
-
 def cmd_calibrate(args: argparse.Namespace) -> int:
     paths, gate, flaky_path = _calibration_inputs(args)
     spec = load_spec(gate)
@@ -298,7 +246,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json_text({**calibration.to_json(), "written": str(target)}))
     else:
-        _calibration_text(calibration, target)
+        console = _console()
+        console.print(calibration_report(calibration))
+        console.print(literal(f"proposed spec written to {target} (gate.yaml is untouched)"))
     return 0
 
 

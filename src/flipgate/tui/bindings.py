@@ -43,6 +43,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("load-reruns", "l", "load_reruns", "Load reruns", "overview", palette=True),
     KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True),
     KeyBinding("flaky-list", "f", "flaky_list", "Flaky list", "overview", palette=True),
+    KeyBinding("calibrate", "k", "calibrate", "Calibrate", "overview", palette=True),
     KeyBinding("next-panel", "tab,down,right", "next_panel", "Next panel", "overview", show=False),
     KeyBinding(
         "previous-panel",
@@ -107,6 +108,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
     KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
     KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+    # calibration
+    KeyBinding("calibration-write", "w", "write", "Write proposal", "calibration"),
+    KeyBinding("calibration-back", "escape", "back", "Back", "calibration"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )

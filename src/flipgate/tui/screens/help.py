@@ -28,6 +28,7 @@ WHERE = {
     "decision": "signed decision",
     "flaky": "flaky list",
     "flaky-form": "flaky entry form",
+    "calibration": "calibration",
 }
 
 
