@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
@@ -21,7 +21,7 @@ from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser
 from flipgate.cli_stats import add_stats_parser
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 
 if TYPE_CHECKING:
@@ -88,33 +88,18 @@ def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("reading Inspect AI and promptfoo logs")
-    group.add_argument("--partial-passes", action="store_true", help="Inspect: a `P` score passes")
-    group.add_argument(
-        "--pass-threshold",
-        type=float,
-        default=1.0,
-        help="Inspect: numeric scores pass at this (default 1)",
-    )
-    group.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="DIM=LABEL",
-        help="promptfoo: keep one column, e.g. provider=gpt-x or prompt=v2 (repeatable)",
-    )
-
-
-def _import_options(args: argparse.Namespace) -> ImportOptions:
-    select: dict[str, str] = {}
-    for item in args.select:
-        dim, sep, label = item.partition("=")
-        if not sep or dim not in ("provider", "prompt") or not label:
-            raise InputError(
-                Path("--select"), f"expected provider=LABEL or prompt=LABEL, not {item!r}"
+    """One flag per option an importer declares, with its help text."""
+    tools = " and ".join(importer.title for importer in IMPORTERS)
+    group = parser.add_argument_group(f"reading {tools} logs")
+    actions = {"switch": "store_true", "value": "store", "values": "append"}
+    for importer in IMPORTERS:
+        for option in importer.options:
+            how: dict[str, Any] = {"action": actions[option.takes]}
+            if option.metavar:  # argparse refuses one on a switch
+                how["metavar"] = option.metavar
+            group.add_argument(
+                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
             )
-        select[dim] = label
-    return ImportOptions(args.partial_passes, args.pass_threshold, select)
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
@@ -145,7 +130,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         flaky,
         workspace.path if workspace else None,
         change,
-        _import_options(args),
+        import_options(vars(args)),
     )
 
 
@@ -254,7 +239,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from flipgate.core.importers import read_external, write_run
     from flipgate.core.runs.load import run_from_records
 
-    imported = read_external(Path(args.log), _import_options(args))
+    imported = read_external(Path(args.log), import_options(vars(args)))
     # Validate as a run before writing, so a log we cannot gate on is never written out.
     run_from_records(
         imported.manifest, imported.records, source=imported.source, source_format=imported.tool

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from flipgate.core.gate.compare import Comparison, compare
@@ -30,6 +32,15 @@ def load_comparison(path: Path) -> Comparison:
         load_spec(workspace.gate),
         load_flaky(workspace.flaky),
     )
+
+
+async def settled(pilot: Pilot[Any]) -> None:
+    """Wait for every worker, and for the workers their answers start, then for the last frame."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    while pilot.app.workers:  # an answer started another job (a form's edit, then the review)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
 
 
 class ScreenApp(App[None]):

@@ -13,7 +13,8 @@ from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import PowerPanel, VerdictBanner
-from tests.tui.test_app import opened, plain
+from tests.tui.conftest import settled
+from tests.tui.test_app import plain
 
 SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
@@ -21,7 +22,7 @@ SAMPLES = Path(__file__).parents[2] / "sample_runs"
 async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
     app = make_app_for_workspace(SAMPLES / "agent-suite")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "p 0.073   effect -3.0 pts [-7.1, +0.5]" in banner
         panel = plain(app.screen.query_one(PowerPanel).render())
@@ -35,7 +36,7 @@ async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
 async def test_a_pass_says_what_it_is_worth() -> None:
     app = make_app_for_workspace(SAMPLES / "listing-reviewer")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "what this PASS is worth: a regression of 8.9 points or more would have" in banner
 
@@ -43,7 +44,7 @@ async def test_a_pass_says_what_it_is_worth() -> None:
 async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
     app = make_app_for_workspace(SAMPLES / "agent-suite")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         app.screen.query_one(PowerPanel).focus()
         await pilot.press("enter")
         await pilot.pause()
@@ -61,13 +62,12 @@ async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Pat
     gate = (workspace / "gate.yaml").read_bytes()
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("k")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, CalibrationScreen)
-        await screen.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         body = plain(screen.query_one("#calibration-body", Static).content)
         assert "BLOCK 0 and INCONCLUSIVE 0 times of 6" in body
         assert "flip cap 10 -> 4" in body
@@ -86,7 +86,7 @@ async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Pat
 async def test_calibration_without_repeats_says_where_to_put_them() -> None:
     app = make_app_for_workspace(SAMPLES / "listing-reviewer")
     async with app.run_test(size=(80, 24)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("k")
         await pilot.pause()
         body = plain(app.screen.query_one("#calibration-body", Static).content)

@@ -196,6 +196,6 @@ def write_proposed(text: str, target: Path, gate: Path | None) -> None:
     if gate is not None and target.resolve() == gate.resolve():
         raise InputError(target, "the proposal never replaces the gate spec itself: give --out")
     try:
-        write_atomic(target, text, exclusive=True)
+        write_atomic(target, text)
     except FileExistsError:
         raise InputError(target, "already exists: the proposal goes to a new file") from None

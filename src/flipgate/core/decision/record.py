@@ -4,16 +4,15 @@ The file is YAML that this module emits itself, key by key, so that the signed b
 on a YAML library's version and every string is quoted safely: text that could be misread (control
 and format characters such as bidi overrides, odd spaces, CR) is written as a double-quoted escape,
 so what a person reads in the file is what a parser reads. Every byte before the `signature:` line
-is signed; the file ends with that block. Reading uses `yaml.safe_load` only.
+is signed; the file ends with that block. Reading goes through `parse_yaml`: safe, and no aliases
+or repeated keys.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
-import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +33,9 @@ from flipgate.core.decision.signing import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.rules import RULES
+from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import RUN_FILE, run_digest
+from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.vocab import ARMS, FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
 
 FORMAT_VERSION = 1
@@ -399,62 +400,17 @@ def write_decision(
     if target.exists():
         raise DecisionExistsError(errno.EEXIST, "a decision file is never overwritten", str(target))
     signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _write_new(target, message + signature)
+    try:
+        write_atomic(target, message + signature)
+    except FileExistsError:  # it appeared while the record was being signed
+        raise DecisionExistsError(
+            errno.EEXIST, "a decision file is never overwritten", str(target)
+        ) from None
     return target
 
 
 def _is_folder(path: Path) -> bool:
     return path.is_dir() or (not path.exists() and not path.suffix)
-
-
-def _write_new(target: Path, data: bytes) -> None:
-    """Write `data` to `target` atomically; fail if `target` exists, even if it just appeared."""
-    handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    temp = Path(temp_name)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        try:
-            # A hard link appears whole or not at all, and never replaces an existing name.
-            os.link(temp, target)
-        except FileExistsError:
-            raise DecisionExistsError(
-                errno.EEXIST, "a decision file is never overwritten", str(target)
-            ) from None
-        except OSError as refused:
-            if refused.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            _write_exclusive(target, data)
-    finally:
-        temp.unlink(missing_ok=True)
-    _fsync_dir(target.parent)
-
-
-def _write_exclusive(target: Path, data: bytes) -> None:
-    """For file systems without hard links: O_EXCL still never overwrites."""
-    try:
-        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        raise DecisionExistsError(
-            errno.EEXIST, "a decision file is never overwritten", str(target)
-        ) from None
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 # Reading and verifying --------------------------------------------------------------------
@@ -545,9 +501,11 @@ def verify_decision(
 
     record: DecisionRecord | None = None
     try:
-        record = _load(data if message is None else message)
+        record = _load(data if message is None else message, path)
         checks.append(Check("document", True, "safe YAML, a well-formed decision"))
-    except (InvalidDecision, yaml.YAMLError, UnicodeDecodeError) as bad:
+    except InputError as bad:
+        checks.append(Check("document", False, bad.within_file()))
+    except (InvalidDecision, UnicodeDecodeError) as bad:
         checks.append(Check("document", False, _first_line(bad)))
 
     checks.append(_signature_check(message, armor))
@@ -558,22 +516,9 @@ def verify_decision(
     return VerifyResult(path, tuple(checks), record)
 
 
-def _load(text: bytes) -> DecisionRecord:
-    source = text.decode("utf-8")
-    _reject_duplicate_keys(yaml.compose(source, Loader=yaml.SafeLoader))
-    return parse_decision(yaml.safe_load(source))
-
-
-def _reject_duplicate_keys(node: yaml.Node | None) -> None:
-    # safe_load keeps the last of two equal keys; a reader of the file would see the first.
-    if isinstance(node, yaml.MappingNode):
-        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
-        _unique("document", keys)
-        for _, value in node.value:
-            _reject_duplicate_keys(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _reject_duplicate_keys(item)
+def _load(text: bytes, path: Path) -> DecisionRecord:
+    data, _ = parse_yaml(text.decode("utf-8"), path)
+    return parse_decision(data)
 
 
 def _signature_check(message: bytes | None, armor: str) -> Check:

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-import yaml
 
 from flipgate.core.decision.record import ChecklistEntry
 from flipgate.core.errors import InputError
@@ -35,7 +34,7 @@ from flipgate.core.gate.collapse import collapsed
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import run_digest
-from flipgate.core.io.yamlio import dump_yaml
+from flipgate.core.io.yamlio import dump_yaml, load_yaml
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.load import Run
 from flipgate.core.vocab import (
@@ -806,10 +805,7 @@ def _utc(moment: datetime | None) -> str | None:
 def _read_walks(path: Path) -> list[TriageWalk]:
     if not path.exists():
         return []
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"not a readable triage walk: {exc}") from None
+    data, _ = load_yaml(path)
     if data is None:
         return []
     if not isinstance(data, dict) or data.get("flipgate_triage") != WALK_FORMAT:
@@ -874,7 +870,7 @@ def save_walk(path: Path, walk: TriageWalk, *, now: datetime | None = None) -> T
         "flipgate_triage": WALK_FORMAT,
         "walks": [_walk_document(w) for w in (*others, stamped)],
     }
-    write_atomic(path, dump_yaml(document, width=100))
+    write_atomic(path, dump_yaml(document, width=100), overwrite=True)
     return stamped
 
 
