@@ -18,11 +18,12 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.cli_rank import add_rank_parser
+from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.cli_stats import add_stats_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
@@ -103,7 +104,7 @@ def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
-    from flipgate.core.runs.load import is_workspace, load_workspace
+    from flipgate.core.runs.workspace import is_workspace, load_workspace
 
     runs = [Path(r) for r in args.runs]
     workspace = None
@@ -139,7 +140,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
@@ -156,7 +157,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
     from flipgate.present import report
 
     inputs = resolve_inputs(args)
@@ -190,6 +191,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+        return code
     from flipgate.tui.app import make_app, run_app
 
     inputs = resolve_inputs(args)
@@ -237,7 +240,7 @@ def _check_run_path(path: Path) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from flipgate.core.importers import read_external, write_run
-    from flipgate.core.runs.load import run_from_records
+    from flipgate.core.runs.reading import run_from_records
 
     imported = read_external(Path(args.log), import_options(vars(args)))
     # Validate as a run before writing, so a log we cannot gate on is never written out.
@@ -397,9 +400,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
         args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
-    try:
-        code: int = args.handler(args)
-    except InputError as exc:
-        print(f"flipgate: error: {exc}", file=sys.stderr)
-        return BAD_INPUT
-    return code
+    with guarded_stdout() as stdout:
+        try:
+            code: int = args.handler(args)
+        except InputError as exc:
+            print(f"flipgate: error: {exc}", file=sys.stderr)
+            code = BAD_INPUT
+    return exit_code(code, stdout)

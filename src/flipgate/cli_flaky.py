@@ -36,7 +36,9 @@ from flipgate.core.curation.entries import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec, load_spec
-from flipgate.core.runs.load import REPEATS_FOLDER, Run, find_repeats, load_run
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import REPEATS_FOLDER, find_repeats
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 

@@ -41,7 +41,8 @@ from flipgate.core.gate.stats import (
     unpaired_p,
     verdict_chances,
 )
-from flipgate.core.runs.load import find_repeats, is_workspace, load_run, load_workspace
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_repeats, is_workspace, load_workspace
 from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
 from flipgate.present.text import literal

@@ -10,7 +10,7 @@ from flipgate.core.gate.compare import compare
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import tango_interval
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from flipgate.present.report import to_json, to_markdown
 from tests.conftest import RunWriter
 

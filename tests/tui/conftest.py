@@ -17,7 +17,8 @@ from textual.screen import Screen
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.load import load_run, load_workspace
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import load_workspace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"

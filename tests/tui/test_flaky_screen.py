@@ -11,7 +11,8 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import run_from_records
 from flipgate.tui.screens.flaky import FlakyForm, FlakyScreen
 
 from .conftest import settled

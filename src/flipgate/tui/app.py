@@ -20,7 +20,9 @@ from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Run, find_repeats, load_run, load_workspace
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_repeats, load_workspace
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import (

@@ -111,6 +111,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     # calibration
     KeyBinding("calibration-write", "w", "write", "Write proposal", "calibration"),
     KeyBinding("calibration-back", "escape", "back", "Back", "calibration"),
+    # candidates (a campaign workspace)
+    KeyBinding("candidates-open", "enter", "select_cursor", "Open overview", "candidates"),
+    KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )

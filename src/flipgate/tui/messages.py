@@ -9,6 +9,7 @@ from textual.message_pump import MessagePump
 from textual.worker import get_current_worker
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.rank.ranking import Ranking
 
 
 @dataclass
@@ -70,3 +71,10 @@ class RegateFailed(Message):
     """Applying the gate again failed (a bad rerun file, say): the overview stays as it was."""
 
     error: Exception
+
+
+@dataclass
+class Ranked(Message):
+    """Every candidate of a campaign compared with the incumbent and ranked."""
+
+    ranking: Ranking

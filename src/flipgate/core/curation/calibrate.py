@@ -28,7 +28,7 @@ from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
 from flipgate.core.gate.stats import binom_quantile
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 
 NOISE_QUANTILE = 0.99  # the flip cap clears what the measured noise gives this often
 PROPOSED_NAME = "gate.calibrated.yaml"

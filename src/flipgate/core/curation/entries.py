@@ -34,7 +34,7 @@ from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 
 READY_WINDOW = 3  # quiet for this many identical runs: ready to release
 NEW_FILE_HEADER = (

@@ -12,7 +12,7 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
 
 

@@ -1,7 +1,7 @@
 """Read the logs of the eval tools people already use, as runs in our format (SPEC §2, §8).
 
 An importer (`base.Importer`) turns one log into an `ImportedRun`: the `run.yaml` mapping and the
-`results.jsonl` records it would have written. `flipgate.core.runs.load` validates and loads those
+`results.jsonl` records it would have written. `flipgate.core.runs.reading` validates and loads those
 exactly as it loads our own files, so every check of SPEC §2 applies to imported logs too. Here:
 the registry that picks the importer of a file, and the writer of an imported run.
 """

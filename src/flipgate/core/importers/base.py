@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.vocab import DEFAULT_LABELS
 
-DEFAULT_LABELS = {"negative": "approve", "positive": "reject", "abstain": "escalate"}
 ZIP_SIGNATURE = b"PK\x03\x04"  # a zip archive's first local file header
 
 

@@ -30,7 +30,8 @@ from flipgate.core.curation.calibrate import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import REPEATS_FOLDER, Run
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.workspace import REPEATS_FOLDER
 from flipgate.present.calibration import calibration_report
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal

@@ -35,7 +35,8 @@ from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import TITLES, TriageWalk, checklist
+from flipgate.core.triage.evidence import TITLES
+from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal

@@ -40,7 +40,7 @@ from flipgate.core.curation.entries import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, plural
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled

@@ -29,6 +29,8 @@ WHERE = {
     "flaky": "flaky list",
     "flaky-form": "flaky entry form",
     "calibration": "calibration",
+    "candidates": "candidates",
+    "campaign": "a candidate's overview",
 }
 
 

@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
