@@ -21,7 +21,7 @@ from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
-from flipgate.present.text import literal
+from flipgate.present.text import literal, markdown_code
 from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
@@ -54,6 +54,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
     data = _result_json(result)
+    if result.retired:  # given a suite manifest (suite.yaml) with an archive
+        data["retired"] = [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ]
+        data["retired_flipped"] = list(result.retired_flipped)
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
@@ -182,7 +188,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
-    parts.append(Text(describe(comparison.spec), style="dim"))
+    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(Text(effect_line(result)))
     parts.append(_matrix(result))
     parts.append(_power_table(result))
@@ -204,7 +210,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             listing.append(f", {_more(more, 'flipped')}", style="dim")
         parts.append(listing)
     if result.escalation is not None:
-        parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
+        parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
     return Group(*parts)
 
 
@@ -328,11 +334,26 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(
             Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
         )
+    for line in retired_lines(result):
+        lines.append(literal(line))
     if result.unpaired:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     return lines
+
+
+def retired_lines(result: GateResult) -> list[str]:
+    """The retired cases, as the flaky list is shown: left out of b and c, with date and reason."""
+    if not result.retired:
+        return []
+    flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
+    shown, more = _first(result.retired)
+    return [
+        f"retired: {len(result.retired)} cases left out of b and c{flipped}",
+        *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
+        *([_more(more, "retired")] if more else []),
+    ]
 
 
 def _outcome_table(comparison: Comparison) -> Table:
@@ -456,7 +477,7 @@ def to_markdown(comparison: Comparison) -> str:
             broke, fixed = clusters.loose
             lines.append(f"| (no template) | {broke} | {fixed} | {broke - fixed:+} |")
         lines += ["", "</details>", ""]
-    runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
+    runs = " → ".join(markdown_code(comparison.run(arm).run_id) for arm in ARMS)
     lines.append(f"Runs: {runs}")
     lines.append("")
     notes: list[str] = []
@@ -483,6 +504,7 @@ def to_markdown(comparison: Comparison) -> str:
             f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
             f"{len(result.flaky_flipped)} flipped here"
         )
+    notes += [_md(line) for line in retired_lines(result)]
     if result.unpaired:
         notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
     lines += [f"- {n}" for n in notes]

@@ -21,6 +21,7 @@ from flipgate.core.gate.evidence import ArmInfra, Judged
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading, Effect, FlipRule, Power, effect, gate_power
@@ -55,6 +56,8 @@ class GateResult(Evidence):
     clusters: ClusterReading  # the flips per template, and p read by case and by template
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
+    retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
+    retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
 
     @property
     def paired(self) -> int:
@@ -78,6 +81,7 @@ class Comparison:
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
+    retired: Retirements = NO_RETIREMENTS
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -118,9 +122,11 @@ def compare(
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
     judged_baseline: ArmResults | None = None,
+    retired: Retirements = NO_RETIREMENTS,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
-    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made."""
+    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
+    `retired` are the cases the suite manifest archived."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -134,7 +140,7 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base, cand = (judged.cases for judged in arms)
-    pairing = pair(base, cand, flaky)
+    pairing = pair(base, cand, flaky, retired.names)
 
     judged = Judged(
         baseline=baseline,
@@ -150,6 +156,7 @@ def compare(
         cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
+        retired=retired,
     )
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
@@ -199,5 +206,9 @@ def compare(
         clusters=clusters,
         warnings=(*evidence.warnings(judged), *clusters.warnings(spec.alpha)),
         previous=previous,
+        retired=retired.cases,
+        retired_flipped=pairing.retired_flipped,
     )
-    return Comparison(baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result)
+    return Comparison(
+        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired
+    )

@@ -40,7 +40,7 @@ def output_text(rep: RepDetail | None, palette: Palette) -> Text:
         return Text("no stored output", style=palette.muted)
     if rep.output == "":
         return Text("(empty output)", style=palette.muted)
-    return literal(rep.output)
+    return literal(rep.output, lines=True)
 
 
 def unified(baseline: str | None, candidate: str | None, palette: Palette) -> Text:
