@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,13 @@ from textual.widgets import Input, OptionList, Select, SelectionList, Static, Te
 
 from flipgate.core.decision.record import verify_decision
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.evidence import TriageStep
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
+from tests.tui.test_app import plain
 
 from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
 
@@ -143,6 +146,34 @@ async def test_a_note_is_saved_when_committed_not_per_keystroke(
         await pilot.press("o")  # a finding is saved at once
         assert saves == ["half", "half way", "half way"]
     assert load_walk(walk_path, comparison).findings["infra"].finding == "ruled_out"
+
+
+async def test_a_step_naming_thousands_of_cases_lists_the_first_and_counts_the_rest(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = triage.evidence
+
+    def crowded(comparison: Comparison, repeats: object = ()) -> list[TriageStep]:
+        steps = real(comparison)
+        cases = tuple(f"case-{i:05d}" for i in range(2500))
+        facts = (("flipped", "2500 cases"), *((case, "split in both arms") for case in cases))
+        return [replace(steps[0], cases=cases, facts=facts), *steps[1:]]
+
+    monkeypatch.setattr(triage, "evidence", crowded)
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        cases = screen.query_one("#step-cases", OptionList)
+        assert cases.option_count == triage.SHOWN + 1
+        more = cases.get_option_at_index(triage.SHOWN)
+        assert more.disabled
+        assert "… 2400 more: the red-case table (r on the overview)" in str(more.prompt)
+        facts = plain(screen.query_one("#step-facts", Static).content)
+        assert "case-00098" in facts and "case-00099" not in facts
+        assert f"{2501 - triage.SHOWN} more like these" in facts
 
 
 async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:

@@ -95,7 +95,7 @@ async def test_the_flaky_review_runs_in_a_worker(
     )
     async with ScreenApp(lambda: screen).run_test(size=(140, 45)) as pilot:
         await gate.held(pilot)
-        assert "reviewing the entries against 1 baseline runs" in progress_shown(screen)
+        assert "reviewing the entries against 1 baseline run" in progress_shown(screen)
         assert screen.check_action("accept", ()) is None
         gate.open.set()
         await settled(pilot)
