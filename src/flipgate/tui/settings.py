@@ -26,10 +26,9 @@ SETTINGS = ("keymap",)
 
 def default_settings_path(environ: Mapping[str, str] = os.environ) -> Path:
     """Where the settings file is looked for: the XDG config folder (a relative one is ignored)."""
-    base = Path(environ.get("XDG_CONFIG_HOME") or "~/.config").expanduser()
-    if not base.is_absolute():
-        base = Path("~/.config").expanduser()
-    return base / "flipgate" / "config.yaml"
+    base = Path(environ.get("XDG_CONFIG_HOME", "")).expanduser()
+    home = Path("~/.config").expanduser()
+    return (base if base.is_absolute() else home) / "flipgate" / "config.yaml"
 
 
 @dataclass(frozen=True)
