@@ -113,6 +113,8 @@ def column_problem(schema: Mapping[str, pl.DataType]) -> tuple[str, str] | None:
                 return spec.name, "required on every line"
             continue
         dtype = schema[spec.name]
+        if spec.required and dtype == pl.Null:  # null on every line
+            return spec.name, "required on every line"
         if allowed(dtype, spec.kind):
             continue
         if spec.per_rule and isinstance(dtype, pl.Struct):
@@ -163,12 +165,13 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
     allowed = list(labels.all())
     named = ", ".join(allowed).replace("{", "{{").replace("}", "}}")
     return [
+        ValueCheck("case", "reps", pl.col("case").is_null(), "case", "required on every line"),
         ValueCheck(
-            "case",
+            "blank case",
             "reps",
-            pl.col("case").is_null() | (pl.col("case").str.strip_chars() == ""),
+            pl.col("case").str.strip_chars() == "",
             "case",
-            "required on every line, a non-empty string",
+            "must be a non-empty string",
         ),
         ValueCheck("rep", "reps", pl.col("rep") < 0, "rep", f"must be {WHOLE.word}, not {{rep}}"),
         ValueCheck(
