@@ -23,6 +23,7 @@ from flipgate.core.vocab import (
     Statistic,
 )
 
+Clusters = Literal["none", "template"]
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 # Fields of a results line that are never a number: a budget on one of them is a typo.
@@ -39,6 +40,7 @@ DEFAULTS: dict[str, Any] = {
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
     "budgets": {},
+    "clusters": "none",
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -92,6 +94,7 @@ class GateSpec:
     limits: OutcomeLimits
     fail_on: frozenset[str]
     budgets: tuple[Budget, ...] = ()
+    clusters: Clusters = "none"  # `template`: the significance rule counts each template once
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -249,6 +252,9 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
                 line=lines.line(where),
             )
         )
+    clusters = data["clusters"]
+    if clusters not in ("none", "template"):
+        raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
 
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
@@ -264,6 +270,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         limits=OutcomeLimits(fn_max, tuple(rules), share),
         fail_on=frozenset(fail_on),
         budgets=tuple(budgets),
+        clusters="template" if clusters == "template" else "none",
         digest=digest,
         source=path,
     )
