@@ -35,14 +35,14 @@ def test_the_agent_suite_as_junit(capsys: pytest.CaptureFixture[str]) -> None:
     cases = suite.findall("testcase")
     assert len(cases) == 201  # 200 cases and the verdict
     failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
-    broke = {"case-012", "case-040", "case-061", "case-084", "case-109", "case-127"}
+    broke = {"case-012", "case-061", "case-062", "case-109", "case-127", "case-183"}
     assert broke < set(failed) and len(failed) == 9 + 1
     assert failed["verdict"].get("type") == "INCONCLUSIVE"
     assert (
-        failed["case-084"].get("message")
+        failed["case-062"].get("message")
         == "pass -> fail; worst outcome in the candidate: a failed check"
     )
-    assert "task_completed: baseline 3/3 passed; candidate 0/3 passed" in failed["case-084"].text
+    assert "task_completed: baseline 3/3 passed; candidate 0/3 passed" in failed["case-062"].text
     skipped = {
         c.get("name"): c.find("skipped").get("message")
         for c in cases
