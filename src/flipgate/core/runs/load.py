@@ -3,7 +3,8 @@
 A run becomes three polars frames:
 
 - `reps`: one row per (case, rep) with status, safety, template, output, second metrics, the
-  source `line`, and `extra` (the row's other fields as JSON text, shown in the drill-down);
+  source `line`, `messages` (the trajectory as JSON text, see `turns`) and `extra` (the row's
+  other fields as JSON text, shown in the drill-down);
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
@@ -29,6 +30,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import load_yaml
+from flipgate.core.runs.turns import calls_flagged, messages_flagged, messages_problem
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -49,13 +51,14 @@ KNOWN_FIELDS = frozenset(
         "infra",
         "output",
         "reasons",
+        "messages",
         *METRICS,
     }
 )
 SIDES = ("expected", "actual")  # the two labels of a decision
 SUITES = ("smoke", "full")
-# What the verdict is computed from; outputs, reasons and extra fields are only shown.
-GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons"})
+# What the verdict is computed from; outputs, reasons, trajectories and extra fields are only shown.
+GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons", "messages"})
 
 Progress = Callable[[str], None]
 
@@ -69,6 +72,7 @@ REPS_SCHEMA = {
     "template": pl.String,
     "output": pl.String,
     **dict.fromkeys(METRICS, pl.Float64),
+    "messages": pl.String,
     "extra": pl.String,
 }
 DECISIONS_SCHEMA = {
@@ -462,6 +466,8 @@ def _schema_problem(schema: pl.Schema) -> tuple[str, str] | None:
             dtype = schema[name]
             ok = one_of(dtype, _STRINGY) or _struct_of(dtype, _STRINGY)
             rules[name] = (ok, "must be a label or a mapping rule -> label")
+    if "messages" in schema:
+        rules["messages"] = (_turns_type_ok(schema["messages"]), "must be a list of turns")
     if "passed" in schema:
         dtype = schema["passed"]
         ok = one_of(dtype, (pl.Boolean, pl.Null)) or _struct_of(dtype, (pl.Boolean, pl.Null))
@@ -470,6 +476,54 @@ def _schema_problem(schema: pl.Schema) -> tuple[str, str] | None:
         if not ok:
             return name, message
     return None
+
+
+def _turns_type_ok(dtype: pl.DataType) -> bool:
+    """A trajectory as Arrow reads it: a list of turn structs whose text fields are strings and
+    whose calls are structs with a string name (`turns.messages_problem` checks the values)."""
+    if isinstance(dtype, pl.Null):
+        return True
+    if not isinstance(dtype, pl.List) or not isinstance(dtype.inner, pl.Struct):
+        return False
+    fields = {f.name: f.dtype for f in dtype.inner.fields}
+    if "role" not in fields or not isinstance(fields["role"], pl.String):
+        return False
+    texts = ("content", "tool_call_id", "name", "error")
+    if any(not isinstance(fields[n], _STRINGY) for n in texts if n in fields):
+        return False
+    calls = fields.get("tool_calls")
+    if calls is None or isinstance(calls, pl.Null):
+        return True
+    if not isinstance(calls, pl.List) or not isinstance(calls.inner, pl.Struct):
+        return False
+    call = {f.name: f.dtype for f in calls.inner.fields}
+    arguments = call.get("arguments", pl.Null())
+    return (
+        isinstance(call.get("name"), pl.String)
+        and isinstance(call.get("id", pl.Null()), _STRINGY)
+        and isinstance(arguments, pl.Struct | pl.Null)
+    )
+
+
+def _turns_as_json(df: pl.DataFrame, path: Path) -> pl.Expr:
+    """The trajectory column as JSON text, after the value checks its types cannot show.
+
+    Arrow gives every turn (and every call's arguments) the union of the fields seen on any line,
+    so a field a turn lacks comes back as null: readers of the text treat null as absent.
+    """
+    if "messages" not in df.columns or isinstance(df.schema["messages"], pl.Null):
+        return pl.lit(None, pl.String).alias("messages")
+    flagged = messages_flagged()
+    inner = df.schema["messages"].inner  # type: ignore[attr-defined]
+    if any(f.name == "tool_calls" and not isinstance(f.dtype, pl.Null) for f in inner.fields):
+        flagged = flagged | calls_flagged()
+    hits = df.filter(flagged)
+    if hits.height:
+        row = hits.sort("line").row(0, named=True)
+        field, message = messages_problem(row["messages"]) or ("messages", "not a list of turns")
+        raise InputError(path, message, line=row["line"], field=field)
+    turns = pl.col("messages").list.eval(pl.element().struct.json_encode()).list.join(",")
+    return (pl.lit("[") + turns + pl.lit("]")).alias("messages")
 
 
 def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr]:
@@ -497,8 +551,9 @@ def _frames_from_columns(
         *[
             (pl.col(name) if name in df.columns else pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in REPS_SCHEMA.items()
-            if name not in ("case", "rep", "line", "extra")
+            if name not in ("case", "rep", "line", "messages", "extra")
         ],
+        _turns_as_json(df, path),
         extra.alias("extra"),
     ).with_columns(pl.col("status").fill_null("ok"), pl.col("safety").fill_null(False))
 
@@ -628,6 +683,10 @@ def _frames_from_records(
             ):
                 raise bad(name, f"must be a number, not {value!r}")
             metrics[name] = None if value is None else float(value)
+        messages = record.get("messages")
+        problem = messages_problem(messages)
+        if problem:
+            raise bad(*problem)
         extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
 
         expected = _as_rule_map(
@@ -669,6 +728,7 @@ def _frames_from_records(
             ("template", record.get("template")),
             ("output", record.get("output")),
             *metrics.items(),
+            ("messages", None if messages is None else json.dumps(messages, ensure_ascii=False)),
             ("extra", json.dumps(extra, ensure_ascii=False) if extra else None),
         ):
             reps[name].append(value)
