@@ -5,7 +5,7 @@
     table      one row per red case, with its display text precomputed, so that filtering,
                sorting and searching are vectorised polars work on 100,000 rows
     detail     one case: its decisions and checks rule by rule across the repetitions of both
-               arms, its stored outputs, second metrics and extra fields
+               arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs as unified or side-by-side lines (difflib)
 
 Pure functions over a `Comparison`: no terminal, no textual. The app only shows what these return.
@@ -24,6 +24,7 @@ import polars as pl
 from flipgate.core.gate.compare import ARMS, FLIPS, PREFIX, SEVERITY, Comparison
 from flipgate.core.gate.outcomes import severity_name
 from flipgate.core.runs.load import METRICS
+from flipgate.present.trajectory import Alignment, align, parse_turns
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -65,8 +66,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("safety", "safety_shown", "safety"),
     ("flaky", "flaky_shown", "flaky"),
     ("template", "template_shown", "template"),
-    ("wrong b", "base_wrong", "wrong_baseline"),
-    ("wrong c", "cand_wrong", "wrong"),
+    # wrong decisions in each arm: not the cells b and c, which count cases
+    ("base wrong", "base_wrong", "wrong_baseline"),
+    ("cand wrong", "cand_wrong", "wrong"),
     ("cost Δ", "cost_shown", "cost"),
 )
 
@@ -368,6 +370,7 @@ class RepDetail:
     infra: str | None
     passed: bool | None  # None for infra
     output: str | None
+    messages: str | None  # the trajectory as the run stores it (JSON text), parsed when shown
     metrics: dict[str, float | None]
     extra: dict[str, Any]
 
@@ -388,6 +391,18 @@ class CaseDetail:
 
     def rep(self, arm: str, index: int) -> RepDetail | None:
         return self.arms[arm][index]
+
+    @property
+    def has_trajectories(self) -> bool:
+        return any(r is not None and r.messages for reps in self.arms.values() for r in reps)
+
+    def trajectory(self, index: int) -> Alignment:
+        """Both arms' turns of repetition `index`, aligned."""
+        base, cand = (self.rep(arm, index) for arm in ARMS)
+        return align(
+            parse_turns(base.messages if base else None),
+            parse_turns(cand.messages if cand else None),
+        )
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:
@@ -432,6 +447,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
                 infra=r["infra"],
                 passed=passed[arm].get(r["rep"]),
                 output=r["output"],
+                messages=r.get("messages"),
                 metrics={m: r[m] for m in METRICS},
                 extra=_parse_extra(r["extra"]),
             )

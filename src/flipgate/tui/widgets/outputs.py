@@ -2,7 +2,9 @@
 repetition's second metrics and extra fields.
 
 Outputs are model text: untrusted, shown through `literal` (no markup, control characters made
-visible). The diff marks lines with `-` (baseline only) and `+` (candidate only) as well as colour.
+visible); one that parses as JSON is indented, and diffed so, one value per line. The diff marks
+lines with `-` (baseline only) and `+` (candidate only) as well as colour. Every text goes through
+`LinesView`, which paints only the lines on screen: a 240 KB output scrolls like a short one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from typing import Literal
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,8 +23,10 @@ from textual.widgets import Static
 from flipgate.core.gate.compare import ARMS
 from flipgate.core.runs.load import METRICS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
+from flipgate.present.trajectory import readable
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, metric
+from flipgate.tui.widgets.lines import LinesView, Row
 
 Mode = Literal["outputs", "unified", "side-by-side"]
 MODES: tuple[Mode, ...] = ("outputs", "unified", "side-by-side")
@@ -36,39 +41,45 @@ def rep_title(arm: str, rep: RepDetail | None) -> str:
 
 
 def output_text(rep: RepDetail | None, palette: Palette) -> Text:
+    """The output as stored, indented when it is JSON; every character literal."""
     if rep is None or rep.output is None:
         return Text("no stored output", style=palette.muted)
     if rep.output == "":
         return Text("(empty output)", style=palette.muted)
-    return literal(rep.output)
+    return shown(readable(rep.output) or "")
 
 
-def unified(baseline: str | None, candidate: str | None, palette: Palette) -> Text:
-    lines = unified_diff(baseline, candidate)
-    if not lines:
-        return Text("the two outputs are identical", style=palette.muted)
-    style = {"+": palette.added, "-": palette.removed, "@": palette.hunk, " ": palette.muted}
-    out = Text()
-    for line in lines:
-        marker = "" if line.tag == "@" else f"{line.tag} "
-        out.append_text(literal(f"{marker}{line.text}", style[line.tag]))
-        out.append("\n")
-    out.rstrip()
+def shown(text: str, style: str | Style = "") -> Text:
+    """Untrusted text as it sits in a column: literal, tabs expanded to where they would stop."""
+    out = literal(text, style)
+    out.expand_tabs()
     return out
 
 
-def side_by_side_table(baseline: str | None, candidate: str | None, palette: Palette) -> Table:
-    table = Table(expand=True, show_edge=False, pad_edge=False, show_lines=False)
-    table.add_column("- baseline", ratio=1, overflow="fold")
-    table.add_column("+ candidate", ratio=1, overflow="fold")
-    for row in side_by_side(baseline, candidate):
+def unified_rows(baseline: str | None, candidate: str | None, palette: Palette) -> list[Row]:
+    lines = unified_diff(readable(baseline), readable(candidate))
+    if not lines:
+        return [(Text("the two outputs are identical", style=palette.muted),)]
+    style = {"+": palette.added, "-": palette.removed, "@": palette.hunk, " ": palette.muted}
+    return [
+        (shown(line.text if line.tag == "@" else f"{line.tag} {line.text}", style[line.tag]),)
+        for line in lines
+    ]
+
+
+def side_by_side_rows(baseline: str | None, candidate: str | None, palette: Palette) -> list[Row]:
+    header = (Text("- baseline", style="bold"), Text("+ candidate", style="bold"))
+    rows: list[Row] = [header]
+    for row in side_by_side(readable(baseline), readable(candidate)):
         if row.tag == "equal":
-            table.add_row(literal(row.left, palette.muted), literal(row.right, palette.muted))
+            rows.append(
+                (shown(row.left or "", palette.muted), shown(row.right or "", palette.muted))
+            )
             continue
-        left = literal(f"- {row.left}", palette.removed) if row.left is not None else Text("")
-        right = literal(f"+ {row.right}", palette.added) if row.right is not None else Text("")
-        table.add_row(left, right)
-    return table
+        left = shown(f"- {row.left}", palette.removed) if row.left is not None else None
+        right = shown(f"+ {row.right}", palette.added) if row.right is not None else None
+        rows.append((left, right))
+    return rows
 
 
 def facts_table(detail: CaseDetail, focus: int, palette: Palette) -> RenderableType:
@@ -129,29 +140,27 @@ class OutputsView(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="pair"):
             for arm in ARMS:
-                yield Static(id=f"out-{arm}", classes="output")
-        yield Static(id="diff")
+                yield LinesView(id=f"out-{arm}", classes="output")
+        yield LinesView(id="diff")
 
     def show(self, detail: CaseDetail, focus: int, mode: Mode) -> None:
         palette = Palette.of(self.app)
         reps = {arm: detail.rep(arm, focus) for arm in ARMS}
         self.query_one("#pair").display = mode == "outputs"
-        diff = self.query_one("#diff", Static)
+        diff = self.query_one("#diff", LinesView)
         diff.display = mode != "outputs"
         if mode == "outputs":
             for arm, rep in reps.items():
-                panel = self.query_one(f"#out-{arm}", Static)
+                panel = self.query_one(f"#out-{arm}", LinesView)
                 panel.border_title = rep_title(arm, rep)
-                panel.update(output_text(rep, palette))
+                panel.show([(output_text(rep, palette),)])
             return
         base, cand = (r.output if r else None for r in reps.values())
         diff.border_title = f"diff of rep {detail.reps[focus]}: - baseline, + candidate ({mode})"
-        body = (
-            unified(base, cand, palette)
-            if mode == "unified"
-            else side_by_side_table(base, cand, palette)
-        )
-        diff.update(body)
+        if mode == "unified":
+            diff.show(unified_rows(base, cand, palette))
+        else:
+            diff.show(side_by_side_rows(base, cand, palette), columns=2)
 
 
 class RepFacts(Static):
