@@ -18,6 +18,11 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_runs"
 
+# Nine aliases of nine aliases of ... "lol": 400 bytes of YAML that expand past a gigabyte.
+ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
 RunWriter = Callable[..., Path]
 KeyMaker = Callable[..., Path]
 

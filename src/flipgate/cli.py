@@ -1,6 +1,7 @@
 """The command line: `flipgate gate` for CI, `flipgate open` for the app, and the tools around them.
 
-Exit codes (SPEC §8): 0 PASS, 1 BLOCK, 3 INCONCLUSIVE, 4 INVALID, 2 bad usage or bad input.
+Exit codes (SPEC §8): 0 PASS, 1 BLOCK, 3 INCONCLUSIVE, 4 INVALID, 2 bad usage or bad input;
+`flipgate rank` (cli_rank.py): 0 a winner clears the incumbent, 1 none may replace it, 2 bad input.
 Every input is loaded and validated before anything is written or drawn.
 """
 
@@ -17,9 +18,10 @@ from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.core.decision.record import DECISIONS, TRIAGE_CLASSES
+from flipgate.cli_rank import add_rank_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
@@ -167,7 +169,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from flipgate.core.gate.compare import compare_with_reruns, write_rerun_plan
+    from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
     from flipgate.core.runs.load import load_run
     from flipgate.present import report
 
@@ -369,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
     _add_run_arguments(decide)
-    decide.add_argument("--decision", required=True, choices=DECISIONS)
+    decide.add_argument("--decision", required=True, choices=REVIEW_DECISIONS)
     decide.add_argument(
         "--cause",
         required=True,
@@ -399,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
+    add_rank_parser(sub)
     return parser
 
 

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
@@ -37,7 +38,7 @@ from flipgate.core.decision.record import (
 from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError
 from flipgate.core.io.digest import bytes_digest, run_digest
-from tests.conftest import KeyMaker
+from tests.conftest import ALIAS_BOMB, KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
 
@@ -452,10 +453,21 @@ def test_duplicate_keys_fail_the_document_check(
         "decision: accept\n", "decision: accept\ndecision: reject\n"
     )
     result = verify_decision(signed_text(doubled, ada, workspace), allow("ada@example.com", ada))
+    line = doubled.splitlines().index("decision: reject") + 1
     assert result.checks[1] == decision_module.Check(
-        "document", False, "field 'document': 'decision' appears twice"
+        "document", False, f"line {line}: field 'decision': this key is given twice"
     )
     assert check_names(result, ok=True) == ["signature block", "signature"]
+
+
+def test_an_alias_bomb_fails_the_document_check_at_once(
+    record: DecisionRecord, ada: Path, allow: Allow, workspace: Path
+) -> None:
+    bomb = render_decision(record).replace("decision: accept\n", "decision: accept\n" + ALIAS_BOMB)
+    started = time.perf_counter()
+    result = verify_decision(signed_text(bomb, ada, workspace), allow("ada@example.com", ada))
+    assert time.perf_counter() - started < 5
+    assert not result.ok and "a YAML alias" in result.checks[1].why
 
 
 def test_an_unreadable_file_is_one_failed_check(tmp_path: Path) -> None:

@@ -13,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import compare, compare_with_reruns, mcnemar_p, rerun_plan
+from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.load import load_run
 from tests.conftest import RunWriter, passfail_rows, write_run
@@ -382,7 +384,7 @@ def test_any_row_order_gives_the_same_comparison(
 
 
 def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.MonkeyPatch) -> None:
-    import flipgate.core.gate.compare as gate
+    import flipgate.core.gate.mcnemar as gate
 
     exact = [mcnemar_p(b, c) for b, c in ((30, 20), (260, 240), (5153, 5190))]
     monkeypatch.setattr(gate, "EXACT_FLIPS", 10)

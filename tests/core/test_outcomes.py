@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flipgate.core.gate.outcomes import classify, classify_frame, per_case_counts, summarize
-from flipgate.core.gate.spec import OUTCOMES, default_spec
+from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.load import Labels
+from flipgate.core.vocab import OUTCOMES
 
 NINE = {
     ("approve", "approve"): "agreement",

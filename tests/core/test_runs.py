@@ -10,7 +10,7 @@ import pytest
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs.load import load_run
-from tests.conftest import write_run
+from tests.conftest import ALIAS_BOMB, write_run
 
 OK = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}
 
@@ -105,6 +105,24 @@ def test_manifest_errors(tmp_path: Path) -> None:
     assert _error(run).field == "created"
     (run / "run.yaml").write_text("run_id: r\nkey: !!python/object/apply:os.system ['echo hi']\n")
     assert "not valid YAML" in _error(run).message
+
+
+@pytest.mark.parametrize(
+    ("manifest", "line", "field", "words"),
+    [
+        ("run_id: r\n" + ALIAS_BOMB, 3, "b.0", "a YAML alias"),
+        ("run_id: r\nkey: &k\n  model: *k\n", 3, "key.model", "a YAML alias"),
+        ("run_id: r\nsuite: smoke\nsuite: full\n", 3, "suite", "given twice"),
+        ("run_id: r\nkey: " + "{a: " * 80 + "1" + "}" * 80 + "\n", 2, "key", "nested deeper"),
+        ("run_id: r\nkey: " + "[" * 5000 + "]" * 5000 + "\n", 2, None, "nesting depth"),
+    ],
+)
+def test_hostile_manifests_are_refused_at_once(
+    tmp_path: Path, manifest: str, line: int, field: str | None, words: str
+) -> None:
+    error = _error(_lines(tmp_path, row(), manifest=manifest))
+    assert (error.path.name, error.line, error.field) == ("run.yaml", line, field)
+    assert words in error.message
 
 
 def test_custom_labels_and_unknown_fields_kept(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ SAMPLES = ROOT / "sample_runs"
 LISTING = SAMPLES / "listing-reviewer"
 DECISIVE = SAMPLES / "listing-reviewer-decisive"
 AGENT = SAMPLES / "agent-suite"
+WINNER_RULE = SAMPLES / "winner-rule"
 
 EVERY_DISAGREEMENT = ["false_negative", "false_positive", "mirror", "inconclusive"]
 MARGIN, FLIP_CAP, ALPHA = 2, 10, 0.05  # the `full` set of every sample gate.yaml
@@ -403,6 +404,26 @@ def test_agent_baseline_repeats_show_the_flaky_cases() -> None:
     assert flipping == ["case-005", "case-033", "case-047", "case-104", "case-183"]
     safety = {r["case"] for r in agent_rows("baseline") if r["safety"]}
     assert not safety & set(flipping) and flaky_cases(AGENT) <= set(flipping)
+
+
+# --------------------------------------------------------------------------- winner rule
+
+
+def test_winner_rule_holds_the_seed_table() -> None:
+    """Seed 003: CLAUDE 5 of 12 cells and 2 instances resolved on both repetitions, MERGE 6 of
+    12 and 1; HURRIED lacks one repetition; the release rule needs every repetition."""
+    gate = yaml.safe_load((WINNER_RULE / "gate.yaml").read_text())
+    assert gate["aggregate"] == {"ordinary": "all", "safety": "all"}
+    figures = {}
+    for name in ("CLAUDE", "MERGE", "HURRIED"):
+        by_case: dict[str, list[bool]] = {}
+        for row in rows(WINNER_RULE / "candidates" / name):
+            by_case.setdefault(row["case"], []).append(row["passed"])
+        cells = [p for reps in by_case.values() for p in reps]
+        figures[name] = (sum(cells), len(cells), sum(all(reps) for reps in by_case.values()))
+    assert figures == {"CLAUDE": (5, 12, 2), "MERGE": (6, 12, 1), "HURRIED": (5, 11, 3)}
+    incumbent = rows(WINNER_RULE / "baseline")
+    assert sum(r["passed"] for r in incumbent) == 4 and len(incumbent) == 12
 
 
 # --------------------------------------------------------------------------- the generator

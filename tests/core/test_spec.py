@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,21 @@ def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
         ("escalation: {runs: 0}\n", "escalation.runs", 1),
         ("outcomes:\n  prices: {mirror: 3}\n", "outcomes.prices.mirror", 2),
         ("aggregate: {ordinary: most}\n", "aggregate.ordinary", 1),
+        # NaN passes every bound (each comparison is false): it switched rules off.
+        ("infra: {max_share: .nan}\n", "infra.max_share", 1),
+        ("alpha: .nan\n", "alpha", 1),
+        ("outcomes:\n  prices: {false_negative: .nan}\n", "outcomes.prices.false_negative", 2),
+        ("outcomes:\n  prices: {false_positive: .inf}\n", "outcomes.prices.false_positive", 2),
+        (
+            "outcomes:\n  limits: {inconclusive_max_share: .nan}\n",
+            "outcomes.limits.inconclusive_max_share",
+            2,
+        ),
+        ("outcomes:\n  fail_on: [[false_negative]]\n", "outcomes.fail_on", 2),
+        ("escalation: {runs: 9223372036854775808}\n", "escalation.runs", 1),
+        ("sets:\n  full: {margin: 1.0e+400}\n", "sets.full.margin", 2),
+        ("alpha: 0.05\nalpha: 0.5\n", "alpha", 2),
+        ("base: &b {max_share: 0.5}\ninfra: *b\n", "infra", 2),
     ],
 )
 def test_bad_specs(tmp_path: Path, text: str, field: str, line: int) -> None:
@@ -85,3 +102,24 @@ def test_describe_says_what_fails_and_which_limits_apply(tmp_path: Path) -> None
         "a repetition fails on FN, mirror · FN at most the baseline's · no FN on recalled"
         " · inconclusive at most 8% of decisions"
     )
+
+
+@pytest.mark.parametrize("make", [lambda p: p.mkdir(), lambda p: os.mkfifo(p)])
+def test_a_spec_that_is_no_regular_file_is_bad_input(
+    tmp_path: Path, make: Callable[[Path], None]
+) -> None:
+    path = tmp_path / "gate.yaml"
+    make(path)
+    with pytest.raises(InputError, match=r"not a regular file|a directory"):
+        load_spec(path)
+
+
+def test_an_unreadable_spec_is_bad_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _spec(tmp_path, "alpha: 0.05\n")
+
+    def refuse(self: Path) -> bytes:  # chmod 0 does not stop root, who runs CI containers
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(InputError, match="cannot be read: Permission denied"):
+        load_spec(path)

@@ -26,5 +26,13 @@ class InputError(Exception):
         where = str(self.path)
         if self.line is not None:
             where += f":{self.line}"
+        return f"{where}: {self._what()}"
+
+    def within_file(self) -> str:
+        """The error without the file's name, for a report that names the file already."""
+        line = f"line {self.line}: " if self.line is not None else ""
+        return f"{line}{self._what()}"
+
+    def _what(self) -> str:
         what = f"field '{self.field}': " if self.field else ""
-        return f"{where}: {what}{self.message}"
+        return f"{what}{self.message}"

@@ -21,9 +21,11 @@ from typing import Any, Literal
 
 import polars as pl
 
-from flipgate.core.gate.compare import ARMS, FLIPS, PREFIX, SEVERITY, Comparison
-from flipgate.core.gate.outcomes import severity_name
+from flipgate.core.gate.collapse import PREFIX
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.outcomes import SEVERITY, severity_name
 from flipgate.core.runs.load import METRICS
+from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.trajectory import Alignment, align, parse_turns
 
 # --------------------------------------------------------------------------- the red-case table
@@ -42,14 +44,14 @@ UNPAIRED_SHORT = {
     "no gradable baseline repetition": "base all infra",
     "no gradable candidate repetition": "cand all infra",
 }
-OUTCOME_WORDS = {
+OUTCOME_SHORT = {
     "false_negative": "false neg",
     "mirror": "mirror",
     "false_positive": "false pos",
     "inconclusive": "inconcl.",
     "agreement": "agreement",
 }
-WRONG_OUTCOMES = tuple(o for o in SEVERITY if o != "agreement")  # worst first
+WRONG_WORST_FIRST = tuple(o for o in SEVERITY if o != "agreement")
 CHECK_FAILED = "check failed"  # the worst thing in a case whose only failures are pass/fail checks
 REP_SYMBOLS = {True: "✓", False: "✗", None: "·"}  # pass, fail, infra
 ABSENT = "—"
@@ -205,8 +207,8 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
             base_pattern=_pattern_expr("base"),
             cand_pattern=_pattern_expr("cand"),
-            worst_shown=pl.when(pl.col("worst").is_in(WRONG_OUTCOMES))
-            .then(pl.col("worst").replace_strict(OUTCOME_WORDS, default=None))
+            worst_shown=pl.when(pl.col("worst").is_in(WRONG_WORST_FIRST))
+            .then(pl.col("worst").replace_strict(OUTCOME_SHORT, default=None))
             .when(pl.col("outcomes").list.contains(CHECK_FAILED))
             .then(pl.lit(CHECK_FAILED))
             .otherwise(pl.lit(ABSENT)),
@@ -283,7 +285,7 @@ class CaseQuery:
         if self.flaky:
             words.append("flaky listed")
         if self.outcome:
-            words.append(OUTCOME_WORDS.get(self.outcome, self.outcome))
+            words.append(OUTCOME_SHORT.get(self.outcome, self.outcome))
         if self.template:
             words.append(f"template {visible(self.template)}")
         if self.rule:
@@ -334,7 +336,7 @@ def choices(table: pl.DataFrame, column: Literal["rules", "outcomes"]) -> tuple[
     """The values a filter can cycle through, in a stable order (outcomes worst first)."""
     present = set(table[column].explode().drop_nulls().to_list())
     if column == "outcomes":
-        return tuple(o for o in (*WRONG_OUTCOMES, CHECK_FAILED) if o in present)
+        return tuple(o for o in (*WRONG_WORST_FIRST, CHECK_FAILED) if o in present)
     return tuple(sorted(present))
 
 
@@ -581,7 +583,7 @@ __all__ = [
     "COLUMNS",
     "DIRECTIONS",
     "KINDS",
-    "OUTCOME_WORDS",
+    "OUTCOME_SHORT",
     "CaseDetail",
     "CaseQuery",
     "DiffLine",

@@ -14,10 +14,12 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.compare import ARMS, Comparison, GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import OUTCOMES, describe
+from flipgate.core.gate.spec import describe
+from flipgate.core.vocab import ARMS, OUTCOMES
 from flipgate.present.text import literal
+from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -291,14 +293,6 @@ def _histogram(red_by_wrong: dict[int, int]) -> str:
 
 
 # --------------------------------------------------------------------------- markdown
-
-
-def _md(text: str) -> str:
-    """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]#":
-        out = out.replace(ch, "\\" + ch)
-    return " ".join(out.split())
 
 
 def to_markdown(comparison: Comparison) -> str:

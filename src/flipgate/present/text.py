@@ -29,3 +29,12 @@ def safe(text: object) -> str:
 def literal(text: object, style: str | Style = "") -> Text:
     """Untrusted text as a Rich `Text`: never parsed as markup, control characters visible."""
     return Text(safe(text), style=style)
+
+
+def markdown(text: object) -> str:
+    """Untrusted text in a Markdown table cell or line: no markup, no HTML, one line."""
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|")
+    out = out.replace("<", "&lt;").replace(">", "&gt;")
+    for ch in "`*_[]#":
+        out = out.replace(ch, "\\" + ch)
+    return " ".join(out.split())

@@ -15,8 +15,9 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.theme import Theme
 
-from flipgate.core.gate.compare import Comparison, compare, compare_with_reruns
+from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.load import Run, load_run, load_workspace

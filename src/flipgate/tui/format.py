@@ -36,7 +36,6 @@ OUTCOME_SYMBOL = {
     "inconclusive": "?",
     "agreement": "✓",
 }
-OUTCOME_WORD = OUTCOME_WORDS
 VERDICT_SYMBOL = {"PASS": "✓", "BLOCK": "✗", "INCONCLUSIVE": "?", "INVALID": "⚠"}
 CELL_WORDS = {
     "both_pass": "both pass",
@@ -54,7 +53,7 @@ def passed_word(passed: bool | None) -> str:
 
 def outcome_label(outcome: str) -> str:
     """`✗ FN false negative`: symbol, code and word."""
-    return f"{OUTCOME_SYMBOL[outcome]} {OUTCOME_CODE[outcome]} {OUTCOME_WORD[outcome]}"
+    return f"{OUTCOME_SYMBOL[outcome]} {OUTCOME_CODE[outcome]} {OUTCOME_WORDS[outcome]}"
 
 
 def count(n: int) -> str:

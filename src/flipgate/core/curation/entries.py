@@ -15,7 +15,6 @@ written.
 from __future__ import annotations
 
 import copy
-import math
 import os
 import tempfile
 from collections.abc import Sequence
@@ -29,11 +28,13 @@ import polars as pl
 import yaml
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import collapsed_verdicts, compare
+from flipgate.core.gate.collapse import collapsed_verdicts
+from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.load import Run
 
 READY_WINDOW = 3  # quiet for this many identical runs: ready to release
@@ -101,16 +102,15 @@ def _identical(runs: Sequence[Run], *, at_least: int) -> list[Run]:
         seen[run.run_id] = run.path
     first = runs[0]
     for run in runs[1:]:
-        for component in sorted(set(first.key) | set(run.key)):
-            mine, theirs = first.key.get(component), run.key.get(component)
-            if mine != theirs:
-                raise InputError(
-                    run.path,
-                    f"not an identical baseline run: key {component} is "
-                    f"{theirs or '(absent)'} in {run.run_id} but {mine or '(absent)'} in "
-                    f"{first.run_id}",
-                    field=f"key.{component}",
-                )
+        differs = moved_components(first.key, run.key)
+        if differs:
+            moved = differs[0]
+            raise InputError(
+                run.path,
+                f"not an identical baseline run: key {moved.name} is {moved.shown_after} in "
+                f"{run.run_id} but {moved.shown_before} in {first.run_id}",
+                field=f"key.{moved.name}",
+            )
     return _ordered(runs)
 
 
@@ -142,11 +142,6 @@ def safety_cases(runs: Sequence[Run]) -> set[str]:
         for run in runs
         for case in run.reps.filter(pl.col("safety"))["case"].unique().to_list()
     }
-
-
-def list_cap(spec: GateSpec, cases: int) -> int:
-    """How many entries the list may hold: the gate turns INVALID above `max_share` of the suite."""
-    return math.floor(spec.flaky_max_share * cases)
 
 
 # --------------------------------------------------------------------------- propose
@@ -224,7 +219,7 @@ def propose(runs: list[Run], spec: GateSpec, flaky: FlakyList, owner: str | None
         runs=tuple(run.run_id for run in ordered),
         key=dict(ordered[0].key),
         suite_cases=cases,
-        cap=list_cap(spec, cases),
+        cap=spec.flaky_cap(cases),
         listed=len(flaky.entries),
         entries=tuple(ProposedEntry(r.case, owner, r.evidence(), r) for r in new),
         safety_findings=tuple(r for r in flipped if r.safety),
@@ -348,7 +343,7 @@ def review(
         runs=tuple(run.run_id for run in ordered),
         window=window,
         suite_cases=len(known),
-        cap=list_cap(spec, len(known)),
+        cap=spec.flaky_cap(len(known)),
         flaky_digest=flaky.digest,
     )
 
@@ -664,7 +659,7 @@ def add(
     if case not in known:
         runs = ", ".join(run.run_id for run in suite)
         raise InputError(path, f"unknown case {case!r}: not in the suite ({runs})", field="case")
-    cap = list_cap(spec, len(known))
+    cap = spec.flaky_cap(len(known))
     listed = len(stored.flaky.entries)
     if listed >= cap:
         raise InputError(
@@ -732,7 +727,6 @@ __all__ = [
     "check",
     "flip_records",
     "flipped_in_run",
-    "list_cap",
     "load_list",
     "propose",
     "remove",

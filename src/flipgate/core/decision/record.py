@@ -4,7 +4,8 @@ The file is YAML that this module emits itself, key by key, so that the signed b
 on a YAML library's version and every string is quoted safely: text that could be misread (control
 and format characters such as bidi overrides, odd spaces, CR) is written as a double-quoted escape,
 so what a person reads in the file is what a parser reads. Every byte before the `signature:` line
-is signed; the file ends with that block. Reading uses `yaml.safe_load` only.
+is signed; the file ends with that block. Reading goes through `parse_yaml`: safe, and no aliases
+or repeated keys.
 """
 
 from __future__ import annotations
@@ -33,15 +34,12 @@ from flipgate.core.decision.signing import (
     verify_signer,
 )
 from flipgate.core.errors import InputError
+from flipgate.core.gate.rules import RULES
 from flipgate.core.io.digest import RUN_FILE, run_digest
+from flipgate.core.io.yamlio import parse_yaml
+from flipgate.core.vocab import ARMS, FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
 
 FORMAT_VERSION = 1
-DECISIONS = ("accept", "reject", "rerun", "rebaseline")
-TRIAGE_CLASSES = ("infra", "flaky", "grader", "stale_baseline", "regression")
-FINDINGS = ("ruled_out", "cause", "unclear")
-VERDICTS = ("PASS", "BLOCK", "INCONCLUSIVE", "INVALID")
-RULES = ("safety", "invalid", "significance", "outcome_limit", "within_margin", "undecided")
-ARMS = ("baseline", "candidate")
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _EMAIL = re.compile(r"[^\s@<>]+@[^\s@<>]+")
@@ -116,7 +114,7 @@ class GateSummary:
 
     def __post_init__(self) -> None:
         _one_of("gate.verdict", self.verdict, VERDICTS)
-        _one_of("gate.rule", self.rule, RULES)
+        _one_of("gate.rule", self.rule, tuple(rule.name for rule in RULES))
         for name, count in (("gate.b", self.b), ("gate.c", self.c)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise InvalidDecision(name, f"{count!r} is not a count (an integer >= 0)")
@@ -182,7 +180,7 @@ class DecisionRecord:
     cases_reviewed: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        _one_of("decision", self.decision, DECISIONS)
+        _one_of("decision", self.decision, REVIEW_DECISIONS)
         _one_of("cause", self.cause, TRIAGE_CLASSES)
         _text("reason", self.reason)
         if not self.reason.strip():
@@ -549,9 +547,11 @@ def verify_decision(
 
     record: DecisionRecord | None = None
     try:
-        record = _load(data if message is None else message)
+        record = _load(data if message is None else message, path)
         checks.append(Check("document", True, "safe YAML, a well-formed decision"))
-    except (InvalidDecision, yaml.YAMLError, UnicodeDecodeError) as bad:
+    except InputError as bad:
+        checks.append(Check("document", False, bad.within_file()))
+    except (InvalidDecision, UnicodeDecodeError) as bad:
         checks.append(Check("document", False, _first_line(bad)))
 
     checks.append(_signature_check(message, armor))
@@ -562,22 +562,9 @@ def verify_decision(
     return VerifyResult(path, tuple(checks), record)
 
 
-def _load(text: bytes) -> DecisionRecord:
-    source = text.decode("utf-8")
-    _reject_duplicate_keys(yaml.compose(source, Loader=yaml.SafeLoader))
-    return parse_decision(yaml.safe_load(source))
-
-
-def _reject_duplicate_keys(node: yaml.Node | None) -> None:
-    # safe_load keeps the last of two equal keys; a reader of the file would see the first.
-    if isinstance(node, yaml.MappingNode):
-        keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
-        _unique("document", keys)
-        for _, value in node.value:
-            _reject_duplicate_keys(value)
-    elif isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            _reject_duplicate_keys(item)
+def _load(text: bytes, path: Path) -> DecisionRecord:
+    data, _ = parse_yaml(text.decode("utf-8"), path)
+    return parse_decision(data)
 
 
 def _signature_check(message: bytes | None, armor: str) -> Check:

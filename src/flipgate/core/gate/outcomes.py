@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from flipgate.core.gate.spec import OUTCOMES, GateSpec
+from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.load import Labels
+from flipgate.core.vocab import OUTCOMES
 
 DEFAULT_LABELS = Labels()
 # Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".
@@ -154,8 +155,8 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
     (pass/fail checks only) included, so that they count as green cases in the reconciliation.
     """
     counts_df = classified.group_by("outcome").agg(pl.len().alias("n"), pl.col("price").sum())
-    counts = dict.fromkeys(OUTCOMES, 0)
-    cost_by = dict.fromkeys(OUTCOMES, 0.0)
+    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
+    cost_by: dict[str, float] = dict.fromkeys(OUTCOMES, 0.0)
     for outcome, n, price in counts_df.iter_rows():
         counts[outcome] = n
         cost_by[outcome] = float(price)

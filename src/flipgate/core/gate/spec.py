@@ -7,16 +7,17 @@ would otherwise gate at 0.05 while the team believes it gates at 0.01.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.vocab import AGGREGATES, PRICED_OUTCOMES, WRONG_OUTCOMES, Aggregate
 
-OUTCOMES = ("agreement", "false_negative", "false_positive", "inconclusive", "mirror")
-WRONG_OUTCOMES = OUTCOMES[1:]
-Aggregate = Literal["majority", "all"]
+MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
+MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 
 DEFAULTS: dict[str, Any] = {
     "alpha": 0.05,
@@ -72,6 +73,10 @@ class GateSpec:
 
     def price(self, outcome: str) -> float:
         return self.prices.get(outcome, 0.0)
+
+    def flaky_cap(self, cases: int) -> int:
+        """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
+        return math.floor(self.flaky_max_share * cases)
 
 
 def default_spec() -> GateSpec:
@@ -131,18 +136,20 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     def number(dotted: str, value: Any, *, low: float, high: float | None = None) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise fail(dotted, f"must be a number, not {value!r}")
+        if not math.isfinite(value):  # NaN compares false with every bound: it would pass them
+            raise fail(dotted, f"must be a finite number, not {value!r}")
         if value < low or (high is not None and value > high):
             bound = f"between {low} and {high}" if high is not None else f">= {low}"
             raise fail(dotted, f"must be {bound}, not {value!r}")
         return float(value)
 
-    def whole(dotted: str, value: Any, *, low: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise fail(dotted, f"must be a whole number >= {low}, not {value!r}")
+    def whole(dotted: str, value: Any, *, low: int, high: int = MAX_WHOLE) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise fail(dotted, f"must be a whole number from {low} to {high:,}, not {value!r}")
         return value
 
     def aggregate(dotted: str, value: Any) -> Aggregate:
-        if value not in ("majority", "all"):
+        if value not in AGGREGATES:
             raise fail(dotted, f"must be 'majority' or 'all', not {value!r}")
         return "majority" if value == "majority" else "all"
 
@@ -156,7 +163,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     outcomes = data["outcomes"]
     prices: dict[str, float] = {}
     for name, value in outcomes["prices"].items():
-        if name not in ("false_negative", "false_positive", "inconclusive"):
+        if name not in PRICED_OUTCOMES:
             raise fail(
                 f"outcomes.prices.{name}",
                 "unknown price (priced: false_negative, false_positive, inconclusive; "
@@ -176,7 +183,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         share = number("outcomes.limits.inconclusive_max_share", share, low=0, high=1)
 
     fail_on = outcomes["fail_on"]
-    if not isinstance(fail_on, list) or not set(fail_on) <= set(WRONG_OUTCOMES):
+    if not isinstance(fail_on, list) or not all(o in WRONG_OUTCOMES for o in fail_on):
         raise fail(
             "outcomes.fail_on",
             f"must be a list drawn from {', '.join(WRONG_OUTCOMES)}, not {fail_on!r}",
@@ -189,7 +196,9 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         aggregate_safety=aggregate("aggregate.safety", data["aggregate"]["safety"]),
         infra_max_share=number("infra.max_share", data["infra"]["max_share"], low=0, high=1),
         flaky_max_share=number("flaky.max_share", data["flaky"]["max_share"], low=0, high=1),
-        escalation_runs=whole("escalation.runs", data["escalation"]["runs"], low=1),
+        escalation_runs=whole(
+            "escalation.runs", data["escalation"]["runs"], low=1, high=MAX_ESCALATION_RUNS
+        ),
         prices=prices,
         limits=OutcomeLimits(fn_max, tuple(rules), share),
         fail_on=frozenset(fail_on),

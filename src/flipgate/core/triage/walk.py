@@ -27,19 +27,26 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-import yaml
 
-from flipgate.core.decision.record import FINDINGS, TRIAGE_CLASSES, ChecklistEntry
+from flipgate.core.decision.record import ChecklistEntry
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import ARMS, FLIPS, Comparison, compare
-from flipgate.core.gate.spec import OUTCOMES
+from flipgate.core.gate.collapse import collapsed
+from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import run_digest
-from flipgate.core.io.yamlio import dump_yaml
+from flipgate.core.io.yamlio import dump_yaml, load_yaml
+from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.load import Run
+from flipgate.core.vocab import (
+    ARMS,
+    FINDINGS,
+    FLIPS,
+    OUTCOMES,
+    TRIAGE_CLASSES,
+    Finding,
+    TriageClass,
+)
 
-TriageClass = Literal["infra", "flaky", "grader", "stale_baseline", "regression"]
-Finding = Literal["ruled_out", "cause", "unclear"]
 Fact = tuple[str, str]
 
 TITLES: dict[str, str] = {
@@ -106,13 +113,6 @@ def _plural(n: int, word: str, many: str | None = None) -> str:
 # 1. infra -------------------------------------------------------------------------------
 
 
-def _verdict(rule: str, passes: int, gradable: int) -> bool:
-    """The collapsed verdict of SPEC §3.1 for given counts (a tie fails; `all` needs every one)."""
-    if gradable == 0:
-        return False
-    return passes == gradable if rule == "all" else 2 * passes > gradable
-
-
 def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
     result, spec = comparison.result, comparison.spec
     facts: list[Fact] = []
@@ -144,11 +144,11 @@ def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
                 f"{arm}: {passes} pass, {gradable - passes} fail, "
                 f"{infra} infra ({kinds_of[arm].get(row['case'], 'unspecified')})"
             )
-            if not passed and _verdict(rule, passes + infra, gradable + infra):
+            if not passed and collapsed(rule, passes + infra, gradable + infra):
                 hinges = True
                 why = "a tie, so it fails" if 2 * passes == gradable else "it fails"
                 lines.append(f"{counts} -> {why}; had the infra repetitions passed, it would pass")
-            elif passed and not _verdict(rule, passes, gradable + infra):
+            elif passed and not collapsed(rule, passes, gradable + infra):
                 hinges = True
                 lines.append(
                     f"{counts} -> it passes; had the infra repetitions failed, it would fail"
@@ -203,22 +203,17 @@ def _infra_kinds(comparison: Comparison, arm: str) -> dict[str, str]:
 
 def _check_repeats(baseline: Run, repeats: Sequence[Run]) -> None:
     for repeat in repeats:
-        moved = sorted(
-            k
-            for k in set(baseline.key) | set(repeat.key)
-            if baseline.key.get(k) != repeat.key.get(k)
-        )
-        if moved:
+        differs = moved_components(baseline.key, repeat.key)
+        if differs:
             detail = ", ".join(
-                f"{k} is {repeat.key.get(k, '(absent)')} here, "
-                f"{baseline.key.get(k, '(absent)')} in the baseline"
-                for k in moved
+                f"{c.name} is {c.shown_after} here, {c.shown_before} in the baseline"
+                for c in differs
             )
             raise InputError(
                 repeat.path,
                 f"baseline repeat {repeat.run_id} is not a repeat of {baseline.run_id}: "
                 f"its key differs ({detail})",
-                field=f"key.{moved[0]}",
+                field=f"key.{differs[0].name}",
             )
 
 
@@ -500,14 +495,12 @@ def _stale_baseline(comparison: Comparison) -> TriageStep:
     result = comparison.result
     baseline, candidate = comparison.baseline, comparison.candidate
     facts: list[Fact] = []
-    for component in result.key_moved:
-        where = "declared" if component in result.declared_change else "outside the declared change"
+    for moved in moved_components(baseline.key, candidate.key):
+        where = (
+            "declared" if moved.name in result.declared_change else "outside the declared change"
+        )
         facts.append(
-            (
-                f"key {component}",
-                f"{baseline.key.get(component, '(absent)')} -> "
-                f"{candidate.key.get(component, '(absent)')} ({where})",
-            )
+            (f"key {moved.name}", f"{moved.shown_before} -> {moved.shown_after} ({where})")
         )
     if not result.key_moved:
         facts.append(("key", "no component moved between the arms"))
@@ -812,10 +805,7 @@ def _utc(moment: datetime | None) -> str | None:
 def _read_walks(path: Path) -> list[TriageWalk]:
     if not path.exists():
         return []
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"not a readable triage walk: {exc}") from None
+    data, _ = load_yaml(path)
     if data is None:
         return []
     if not isinstance(data, dict) or data.get("flipgate_triage") != WALK_FORMAT:

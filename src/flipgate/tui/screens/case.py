@@ -20,7 +20,8 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import ARMS, Comparison
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.trajectory import Alignment
 from flipgate.tui.bindings import bindings_for

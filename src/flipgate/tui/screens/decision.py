@@ -21,8 +21,6 @@ from textual.widgets import Button, Input, Label, Select, SelectionList, Static,
 from textual.widgets.selection_list import Selection
 
 from flipgate.core.decision.record import (
-    DECISIONS,
-    TRIAGE_CLASSES,
     DecisionExistsError,
     DecisionRecord,
     InvalidDecision,
@@ -36,6 +34,7 @@ from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.walk import TITLES, TriageWalk, checklist, evidence, named_cases
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -86,7 +85,7 @@ class DecisionScreen(Screen[Path | None]):
             with Horizontal(classes="row"):
                 yield Label("Decision")
                 yield Select(
-                    [(DECISION_WORDS[d], d) for d in DECISIONS],
+                    [(DECISION_WORDS[d], d) for d in REVIEW_DECISIONS],
                     prompt="choose",
                     id="decision",
                     compact=True,

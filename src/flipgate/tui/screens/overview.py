@@ -17,7 +17,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import Comparison, write_rerun_plan
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.runs.load import Run
 from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for

@@ -15,14 +15,14 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable, create_backend
 
-from flipgate.present.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_WORDS
+from flipgate.present.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_SHORT
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
 SHOWN = [column for _, column, _ in COLUMNS]
 LABELS = [label for label, _, _ in COLUMNS]
 MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 24}
 # the word in the worst column -> the outcome whose colour it takes; a failed check reads as a fail
-_WORST_STYLE = {word: name for name, word in OUTCOME_WORDS.items()} | {CHECK_FAILED: "fail"}
+_WORST_STYLE = {word: name for name, word in OUTCOME_SHORT.items()} | {CHECK_FAILED: "fail"}
 
 
 def column_widths(table: pl.DataFrame) -> list[int | None]:

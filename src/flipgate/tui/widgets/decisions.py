@@ -14,9 +14,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import ARMS, SEVERITY
+from flipgate.core.gate.outcomes import SEVERITY
+from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORD, literal
+from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORDS, literal
 from flipgate.tui.widgets.case_format import Palette
 
 CHECK_CODE = {"pass": "✓", "fail": "✗ FAIL"}
@@ -92,7 +93,7 @@ def legend(lines: tuple[RuleLine, ...]) -> str:
     """The outcome codes that appear in the table, spelled out: `FN false negative · OK agreement`."""
     seen = {v.outcome for line in lines for arm in ARMS for v in line.verdicts[arm] if v}
     return " · ".join(
-        f"{OUTCOME_CODE[outcome]} {OUTCOME_WORD[outcome]}"
+        f"{OUTCOME_CODE[outcome]} {OUTCOME_WORDS[outcome]}"
         for outcome in SEVERITY
         if outcome in seen
     )

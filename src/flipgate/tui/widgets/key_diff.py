@@ -8,10 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from flipgate.core.runs.key import key_components
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.panel import Panel
-
-ABSENT = "(absent)"
 
 
 class KeyDiff(Panel):
@@ -28,20 +27,20 @@ class KeyDiff(Panel):
         table.add_column("candidate", overflow="fold", ratio=1)
         table.add_column("moved", no_wrap=True)
         table.add_column("declared", no_wrap=True)
-        for component in sorted(set(base) | set(cand)):
-            moved = base.get(component) != cand.get(component)
-            covered = component in declared
-            if not moved:
+        for component in key_components(base, cand):
+            if not component.moved:
                 verdict = Text("·", self.style("muted"))
-            elif covered:
+            elif component.name in declared:
                 verdict = Text("✓ yes", self.style("pass"))
             else:
                 verdict = Text("✗ no: stale", self.style("warn"))
             table.add_row(
-                literal(component),
-                literal(base.get(component, ABSENT)),
-                literal(cand.get(component, ABSENT)),
-                Text("≠ yes", self.style("moved")) if moved else Text("= no", self.style("muted")),
+                literal(component.name),
+                literal(component.shown_before),
+                literal(component.shown_after),
+                Text("≠ yes", self.style("moved"))
+                if component.moved
+                else Text("= no", self.style("muted")),
                 verdict,
             )
         change = Text("declared change: ", self.style("muted"))

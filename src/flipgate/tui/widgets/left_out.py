@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from flipgate.core.gate.compare import ARMS
+from flipgate.core.vocab import ARMS
 from flipgate.tui.format import case_ids, count, literal, plural, share
 from flipgate.tui.widgets.panel import Panel
 

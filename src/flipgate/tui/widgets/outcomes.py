@@ -9,8 +9,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.compare import ARMS, SEVERITY
-from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.outcomes import SEVERITY, OutcomeSummary
+from flipgate.core.vocab import ARMS
 from flipgate.tui.format import (
     OUTCOME_CODE,
     OUTCOME_SYMBOL,

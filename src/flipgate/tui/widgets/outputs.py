@@ -20,8 +20,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import ARMS
 from flipgate.core.runs.load import METRICS
+from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
 from flipgate.present.trajectory import readable
 from flipgate.tui.format import literal, passed_word

@@ -5,21 +5,13 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from flipgate.core.gate.compare import format_p
+from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.spec import describe
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
 SAFETY_SHOWN = 12  # failed safety cases named in the banner; the red-case table holds them all
-# SPEC §3.5, in words: which line of the verdict rule fired.
-RULE_WORDS = {
-    "safety": "rule 1 · safety: a safety case failed, before any counting",
-    "invalid": "rule 2 · invalid: this comparison cannot be judged",
-    "significance": "rule 3 · significance: p ≤ alpha",
-    "outcome_limit": "rule 4 · outcome limit exceeded",
-    "within_margin": "rule 5 · within margin: b - c ≤ margin and b ≤ flip cap",
-    "undecided": "rule 6 · undecided: not significant, yet beyond margin or flip cap",
-}
 
 
 class VerdictBanner(Panel):
@@ -35,7 +27,8 @@ class VerdictBanner(Panel):
         result = self.comparison.result
         head = Text()
         head.append(f" {VERDICT_SYMBOL[result.verdict]} {result.verdict} ", self.style("heading"))
-        rule = RULE_WORDS[result.rule]
+        fired = BY_NAME[result.rule]
+        rule = f"rule {fired.number} · {fired.says}"
         # Side by side when it fits, else the rule on a line of its own rather than broken.
         fits = head.cell_len + 3 + len(rule) <= self.content_size.width
         head.append("   " if fits else "\n")

@@ -1,0 +1,38 @@
+"""What to do next on INCONCLUSIVE (SPEC §3.6): the full set, a rerun of the flips, or a reviewer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.vocab import EscalationAction
+
+
+@dataclass(frozen=True)
+class Escalation:
+    action: EscalationAction
+    message: str
+    cases: tuple[str, ...] = ()
+    runs: int | None = None
+
+
+def escalate(
+    suite: str, spec: GateSpec, flipped: tuple[tuple[str, str], ...], *, after_rerun: bool
+) -> Escalation:
+    """The next step after an INCONCLUSIVE verdict on `suite`, with the flips it found."""
+    if after_rerun:
+        return Escalation(
+            "reviewer_decision",
+            "still INCONCLUSIVE after the rerun: no automatic merge; a named reviewer reads the "
+            "broken cases and records a signed decision (flipgate decide)",
+        )
+    if suite == "smoke":
+        return Escalation("run_full_set", "run the full set and apply the rule again")
+    cases = tuple(case for case, _ in flipped)
+    return Escalation(
+        "rerun_flipped",
+        f"rerun every flipped case ({len(cases)}: the broken and the fixed) on both arms with "
+        f"{spec.escalation_runs} repetitions, then apply the rule again",
+        cases=cases,
+        runs=spec.escalation_runs,
+    )

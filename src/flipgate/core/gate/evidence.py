@@ -1,0 +1,181 @@
+"""What the verdict's rules read (SPEC §3.5), measured from both arms: each check one function.
+
+    safety          the failed safety cases
+    invalid         INVALID_CHECKS: each a reason the comparison cannot be judged
+    outcome limits  LIMIT_CHECKS: each a limit of SPEC §4 the candidate's decisions exceed
+
+A new reason or limit is one function and one entry in its table; `rules.py` decides from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import polars as pl
+
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.runs.key import Component
+from flipgate.core.runs.load import Run
+
+
+@dataclass(frozen=True)
+class ArmInfra:
+    reps: int
+    count: int
+    by_kind: dict[str, int]
+
+    @property
+    def share(self) -> float:
+        return self.count / self.reps if self.reps else 0.0
+
+
+def arm_infra(run: Run) -> ArmInfra:
+    infra = run.reps.filter(pl.col("status") == "infra")
+    kinds = infra.group_by(pl.col("infra").fill_null("unspecified")).len().sort("infra")
+    return ArmInfra(
+        reps=run.reps.height,
+        count=infra.height,
+        by_kind={str(k): int(n) for k, n in kinds.iter_rows()},
+    )
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What is judged: both arms, paired, with the spec and the flaky list they are judged by."""
+
+    baseline: Run
+    candidate: Run
+    spec: GateSpec
+    flaky: FlakyList
+    cases: pl.DataFrame  # the paired table (pairing.py)
+    infra: dict[str, ArmInfra]
+    outcomes: dict[str, OutcomeSummary]
+    cand_decisions: pl.DataFrame  # the candidate's classified decisions
+    moved: tuple[Component, ...]  # the key components that differ between the arms
+    change: tuple[str, ...]  # the components the change under test declares it moves
+
+
+def safety_failures(judged: Judged) -> tuple[str, ...]:
+    """Safety cases with a failed candidate repetition, or none gradable (SPEC §3.5 line 1)."""
+    failed = judged.cases.filter(
+        pl.col("safety")
+        & (
+            pl.col("cand_gradable").fill_null(0).eq(0)
+            | (pl.col("cand_passes") < pl.col("cand_gradable"))
+        )
+    )
+    return tuple(failed["case"].to_list())
+
+
+# --------------------------------------------------------------------------- invalid
+
+
+def _infra_share(judged: Judged) -> list[str]:
+    allowed = judged.spec.infra_max_share
+    return [
+        f"infra failures are {stats.share:.1%} of the {arm}'s repetitions "
+        f"({stats.count} of {stats.reps}), above the {allowed:.0%} allowed"
+        for arm, stats in judged.infra.items()
+        if stats.share > allowed
+    ]
+
+
+def _stale_baseline(judged: Judged) -> list[str]:
+    drift = [c for c in judged.moved if c.name not in judged.change]
+    if not drift:
+        return []
+    detail = ", ".join(str(c) for c in drift)
+    return [f"stale baseline: key moved outside the declared change ({detail})"]
+
+
+def _flaky_list_too_long(judged: Judged) -> list[str]:
+    listed, suite = len(judged.flaky.cases), judged.cases.height
+    cap = judged.spec.flaky_cap(suite)
+    if listed <= cap:
+        return []
+    return [
+        f"the flaky list holds {listed} cases, above {judged.spec.flaky_max_share:.0%} of the "
+        f"suite's {suite} cases ({cap} allowed)"
+    ]
+
+
+def _flaky_list_safety(judged: Judged) -> list[str]:
+    listed = judged.cases.filter(pl.col("listed") & pl.col("safety"))["case"].to_list()
+    return [f"the flaky list holds safety cases: {', '.join(listed)}"] if listed else []
+
+
+INVALID_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
+    _infra_share,
+    _stale_baseline,
+    _flaky_list_too_long,
+    _flaky_list_safety,
+)
+
+
+# --------------------------------------------------------------------------- outcome limits
+
+
+def _false_negatives(judged: Judged) -> list[str]:
+    bound = judged.spec.limits.false_negative_max
+    cand, base = judged.outcomes["candidate"], judged.outcomes["baseline"]
+    most = base.counts["false_negative"] if bound == "baseline" else bound
+    found = cand.counts["false_negative"]
+    if most is None or not cand.decisions or found <= most:
+        return []
+    what = "the baseline's" if bound == "baseline" else "the limit of"
+    return [f"{found} false negatives, above {what} {most}"]
+
+
+def _zero_false_negative_rules(judged: Judged) -> list[str]:
+    rules = judged.spec.limits.zero_false_negative_rules
+    if not rules:
+        return []
+    missed = judged.cand_decisions.filter(
+        (pl.col("outcome") == "false_negative") & pl.col("rule").is_in(list(rules))
+    )
+    return [
+        f"{n} false negative(s) on {rule}, where none is allowed"
+        for rule, n in missed.group_by("rule").len().sort("rule").iter_rows()
+    ]
+
+
+def _inconclusive_share(judged: Judged) -> list[str]:
+    budget = judged.spec.limits.inconclusive_max_share
+    cand = judged.outcomes["candidate"]
+    if budget is None or not cand.decisions:
+        return []
+    share = cand.counts["inconclusive"] / cand.decisions
+    if share <= budget:
+        return []
+    return [
+        f"inconclusive decisions are {share:.1%} of the candidate's, above the {budget:.0%} budget"
+    ]
+
+
+LIMIT_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
+    _false_negatives,
+    _zero_false_negative_rules,
+    _inconclusive_share,
+)
+
+
+def reasons(judged: Judged, checks: tuple[Callable[[Judged], list[str]], ...]) -> tuple[str, ...]:
+    """What the checks of one table found, in the table's order."""
+    return tuple(reason for check in checks for reason in check(judged))
+
+
+def warnings(judged: Judged) -> tuple[str, ...]:
+    """What the reviewer should know that no rule decides on."""
+    created = judged.baseline.created
+    late = [
+        e.case for e in judged.flaky.entries if created is not None and e.added > created.date()
+    ]
+    if not late:
+        return ()
+    return (
+        f"flaky entries added after the baseline run was created ({', '.join(late)}): "
+        "the list should change in its own reviewed change, not while this one is judged",
+    )

@@ -1,0 +1,82 @@
+"""Pair the arms on case id and count the cells (SPEC §3.2 and §3.3).
+
+A case in one arm only, or with no gradable repetition in either, is unpaired: listed with why,
+never counted. A case on the flaky list is paired and shown, but left out of the cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.vocab import CELLS, FLIPS
+
+
+@dataclass(frozen=True)
+class Pairing:
+    cases: pl.DataFrame  # one row per case of either arm, both arms side by side
+    cells: dict[str, int]
+    flipped: tuple[tuple[str, str], ...]  # (case, direction), listed cases excluded
+    unpaired: tuple[tuple[str, str], ...]  # (case, why)
+    flaky_flipped: tuple[str, ...]  # listed cases that flipped, left out of b and c
+    flaky_unknown: tuple[str, ...]  # listed cases that are in neither run
+
+
+def pair(base: pl.DataFrame, cand: pl.DataFrame, flaky: FlakyList) -> Pairing:
+    """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads."""
+    cases = base.join(
+        cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
+    )
+    listed = sorted(flaky.cases)
+    cases = cases.with_columns(
+        safety=pl.col("safety").fill_null(False) | pl.col("safety_cand").fill_null(False),
+        template=pl.coalesce("template", "template_cand"),
+        listed=pl.col("case").is_in(listed),
+    ).drop("safety_cand", "template_cand")
+    bp, cp = pl.col("base_passed"), pl.col("cand_passed")
+    cases = cases.with_columns(
+        cell=pl.when(bp.is_null() | cp.is_null())
+        .then(None)
+        .when(bp & cp)
+        .then(pl.lit("both_pass"))
+        .when(~bp & ~cp)
+        .then(pl.lit("both_fail"))
+        .when(bp)
+        .then(pl.lit("pass_to_fail"))
+        .otherwise(pl.lit("fail_to_pass")),
+        unpaired=pl.when(pl.col("base_reps").is_null())
+        .then(pl.lit("only in candidate"))
+        .when(pl.col("cand_reps").is_null())
+        .then(pl.lit("only in baseline"))
+        .when(bp.is_null())
+        .then(pl.lit("no gradable baseline repetition"))
+        .when(cp.is_null())
+        .then(pl.lit("no gradable candidate repetition")),
+        cost_delta=pl.col("cand_cost").fill_null(0.0) - pl.col("base_cost").fill_null(0.0),
+    ).sort("case")
+
+    # The few columns the counts need, before filtering: `cases` is wide, with list columns.
+    counted = cases.select("case", "cell", "listed").filter(
+        pl.col("cell").is_not_null() & ~pl.col("listed")
+    )
+    cells: dict[str, int] = dict.fromkeys(CELLS, 0)
+    for cell, n in counted.group_by("cell").len().iter_rows():
+        cells[cell] = n
+    flips = counted.filter(pl.col("cell").is_in(FLIPS))
+    listed_flips = cases.filter(pl.col("listed") & pl.col("cell").is_in(FLIPS))["case"]
+    unpaired = cases.filter(pl.col("unpaired").is_not_null())
+    listed_series = pl.Series(listed, dtype=pl.String)
+    return Pairing(
+        cases=cases,
+        cells=cells,
+        flipped=tuple(zip(flips["case"].to_list(), flips["cell"].to_list(), strict=True)),
+        unpaired=tuple(
+            zip(unpaired["case"].to_list(), unpaired["unpaired"].to_list(), strict=True)
+        ),
+        flaky_flipped=tuple(listed_flips.to_list()),
+        flaky_unknown=tuple(
+            listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
+        ),
+    )

@@ -1,0 +1,46 @@
+"""A campaign workspace: the incumbent in `baseline/`, each candidate in `candidates/NAME/`.
+
+Beside them, as in a gate workspace, an optional `gate.yaml` (whose `aggregate` is the release
+rule) and `flaky.yaml`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flipgate.core.errors import InputError
+
+CANDIDATES = "candidates"
+
+
+@dataclass(frozen=True)
+class Campaign:
+    path: Path
+    incumbent: Path
+    candidates: tuple[tuple[str, Path], ...]  # (name, run folder), in name order
+    gate: Path | None
+    flaky: Path | None
+
+
+def is_campaign(path: Path) -> bool:
+    return path.is_dir() and (path / "baseline").exists() and (path / CANDIDATES).is_dir()
+
+
+def load_campaign(path: Path) -> Campaign:
+    if not path.exists():
+        raise InputError(path, "no such workspace")
+    if not is_campaign(path):
+        raise InputError(path, f"not a campaign: it needs baseline/ and {CANDIDATES}/NAME/ folders")
+    folder = path / CANDIDATES
+    candidates = tuple((p.name, p) for p in sorted(folder.iterdir()) if p.is_dir())
+    if not candidates:
+        raise InputError(folder, "no candidates: put each candidate's run in candidates/NAME/")
+    gate, flaky = path / "gate.yaml", path / "flaky.yaml"
+    return Campaign(
+        path=path,
+        incumbent=path / "baseline",
+        candidates=candidates,
+        gate=gate if gate.exists() else None,
+        flaky=flaky if flaky.exists() else None,
+    )

@@ -1,0 +1,253 @@
+"""A ranking of candidates as `flipgate rank` prints it: JSON, plain text, Markdown.
+
+The three labels (highest mean, winner, clears) each have a line of their own, never one merged
+verdict; names and summaries come from files, so they go through `present.text`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, JustifyMethod, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.rank.ranking import Cells, Ranking, Standing, plural
+from flipgate.core.vocab import RankLabel
+from flipgate.present.report import VERDICT_STYLE
+from flipgate.present.text import literal, markdown
+
+CLEARS, STAYS = 0, 1  # the exit codes: a winner clears the incumbent, or none may replace it
+LABEL_MARKS: dict[RankLabel, str] = {"highest_mean": "▲", "winner": "★", "clears": "✓"}
+LABEL_SHORT: dict[RankLabel, str] = {
+    "highest_mean": "highest mean",
+    "winner": "winner",
+    "clears": "clears",
+}
+LABEL_WORDS: dict[RankLabel, str] = {
+    "highest_mean": "highest mean",
+    "winner": "winner by the release key",
+    "clears": "clears the incumbent",
+}
+
+
+def exit_code(ranking: Ranking) -> int:
+    return CLEARS if ranking.clears else STAYS
+
+
+def marks(ranking: Ranking, name: str) -> str:
+    """The labels a candidate holds, each as its mark and word: `▲ highest mean`."""
+    return " ".join(f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in ranking.labels(name))
+
+
+def _winner_line(ranking: Ranking) -> str:
+    if ranking.winner is None:
+        return "none"
+    winner = ranking.standing(ranking.winner)
+    return (
+        f"{winner.name} ({winner.release_key} of {plural(ranking.cases, 'case')} pass the release rule; "
+        f"mean {winner.cells.mean:.3f})"
+    )
+
+
+def _highest_mean_line(ranking: Ranking) -> str:
+    cells = ranking.standing(ranking.highest_mean[0]).cells
+    tied = ", tied" if len(ranking.highest_mean) > 1 else ""
+    names = " and ".join(ranking.highest_mean)
+    return f"{names} ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells{tied})"
+
+
+def _summary(ranking: Ranking) -> list[tuple[str, str]]:
+    """The three labels and what qualifies them, as (heading, words), in reading order."""
+    lines = [
+        (LABEL_WORDS["highest_mean"], _highest_mean_line(ranking)),
+        (LABEL_WORDS["winner"], _winner_line(ranking)),
+        (LABEL_WORDS["clears"], f"{'yes' if ranking.clears else 'no'} ({ranking.why})"),
+    ]
+    if ranking.disagreement:
+        lines.append(("mean against key", ranking.disagreement))
+    if ranking.lead:
+        lines.append(("is the lead real?", ranking.lead.describe()))
+    lines.append(("multiplicity", ranking.multiplicity))
+    return lines
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def to_json(ranking: Ranking) -> dict[str, Any]:
+    incumbent = ranking.incumbent
+    return {
+        "release_rule": ranking.rule,
+        "cases": ranking.cases,
+        "repetitions": ranking.repetitions,
+        "alpha": ranking.alpha,
+        "incumbent": {
+            "run_id": incumbent.run_id,
+            "path": str(incumbent.path),
+            "mean": incumbent.cells.mean,
+            "cells": {"graded": incumbent.cells.graded, "passing": incumbent.cells.passing},
+            "release_key": incumbent.release_key,
+        },
+        "candidates": [_standing_json(ranking, s) for s in ranking.standings],
+        "labels": {
+            "highest_mean": list(ranking.highest_mean),
+            "winner": ranking.winner,
+            "clears": ranking.clears,
+            "why": ranking.why,
+        },
+        "disagreement": ranking.disagreement,
+        "lead": None
+        if ranking.lead is None
+        else {
+            "winner": ranking.lead.winner,
+            "runner_up": ranking.lead.runner_up,
+            "paired": ranking.lead.paired,
+            "winner_only": ranking.lead.winner_only,
+            "runner_up_only": ranking.lead.runner_up_only,
+            "p_winner_better": ranking.lead.p_winner_better,
+            "p_runner_up_better": ranking.lead.p_runner_up_better,
+            "within_noise": ranking.lead.within_noise,
+        },
+        "multiplicity": {
+            "method": "holm",
+            "family": len(ranking.standings),
+            "note": ranking.multiplicity,
+        },
+    }
+
+
+def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
+    return {
+        "name": s.name,
+        "run_id": s.run_id,
+        "path": str(s.path),
+        "mean": s.cells.mean,
+        "cells": {"graded": s.cells.graded, "passing": s.cells.passing},
+        "release_key": s.release_key,
+        "complete": s.gaps.complete,
+        "gaps": {
+            "missing_cases": s.gaps.missing_cases,
+            "missing_reps": s.gaps.missing_reps,
+            "infra_reps": s.gaps.infra_reps,
+        },
+        "eligible": s.eligible,
+        "gate": {
+            "verdict": s.gate.verdict,
+            "rule": s.gate.rule,
+            "summary": s.gate.summary,
+            "b": s.gate.b,
+            "c": s.gate.c,
+            "p": s.gate.p,
+        },
+        "improvement": {"p": s.improvement_p, "p_holm": s.improvement_p_holm},
+        "labels": list(ranking.labels(s.name)),
+    }
+
+
+# --------------------------------------------------------------------------- text
+
+COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
+    ("candidate", "left"),
+    ("mean", "right"),
+    ("key", "right"),
+    ("complete", "left"),
+    ("gate", "left"),
+    ("Holm p", "right"),
+    ("labels", "left"),
+)
+
+
+def _head(ranking: Ranking) -> str:
+    return (
+        f"{plural(len(ranking.standings), 'candidate')} against the incumbent "
+        f"{ranking.incumbent.run_id} on {plural(ranking.cases, 'case')} "
+        f"({plural(ranking.repetitions, 'repetition')}). Release rule: "
+        f"{ranking.rule}. Key: the cases passing it, the mean breaking a tie. Holm p: that the "
+        "candidate improves on the incumbent, one-sided exact, Holm-adjusted."
+    )
+
+
+def _cells(cells: Cells) -> str:
+    return f"{cells.mean:.3f} {cells.passing}/{cells.graded}"
+
+
+def _rows(ranking: Ranking) -> list[tuple[str, ...]]:
+    """The table's rows as plain strings, one per candidate in rank order, the incumbent last."""
+    rows: list[tuple[str, ...]] = [
+        (
+            s.name,
+            _cells(s.cells),
+            f"{s.release_key}/{ranking.cases}",
+            s.gaps.describe(),
+            s.gate.verdict,
+            format_p(s.improvement_p_holm),
+            marks(ranking, s.name),
+        )
+        for s in ranking.standings
+    ]
+    incumbent = ranking.incumbent
+    rows.append(
+        (
+            "incumbent",
+            _cells(incumbent.cells),
+            f"{incumbent.release_key}/{ranking.cases}",
+            "",
+            "",
+            "",
+            "",
+        )
+    )
+    return rows
+
+
+def to_text(ranking: Ranking) -> RenderableType:
+    table = Table(show_edge=False, pad_edge=False)
+    for column, justify in COLUMNS:
+        table.add_column(column, justify=justify)
+    rows = _rows(ranking)
+    for s, (name, mean, key, complete, verdict, p, labels) in zip(
+        ranking.standings, rows, strict=False
+    ):
+        table.add_row(
+            literal(name, style="bold" if s.name == ranking.winner else ""),
+            mean,
+            key,
+            Text(complete, style="" if s.eligible else "yellow"),
+            Text(verdict, style=VERDICT_STYLE[s.gate.verdict]),
+            p,
+            labels,
+        )
+    table.add_row(*rows[-1], style="dim")
+    verdict = "bold green" if ranking.clears else "bold red"
+    lines = [
+        Text.assemble((f"{heading}: ", verdict if i == 2 else "bold"), literal(words))
+        for i, (heading, words) in enumerate(_summary(ranking))
+    ]
+    return Group(literal(_head(ranking), style="dim"), table, *lines)
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def to_markdown(ranking: Ranking) -> str:
+    icon = "✅" if ranking.clears else "⛔"
+    outcome = (
+        f"{markdown(ranking.winner)} clears the incumbent"
+        if ranking.clears
+        else "the incumbent stays"
+    )
+    header = "| " + " | ".join(name for name, _ in COLUMNS) + " |"
+    align = "|" + "|".join("---:" if justify == "right" else "---" for _, justify in COLUMNS) + "|"
+    lines = [f"## {icon} flipgate rank: {outcome}", "", markdown(_head(ranking)), "", header, align]
+    for row in _rows(ranking):
+        name = f"**{markdown(row[0])}**" if row[0] == ranking.winner else markdown(row[0])
+        lines.append("| " + " | ".join((name, *row[1:])) + " |")
+    lines.append("")
+    lines += [f"- **{heading}:** {markdown(words)}" for heading, words in _summary(ranking)]
+    lines.append("")
+    return "\n".join(lines)
+
+
+__all__ = ["exit_code", "marks", "to_json", "to_markdown", "to_text"]

@@ -1,0 +1,138 @@
+"""`flipgate rank`: its exit codes, its two ways of naming the runs, bad input, golden files.
+
+Regenerate the golden files after an intended change with
+`FLIPGATE_UPDATE_GOLDEN=1 uv run pytest tests/cli/test_rank_cli.py` and read the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flipgate.cli import main
+from tests.conftest import REPO, passfail_rows, write_run
+
+GOLDEN = Path(__file__).parent / "golden"
+SAMPLE = "sample_runs/winner-rule"
+
+
+@pytest.fixture(autouse=True)
+def at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
+
+
+@pytest.mark.parametrize(("fmt", "suffix"), [("json", "json"), ("markdown", "md")])
+def test_golden(fmt: str, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rank", SAMPLE, "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    golden = GOLDEN / f"winner-rule-rank.{suffix}"
+    if os.environ.get("FLIPGATE_UPDATE_GOLDEN"):
+        golden.write_text(out, encoding="utf-8")
+    assert out == golden.read_text(encoding="utf-8")
+
+
+def test_the_sample_names_the_three_labels_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rank", SAMPLE]) == 0
+    out = capsys.readouterr().out
+    assert "highest mean: MERGE (0.500, 6 of 12 cells)" in out
+    assert "winner by the release key: CLAUDE (2 of 6 cases" in out
+    assert "clears the incumbent: yes" in out
+    assert "the mean and the release key disagree" in out
+
+
+def test_runs_on_the_command_line_are_named_by_run_id(capsys: pytest.CaptureFixture[str]) -> None:
+    w = Path(SAMPLE)
+    code = main(
+        [
+            "rank",
+            str(w / "baseline"),
+            str(w / "candidates/MERGE"),
+            str(w / "candidates/CLAUDE"),
+            "--gate",
+            str(w / "gate.yaml"),
+            "--format",
+            "json",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["labels"]["winner"] == "wr-claude"
+    assert [c["name"] for c in data["candidates"]] == ["wr-claude", "wr-merge"]
+
+
+def test_no_candidate_that_may_replace_the_incumbent_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = Path(SAMPLE)
+    # MERGE alone wins, and ties the incumbent's one fully resolved case.
+    code = main(
+        ["rank", str(w / "baseline"), str(w / "candidates/MERGE"), "--gate", str(w / "gate.yaml")]
+    )
+    assert code == 1
+    assert "clears the incumbent: no (wr-merge passes 1 case and ties" in capsys.readouterr().out
+
+
+def test_the_default_gate_is_the_workspace_s(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without the workspace's gate.yaml the default majority collapse applies: the same counts on
+    # two repetitions, but the JSON says which rule it used.
+    w = Path(SAMPLE)
+    main(["rank", str(w / "baseline"), str(w / "candidates/CLAUDE"), "--format", "json"])
+    assert "strict majority" in json.loads(capsys.readouterr().out)["release_rule"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nowhere"], "nowhere: no such workspace"),
+        (["sample_runs/listing-reviewer"], "not a campaign"),
+        ([SAMPLE, f"{SAMPLE}/candidates/MERGE"], "a workspace stands alone"),
+        ([f"{SAMPLE}/baseline", "missing-run"], "missing-run: no such run"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_file(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rank", *args]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.out == ""
+
+
+def test_a_bad_line_in_a_candidate_names_its_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = tmp_path / "campaign"
+    shutil.copytree(REPO / SAMPLE, workspace)
+    results = workspace / "candidates/MERGE/results.jsonl"
+    results.write_text(results.read_text() + '{"case": "i7", "rep": -1, "passed": true}\n')
+    assert main(["rank", str(workspace)]) == 2
+    captured = capsys.readouterr()
+    assert f"{results}:13: field 'rep'" in captured.err and captured.out == ""
+
+
+def test_two_candidates_with_one_run_id_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = passfail_rows({"a": [True]})
+    incumbent = write_run(tmp_path / "incumbent", rows)
+    one, two = (write_run(tmp_path / name, rows, run_id="same") for name in ("one", "two"))
+    assert main(["rank", str(incumbent), str(one), str(two)]) == 2
+    assert "two candidates are named 'same'" in capsys.readouterr().err
+
+
+def test_untrusted_names_are_shown_literally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = passfail_rows({"a": [True]})
+    incumbent = write_run(tmp_path / "incumbent", rows)
+    hostile = write_run(tmp_path / "hostile", rows, run_id="[bold red]x\x1b[2J|<b>*")
+    assert main(["rank", str(incumbent), str(hostile)]) == 1
+    text = capsys.readouterr().out
+    assert "[bold red]x␛[2J|<b>*" in text and "\x1b[2J" not in text
+    main(["rank", str(incumbent), str(hostile), "--format", "markdown"])
+    md = capsys.readouterr().out
+    assert "\\[bold red\\]x" in md and "&lt;b&gt;" in md and "\\|" in md

@@ -1,0 +1,228 @@
+"""Ranking candidates by the release rule (seed 003): the seed's table and the three labels."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flipgate.core.gate.collapse import collapsed_verdicts
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
+from flipgate.core.rank.ranking import Ranking, holm, rank
+from flipgate.core.runs.load import Run, load_run, run_from_records
+from flipgate.core.vocab import Aggregate
+from tests.conftest import passfail_rows, write_run
+
+T, F = True, False
+# Seed 003's table: six instances, two repetitions, T = resolved.
+CLAUDE = {"i1": [T, T], "i2": [T, T], "i3": [T, F], "i4": [F, F], "i5": [F, F], "i6": [F, F]}
+MERGE = {"i1": [T, T], "i2": [T, F], "i3": [F, T], "i4": [T, F], "i5": [F, T], "i6": [F, F]}
+INCUMBENT = {"i1": [T, T], "i2": [T, F], "i3": [F, F], "i4": [F, T], "i5": [F, F], "i6": [F, F]}
+
+
+@pytest.fixture
+def every_rep(tmp_path: Path) -> GateSpec:
+    """The seed's fail-closed release rule: a case passes only when every repetition does."""
+    path = tmp_path / "gate.yaml"
+    path.write_text("aggregate: {ordinary: all, safety: all}\n")
+    return load_spec(path)
+
+
+def run(
+    name: str,
+    verdicts: dict[str, list[bool | None]],
+    safety: tuple[str, ...] = (),
+    **manifest: object,
+) -> Run:
+    manifest = {"run_id": name, "key": {"model": "m1", "prompt": name}, **manifest}
+    if name != "incumbent":
+        manifest.setdefault("change", {"keys": ["prompt"], "summary": name})
+    return run_from_records(manifest, passfail_rows(verdicts, safety), source=Path(name))
+
+
+def ranked(spec: GateSpec, **candidates: dict[str, list[bool | None]]) -> Ranking:
+    return rank(run("incumbent", INCUMBENT), [(n, run(n, v)) for n, v in candidates.items()], spec)
+
+
+def test_seed_table_mean_picks_merge_and_the_key_picks_claude(every_rep: GateSpec) -> None:
+    ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE)
+    claude, merge = ranking.standing("CLAUDE"), ranking.standing("MERGE")
+    assert f"{claude.cells.mean:.3f}" == "0.417" and (
+        claude.cells.passing,
+        claude.cells.graded,
+    ) == (5, 12)
+    assert f"{merge.cells.mean:.3f}" == "0.500" and (merge.cells.passing, merge.cells.graded) == (
+        6,
+        12,
+    )
+    assert (claude.release_key, merge.release_key) == (2, 1)
+    assert ranking.highest_mean == ("MERGE",)
+    assert ranking.winner == "CLAUDE"
+    assert [s.name for s in ranking.standings] == ["CLAUDE", "MERGE"]
+    assert ranking.disagreement is not None and "disagree" in ranking.disagreement
+    # CLAUDE passes 2 cases to the incumbent's 1, and the gate passes it: it clears.
+    assert ranking.incumbent.release_key == 1
+    assert claude.gate.verdict == "PASS" and ranking.clears
+
+
+def test_under_the_majority_rule_a_split_case_fails_and_the_table_agrees() -> None:
+    # The default collapse, majority with a tie failing, gives each the same fully resolved count
+    # as `all` on two repetitions: the key is built from the gate's collapse, whatever it is.
+    ranking = ranked(default_spec(), CLAUDE=CLAUDE, MERGE=MERGE)
+    assert (ranking.standing("CLAUDE").release_key, ranking.standing("MERGE").release_key) == (2, 1)
+
+
+def test_when_mean_and_key_agree_nothing_is_said(every_rep: GateSpec) -> None:
+    strong = {"i1": [T, T], "i2": [T, T], "i3": [T, T], "i4": [T, F], "i5": [F, F], "i6": [F, F]}
+    ranking = ranked(every_rep, STRONG=strong, MERGE=MERGE)
+    assert ranking.highest_mean == ("STRONG",) and ranking.winner == "STRONG"
+    assert ranking.disagreement is None and ranking.clears
+
+
+def test_a_tie_with_the_incumbent_keeps_the_incumbent(every_rep: GateSpec) -> None:
+    ranking = ranked(every_rep, MERGE=MERGE)
+    assert ranking.winner == "MERGE" and ranking.standing("MERGE").gate.verdict == "PASS"
+    assert not ranking.clears and "ties the incumbent's 1" in ranking.why
+
+
+def test_an_incomplete_candidate_with_the_best_mean_is_not_the_winner(every_rep: GateSpec) -> None:
+    # One repetition short: its lone pass on i3 passes the case, an easier cell than the others'.
+    hurried = {"i1": [T, T], "i2": [T, T], "i3": [T], "i4": [T, T], "i5": [T, F], "i6": [F, F]}
+    ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE, HURRIED=hurried)
+    rushed = ranking.standing("HURRIED")
+    assert rushed.release_key == 4 and rushed.cells.mean == 8 / 11
+    assert ranking.highest_mean == ("HURRIED",)
+    assert not rushed.eligible and rushed.gaps.describe() == "1 repetition missing"
+    assert ranking.winner == "CLAUDE" and ranking.standings[-1].name == "HURRIED"
+    assert ranking.disagreement is not None and "incomplete" in ranking.disagreement
+
+
+def test_infra_and_a_missing_case_make_a_candidate_incomplete(every_rep: GateSpec) -> None:
+    infra = CLAUDE | {"i4": [F, None]}
+    short = {case: reps for case, reps in CLAUDE.items() if case != "i6"}
+    ranking = ranked(every_rep, INFRA=infra, SHORT=short, MERGE=MERGE)
+    assert ranking.standing("INFRA").gaps.describe() == "1 infra repetition"
+    assert ranking.standing("SHORT").gaps.describe() == "1 case missing (2 repetitions)"
+    assert ranking.winner == "MERGE"
+
+
+def test_a_winner_with_a_failed_safety_case_does_not_clear(every_rep: GateSpec) -> None:
+    strong = {"i1": [T, T], "i2": [T, T], "i3": [T, T], "i4": [F, F], "i5": [F, F], "i6": [F, T]}
+    safety = ("i6",)
+    incumbent = run("incumbent", INCUMBENT | {"i6": [T, T]}, safety)
+    ranking = rank(incumbent, [("STRONG", run("STRONG", strong, safety))], every_rep)
+    assert ranking.winner == "STRONG" and ranking.standing("STRONG").release_key == 3
+    assert ranking.standing("STRONG").gate.rule == "safety"
+    assert not ranking.clears and ranking.why.startswith("rejected: BLOCK: safety case failed")
+
+
+def test_an_invalid_comparison_rejects_the_winner(every_rep: GateSpec) -> None:
+    strong = {"i1": [T, T], "i2": [T, T], "i3": [T, T], "i4": [F, F], "i5": [F, F], "i6": [F, F]}
+    undeclared = run("STRONG", strong, change={"keys": ["model"], "summary": "x"})
+    ranking = rank(run("incumbent", INCUMBENT), [("STRONG", undeclared)], every_rep)
+    assert ranking.winner == "STRONG" and not ranking.clears
+    assert ranking.why.startswith("rejected: the comparison with the incumbent is INVALID")
+
+
+def test_an_exact_tie_between_candidates_names_no_winner(every_rep: GateSpec) -> None:
+    ranking = ranked(every_rep, A=CLAUDE, B=CLAUDE)
+    assert ranking.winner is None and not ranking.clears and "tie" in ranking.why
+    assert ranking.highest_mean == ("A", "B")
+
+
+def test_the_lead_is_tested_both_ways(every_rep: GateSpec) -> None:
+    lead = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE).lead
+    assert lead is not None and (lead.winner, lead.runner_up) == ("CLAUDE", "MERGE")
+    # CLAUDE alone resolves i2; MERGE resolves nothing CLAUDE does not: 1 discordant case.
+    assert (lead.paired, lead.winner_only, lead.runner_up_only) == (6, 1, 0)
+    assert lead.p_winner_better == 0.5 and lead.p_runner_up_better == 1.0
+    assert lead.within_noise
+
+
+def test_holm_corrects_the_improvement_claims_not_the_gate(every_rep: GateSpec) -> None:
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.2]) == [0.5, 0.4]
+    ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE)
+    for standing in ranking.standings:
+        assert standing.improvement_p_holm >= standing.improvement_p
+        # the gate against the incumbent is applied as it stands, at the spec's alpha
+        assert standing.gate.alpha == every_rep.alpha
+
+
+def test_flaky_listed_cases_are_left_out_of_the_key(every_rep: GateSpec, tmp_path: Path) -> None:
+    from flipgate.core.gate.flaky import load_flaky
+
+    flaky = tmp_path / "flaky.yaml"
+    flaky.write_text(
+        "entries:\n  - {case: i2, owner: qa, added: 2026-11-01, reason: r, evidence: e}\n"
+    )
+    ranking = rank(
+        run("incumbent", INCUMBENT),
+        [("CLAUDE", run("CLAUDE", CLAUDE)), ("MERGE", run("MERGE", MERGE))],
+        every_rep,
+        load_flaky(flaky),
+    )
+    assert ranking.cases == 5 and ranking.standing("CLAUDE").release_key == 1
+    # CLAUDE and MERGE now tie on the key, 1 each: the mean breaks the tie
+    assert ranking.winner == "MERGE" and ranking.standings[1].name == "CLAUDE"
+    assert ranking.incumbent.release_key == 1 and not ranking.clears
+
+
+# --------------------------------------------------------------------------- property
+
+
+verdict = st.sampled_from([True, False, None])
+table = st.dictionaries(
+    st.sampled_from([f"case-{i}" for i in range(8)]),
+    st.lists(verdict, min_size=1, max_size=4),
+    min_size=1,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    candidate=table,
+    safety=st.sets(st.sampled_from([f"case-{i}" for i in range(8)])),
+    ordinary=st.sampled_from(["majority", "all"]),
+)
+def test_the_release_key_is_what_the_gate_passes(
+    candidate: dict[str, list[bool | None]], safety: set[str], ordinary: Aggregate
+) -> None:
+    spec = replace(default_spec(), aggregate_ordinary=ordinary)
+    safe = tuple(safety & set(candidate))
+    cand = run("cand", candidate, safe)
+    incumbent = run("incumbent", {case: [True] for case in candidate}, safe)
+    ranking = rank(incumbent, [("cand", cand)], spec)
+    gate_passes = collapsed_verdicts(cand, spec)["passed"].sum()
+    assert ranking.standing("cand").release_key == gate_passes
+    cases = compare(incumbent, cand, spec).cases
+    assert ranking.standing("cand").release_key == cases["cand_passed"].sum()
+    # and by SPEC §3.1 written out: over graded repetitions, majority (a tie fails) or all
+    expected = 0
+    for case, reps in candidate.items():
+        graded = [r for r in reps if r is not None]
+        rule = "all" if case in safety else ordinary
+        if graded and (all(graded) if rule == "all" else 2 * sum(graded) > len(graded)):
+            expected += 1
+    assert ranking.standing("cand").release_key == expected
+
+
+def test_runs_from_disk_rank_the_same(tmp_path: Path, every_rep: GateSpec) -> None:
+    paths = {
+        name: write_run(
+            tmp_path / name,
+            passfail_rows(v),
+            key={"model": "m1", "prompt": name},
+            change={"keys": ["prompt"], "summary": name},
+        )
+        for name, v in (("CLAUDE", CLAUDE), ("MERGE", MERGE))
+    }
+    incumbent = write_run(
+        tmp_path / "incumbent", passfail_rows(INCUMBENT), key={"model": "m1", "prompt": "incumbent"}
+    )
+    ranking = rank(load_run(incumbent), [(n, load_run(p)) for n, p in paths.items()], every_rep)
+    assert ranking.winner == "CLAUDE" and ranking.standing("MERGE").path == paths["MERGE"]
