@@ -98,18 +98,17 @@ class CaseScreen(Screen[str]):
             first.append(Text.assemble(("template ", palette.muted), literal(detail.template)))
         position = self.cases.index(detail.case) + 1 if detail.case in self.cases else 0
         first.append(Text(f"case {position} of {len(self.cases)}", palette.muted))
+        if detail.reps:
+            rep_no, count = detail.reps[self.focus_rep], len(detail.reps)
+            first.append(
+                Text(f"showing rep {rep_no} ({self.focus_rep + 1} of {count})", palette.muted)
+            )
         second = []
         for arm in ARMS:
             pattern = "".join(REP_SYMBOLS[r.passed] if r else " " for r in detail.arms[arm])
             part = Text.assemble((f"{arm}: reps ", palette.muted), rep_pattern(pattern, palette))
             part.append(f" → case {passed_word(detail.collapsed[arm])}")
             second.append(part)
-        rep_no = detail.reps[self.focus_rep] if detail.reps else 0
-        second.append(
-            Text(
-                f"showing rep {rep_no} ({self.focus_rep + 1} of {len(detail.reps)})", palette.muted
-            )
-        )
         out = Text("case ", style=palette.muted)
         out.append_text(dot.join(first))
         out.append("\n")

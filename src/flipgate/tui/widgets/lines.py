@@ -25,6 +25,7 @@ from textual.widget import Widget
 
 Row = Sequence[Text | None]  # one Text per column; None leaves the column empty on this row
 GUTTER = " │ "
+CURSOR_BAR = "▌"  # marks the rows under the cursor where the theme's background cannot (mono)
 
 
 def fold(text: Text, width: int) -> list[Text]:
@@ -50,7 +51,8 @@ def fold(text: Text, width: int) -> list[Text]:
 
 
 class LinesView(Widget):
-    """`rows` of one or two columns; `cursor` (a row index) is drawn highlighted."""
+    """`rows` of one or two columns; `cursor` (a row index) is drawn highlighted, with a bar in
+    the left margin that a view with a cursor keeps for it."""
 
     DEFAULT_CSS = """
     LinesView { height: auto; }
@@ -61,7 +63,9 @@ class LinesView(Widget):
         self._rows: list[Row] = []
         self._columns = 1
         self._cursor: int | None = None
+        self._has_cursor = False
         self._cursor_style = Style(reverse=True)
+        self._bar_style = Style(bold=True)
         self._width = -1
         self._folded: list[list[list[Text]]] = []  # per row, per column: its screen lines
         self._tops: list[int] = [0]  # the screen line each row starts on, and the total
@@ -73,10 +77,12 @@ class LinesView(Widget):
         columns: int = 1,
         cursor: int | None = None,
         cursor_style: Style | None = None,
+        bar_style: Style | None = None,
     ) -> None:
         self._rows, self._columns, self._cursor = list(rows), columns, cursor
-        if cursor_style is not None:
-            self._cursor_style = cursor_style
+        self._has_cursor = cursor is not None
+        self._cursor_style = cursor_style or self._cursor_style
+        self._bar_style = bar_style or self._bar_style
         self._width = -1
         self.refresh(layout=True)
 
@@ -103,6 +109,7 @@ class LinesView(Widget):
     # --------------------------------------------------------------------- layout and painting
 
     def _column_width(self, width: int) -> int:
+        width -= len(CURSOR_BAR) if self._has_cursor else 0
         if self._columns == 1:
             return max(1, width)
         return max(1, (width - len(GUTTER) * (self._columns - 1)) // self._columns)
@@ -140,6 +147,9 @@ class LinesView(Widget):
         style = base + self._cursor_style if index == self._cursor else base
         column_width = self._column_width(width)
         segments: list[Segment] = []
+        if self._has_cursor:
+            bar = CURSOR_BAR if index == self._cursor else " "
+            segments.append(Segment(bar, base + self._bar_style))
         console = self.app.console
         for column, lines in enumerate(self._folded[index]):
             if column:

@@ -78,7 +78,10 @@ def pair_row(
         bodies = diffed_texts(pair.baseline, pair.candidate, palette)
     for i, turn in enumerate((pair.baseline, pair.candidate)):
         if turn is None:
-            cells.append(Text(f"{mark} no turn here\n", style=palette.muted))
+            other = "candidate" if i == 0 else "baseline"
+            cells.append(
+                Text(f"{mark} no turn here: only the {other} has it\n", style=palette.muted)
+            )
             continue
         cell = turn_header(turn, mark, palette)
         cell.append("\n")
@@ -125,7 +128,7 @@ class TrajectoryView(Vertical):
         self.query_one("#arms", LinesView).show([(Text("baseline"), Text("candidate"))], columns=2)
         rows = [self._row(i, palette) for i in range(len(self.alignment.pairs))]
         self.query_one("#turns", LinesView).show(
-            rows, columns=2, cursor=self.cursor, cursor_style=palette.cursor
+            rows, columns=2, cursor=self.cursor, cursor_style=palette.cursor, bar_style=palette.warn
         )
 
     def _row(self, index: int, palette: Palette) -> Row:
