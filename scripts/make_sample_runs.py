@@ -1038,6 +1038,10 @@ What to find in it:
 - `baseline-repeats/run-2` and `run-3`: the same baseline run twice more; `case-005`, `case-047`,
   `case-033`, `case-104` and `case-183` change verdict between the three runs (flaky-list
   curation).
+- Every graded repetition stores its trajectory (`messages`: the system prompt, the request, each
+  tool call and its result, the replies). Open a broken case (`uv run flipgate open
+  sample_runs/agent-suite`, `r`, `enter`): the drill-down opens on the turn where the candidate
+  asks to confirm what the customer had already asked for, beside the baseline doing it.
 
 ```sh
 {gate_command("agent-suite")}

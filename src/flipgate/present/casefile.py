@@ -562,7 +562,9 @@ def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, 
     """Both outputs aligned line by line, changed lines paired where difflib pairs them."""
     a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    # autojunk (difflib's default) leaves out lines found everywhere (`},` in long JSON), which
+    # keeps long outputs from taking minutes; it changes nothing under 200 lines
+    matcher = difflib.SequenceMatcher(a=a, b=b)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         left, right = a[i1:i2], b[j1:j2]
         for k in range(max(len(left), len(right))):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 AGENT_ROLES = ("assistant", "tool")  # what the agent did; system and user turns are its input
@@ -208,6 +209,7 @@ def _next_turn(pairs: list[TurnPair], start: int, side: str) -> Turn | None:
     return None
 
 
+@lru_cache(maxsize=8)  # the drill-down asks again at each redraw; a 240 KB output takes 50 ms
 def readable(output: str | None) -> str | None:
     """An output that parses as a JSON object or array, indented (keys in their order), so that
     it reads, and diffs, one value per line; any other output as it was stored."""

@@ -83,7 +83,8 @@ class CaseScreen(Screen[str]):
         return 0
 
     def _header(self) -> Text:
-        """Two lines of facts, each part set off by a dot so that no two run together."""
+        """The case's facts, each part set off by a dot so that no two run together; under them
+        the sentence that says where the trajectories fork."""
         detail, palette = self.detail, Palette.of(self.app)
         dot = Text(" · ", style=palette.muted)
         first = [
@@ -132,13 +133,19 @@ class CaseScreen(Screen[str]):
         trajectory = self.query_one(TrajectoryView)
         trajectory.display = self.alignment is not None
         if self.alignment is not None:
-            trajectory.border_title = f"trajectories of rep {rep_no}  (j k turn, enter unfold, D diff, g first divergence)"
+            keys = "j k turn, enter unfold, D diff, g first divergence"
+            trajectory.border_title = f"trajectories of rep {rep_no}  ({keys})"
             trajectory.show(self.alignment)
             self.call_after_refresh(self._scroll_to_turn)
-        outputs = self.query_one(OutputsView)
-        outputs.border_title = f"outputs of rep {rep_no}  ([ ] rep, d diff)"
-        outputs.show(self.detail, self.focus_rep, self.mode)
+        self._show_outputs()
         self.query_one(RepFacts).show(self.detail, self.focus_rep)
+
+    def _show_outputs(self) -> None:
+        outputs = self.query_one(OutputsView)
+        outputs.border_title = (
+            f"outputs of rep {self.detail.reps[self.focus_rep]}  ([ ] rep, d diff)"
+        )
+        outputs.show(self.detail, self.focus_rep, self.mode)
 
     def _scroll_to_turn(self) -> None:
         """Bring the turn under the cursor to the top of the body, the trajectory's title above it
@@ -196,8 +203,13 @@ class CaseScreen(Screen[str]):
             trajectory.toggle_diff()
 
     def action_cycle_diff(self) -> None:
+        """The outputs' next view, brought on screen; the trajectories keep their state."""
+        if not self.detail.reps:
+            return
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self._show()
+        self._show_outputs()
+        outputs = self.query_one(OutputsView)
+        self.call_after_refresh(outputs.scroll_visible, animate=False, top=True)
 
     def action_next_case(self) -> None:
         self._move_case(1)

@@ -10,26 +10,31 @@ lines with `-` (baseline only) and `+` (candidate only) as well as colour. Every
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Literal
 
 from rich.console import Group, RenderableType
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from flipgate.core.runs.load import METRICS
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
 from flipgate.present.trajectory import readable
-from flipgate.tui.format import literal, passed_word
+from flipgate.tui.format import literal, passed_word, safe
 from flipgate.tui.widgets.case_format import Palette, metric
 from flipgate.tui.widgets.lines import LinesView, Row
 
 Mode = Literal["outputs", "unified", "side-by-side"]
 MODES: tuple[Mode, ...] = ("outputs", "unified", "side-by-side")
+BIG_DIFF = 50_000  # characters in both outputs: past this the diff is computed in a worker
+DiffRows = Callable[[str | None, str | None, Palette], list[Row]]
 
 
 def rep_title(arm: str, rep: RepDetail | None) -> str:
@@ -40,13 +45,14 @@ def rep_title(arm: str, rep: RepDetail | None) -> str:
     return f"{arm} rep {rep.rep}: {passed_word(rep.passed)}"
 
 
-def output_text(rep: RepDetail | None, palette: Palette) -> Text:
-    """The output as stored, indented when it is JSON; every character literal."""
+def output_rows(rep: RepDetail | None, palette: Palette) -> list[Row]:
+    """The output as stored, indented when it is JSON, a row per line; every character literal."""
     if rep is None or rep.output is None:
-        return Text("no stored output", style=palette.muted)
+        return [(Text("no stored output", style=palette.muted),)]
     if rep.output == "":
-        return Text("(empty output)", style=palette.muted)
-    return shown(readable(rep.output) or "")
+        return [(Text("(empty output)", style=palette.muted),)]
+    # made safe whole, then cut: one pass of the control-character check, not one per line
+    return [(line,) for line in safe(readable(rep.output) or "").expandtabs().split("\n")]
 
 
 def shown(text: str, style: str | Style = "") -> Text:
@@ -149,18 +155,33 @@ class OutputsView(Vertical):
         self.query_one("#pair").display = mode == "outputs"
         diff = self.query_one("#diff", LinesView)
         diff.display = mode != "outputs"
+        self.workers.cancel_group(self, "diff")  # a diff still being computed is not wanted
         if mode == "outputs":
             for arm, rep in reps.items():
                 panel = self.query_one(f"#out-{arm}", LinesView)
                 panel.border_title = rep_title(arm, rep)
-                panel.show([(output_text(rep, palette),)])
+                panel.show(output_rows(rep, palette))
             return
         base, cand = (r.output if r else None for r in reps.values())
         diff.border_title = f"diff of rep {detail.reps[focus]}: - baseline, + candidate ({mode})"
-        if mode == "unified":
-            diff.show(unified_rows(base, cand, palette))
-        else:
-            diff.show(side_by_side_rows(base, cand, palette), columns=2)
+        rows, columns = (unified_rows, 1) if mode == "unified" else (side_by_side_rows, 2)
+        size = len(base or "") + len(cand or "")
+        if size <= BIG_DIFF:
+            diff.show(rows(base, cand, palette), columns=columns)
+            return
+        diff.show([(Text(f"comparing {size / 1000:,.0f} KB of output …", style=palette.muted),)])
+        self._diff_in_worker(rows, columns, base, cand, palette)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def _diff_in_worker(
+        self, rows: DiffRows, columns: int, base: str | None, cand: str | None, palette: Palette
+    ) -> None:
+        """difflib on two long outputs takes seconds: off the event loop, the screen stays live."""
+        result = rows(base, cand, palette)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(
+                self.query_one("#diff", LinesView).show, result, columns=columns
+            )
 
 
 class RepFacts(Static):
