@@ -12,16 +12,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
-from flipgate.cli_rank import add_rank_parser
+from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
     from flipgate.core.gate.compare import Comparison
@@ -87,37 +88,22 @@ def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("reading Inspect AI and promptfoo logs")
-    group.add_argument("--partial-passes", action="store_true", help="Inspect: a `P` score passes")
-    group.add_argument(
-        "--pass-threshold",
-        type=float,
-        default=1.0,
-        help="Inspect: numeric scores pass at this (default 1)",
-    )
-    group.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="DIM=LABEL",
-        help="promptfoo: keep one column, e.g. provider=gpt-x or prompt=v2 (repeatable)",
-    )
-
-
-def _import_options(args: argparse.Namespace) -> ImportOptions:
-    select: dict[str, str] = {}
-    for item in args.select:
-        dim, sep, label = item.partition("=")
-        if not sep or dim not in ("provider", "prompt") or not label:
-            raise InputError(
-                Path("--select"), f"expected provider=LABEL or prompt=LABEL, not {item!r}"
+    """One flag per option an importer declares, with its help text."""
+    tools = " and ".join(importer.title for importer in IMPORTERS)
+    group = parser.add_argument_group(f"reading {tools} logs")
+    actions = {"switch": "store_true", "value": "store", "values": "append"}
+    for importer in IMPORTERS:
+        for option in importer.options:
+            how: dict[str, Any] = {"action": actions[option.takes]}
+            if option.metavar:  # argparse refuses one on a switch
+                how["metavar"] = option.metavar
+            group.add_argument(
+                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
             )
-        select[dim] = label
-    return ImportOptions(args.partial_passes, args.pass_threshold, select)
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
-    from flipgate.core.runs.load import is_workspace, load_workspace
+    from flipgate.core.runs.workspace import is_workspace, load_workspace
 
     runs = [Path(r) for r in args.runs]
     workspace = None
@@ -144,7 +130,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         flaky,
         workspace.path if workspace else None,
         change,
-        _import_options(args),
+        import_options(vars(args)),
     )
 
 
@@ -153,7 +139,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
@@ -170,7 +156,7 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
-    from flipgate.core.runs.load import load_run
+    from flipgate.core.runs.reading import load_run
     from flipgate.present import report
 
     inputs = resolve_inputs(args)
@@ -204,6 +190,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
+    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+        return code
     from flipgate.tui.app import make_app, run_app
 
     inputs = resolve_inputs(args)
@@ -251,9 +239,9 @@ def _check_run_path(path: Path) -> None:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from flipgate.core.importers import read_external, write_run
-    from flipgate.core.runs.load import run_from_records
+    from flipgate.core.runs.reading import run_from_records
 
-    imported = read_external(Path(args.log), _import_options(args))
+    imported = read_external(Path(args.log), import_options(vars(args)))
     # Validate as a run before writing, so a log we cannot gate on is never written out.
     run_from_records(
         imported.manifest, imported.records, source=imported.source, source_format=imported.tool
@@ -410,9 +398,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
         args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
-    try:
-        code: int = args.handler(args)
-    except InputError as exc:
-        print(f"flipgate: error: {exc}", file=sys.stderr)
-        return BAD_INPUT
-    return code
+    with guarded_stdout() as stdout:
+        try:
+            code: int = args.handler(args)
+        except InputError as exc:
+            print(f"flipgate: error: {exc}", file=sys.stderr)
+            code = BAD_INPUT
+    return exit_code(code, stdout)

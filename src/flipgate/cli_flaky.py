@@ -36,7 +36,8 @@ from flipgate.core.curation.entries import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec, load_spec
-from flipgate.core.runs.load import Run, load_run
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 

@@ -25,7 +25,8 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from flipgate.core.gate.spec import load_spec
     from flipgate.core.rank.campaign import is_campaign, load_campaign
     from flipgate.core.rank.ranking import rank
-    from flipgate.core.runs.load import Run, load_run
+    from flipgate.core.runs.model import Run
+    from flipgate.core.runs.reading import load_run
     from flipgate.present import ranking as report
     from flipgate.present.report import json_text
 
@@ -62,6 +63,27 @@ def cmd_rank(args: argparse.Namespace) -> int:
     else:
         Console(highlight=False).print(report.to_text(ranking), soft_wrap=True)
     return report.exit_code(ranking)
+
+
+def open_campaign(args: argparse.Namespace) -> int | None:
+    """`flipgate open WORKSPACE` on a campaign: the candidates screen (None: not a campaign).
+
+    As for a pair of runs, every file is read and checked before any screen is drawn."""
+    from flipgate.core.gate.flaky import load_flaky
+    from flipgate.core.gate.spec import load_spec
+    from flipgate.core.rank.campaign import is_campaign, load_campaign, load_campaign_runs
+
+    if len(args.runs) != 1 or not is_campaign(Path(args.runs[0])):
+        return None
+    from flipgate.tui.app import run_app
+    from flipgate.tui.campaign import CampaignApp
+
+    campaign = load_campaign(Path(args.runs[0]))
+    load_spec(campaign.gate)
+    load_flaky(campaign.flaky)
+    with Console(stderr=True).status("reading the runs") as status:
+        runs = load_campaign_runs(campaign, progress=status.update)
+    return run_app(CampaignApp(campaign, args.theme, loaded=runs))
 
 
 def add_rank_parser(sub: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -262,3 +263,47 @@ def test_reports_name_the_first_failed_safety_cases_and_count_the_rest(
     _, markdown, _ = _gate(capsys, str(tmp_path / "b"), str(tmp_path / "c"), "--format", "markdown")
     failures = next(line for line in markdown.splitlines() if "**safety failures:**" in line)
     assert failures.count("case-") == CASES_NAMED and failures.endswith(more)
+
+
+# --------------------------------------------------------------------------- standard output
+
+SAMPLES = Path(__file__).parents[2] / "sample_runs"
+
+
+def _gate_into(
+    stdout: int, workspace: str = "listing-reviewer-decisive", **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    """The gate on a sample workspace in a fresh process (BLOCK, unless another is named)."""
+    return subprocess.run(
+        [sys.executable, "-m", "flipgate", "gate", str(SAMPLES / workspace)],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_reader_that_leaves_keeps_the_verdict_s_exit_code() -> None:
+    """`flipgate gate | head -c 100`: the pipe is closed before the report is written."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = _gate_into(write_end, "listing-reviewer")
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (0, b"")  # PASS, as if the pipe had held
+
+
+def test_a_full_disk_under_stdout_is_a_write_error() -> None:
+    with open("/dev/full", "wb") as full:
+        done = _gate_into(full.fileno())
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("flipgate: error: cannot write to standard output")
+
+
+def test_an_ascii_only_stdout_gets_the_report_escaped(tmp_path: Path) -> None:
+    with (tmp_path / "out.txt").open("wb") as out:
+        done = _gate_into(out.fileno(), PYTHONIOENCODING="ascii")
+    assert (done.returncode, done.stderr) == (1, b"")
+    assert (tmp_path / "out.txt").read_bytes().decode("ascii").startswith("BLOCK")

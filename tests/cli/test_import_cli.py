@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import main
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 
 EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "external"
 pytestmark = pytest.mark.skipif(

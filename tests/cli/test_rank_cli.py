@@ -136,3 +136,24 @@ def test_untrusted_names_are_shown_literally(
     main(["rank", str(incumbent), str(hostile), "--format", "markdown"])
     md = capsys.readouterr().out
     assert "\\[bold red\\]x" in md and "&lt;b&gt;" in md and "\\|" in md
+
+
+def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import flipgate.tui.app
+    from flipgate.tui.campaign import CampaignApp
+
+    started: list[object] = []
+    monkeypatch.setattr(flipgate.tui.app, "run_app", lambda app: started.append(app) or 0)
+    assert main(["open", SAMPLE]) == 0
+    [app] = started
+    assert isinstance(app, CampaignApp) and app.campaign_runs is not None
+    assert [name for name, _ in app.campaign_runs.candidates] == ["CLAUDE", "HURRIED", "MERGE"]
+
+    workspace = tmp_path / "campaign"
+    shutil.copytree(REPO / SAMPLE, workspace)
+    results = workspace / "candidates/HURRIED/results.jsonl"
+    results.write_text("not json\n")
+    assert main(["open", str(workspace)]) == 2
+    assert f"{results}:1" in capsys.readouterr().err and len(started) == 1

@@ -13,7 +13,7 @@ import pytest
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import run_from_records
+from flipgate.core.runs.reading import run_from_records
 from flipgate.present.casefile import (
     CaseQuery,
     case_detail,

@@ -13,7 +13,8 @@ from flipgate.core.curation.entries import add, check, propose, remove
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import run_from_records
 
 SPEC = default_spec()
 TODAY = date(2026, 11, 24)

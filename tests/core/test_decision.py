@@ -333,7 +333,7 @@ def test_without_hard_links_writes_exclusively(
     path = write_decision(record, SigningKey("--key", path=ada), workspace / "decisions")
     assert verify_decision(path, allow("ada@example.com", ada)).ok
     with pytest.raises(DecisionExistsError):
-        decision_module._write_new(path, b"again")
+        write_decision(record, SigningKey("--key", path=ada), path)
 
 
 # Verifying ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from tests.conftest import RunWriter, passfail_rows, write_run
 
 # case -> (baseline reps, candidate reps), each rep a pass, a fail or an infra failure (None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from flipgate.core.gate.outcomes import classify, classify_frame, per_case_counts, summarize
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Labels
+from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import OUTCOMES
 
 NINE = {

@@ -13,7 +13,8 @@ from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.rank.ranking import Ranking, holm, rank
-from flipgate.core.runs.load import Run, load_run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import Aggregate
 from tests.conftest import passfail_rows, write_run
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from flipgate.core.errors import InputError
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from tests.conftest import ALIAS_BOMB, write_run
 
 OK = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}
@@ -235,6 +239,117 @@ def test_an_infra_repetition_may_carry_a_half_written_decision(tmp_path: Path) -
     )
     loaded = load_run(_lines(tmp_path, row(), infra))
     assert loaded.reps.height == 2 and loaded.decisions.height == 2
+
+
+# --------------------------------------------------------------------------- hostile results
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "field", "words"),
+    [
+        # Arrow's reader takes 14 s over this line, and crashes a little deeper.
+        ([row(), row(case="b")[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}"], 2, "x", "deeper"),
+        # Brackets inside strings are text, not nesting; an escaped quote does not end a string.
+        (
+            [
+                row(output='\\"' + "[" * 500),
+                row(case="b")[:-1] + ', "y": ' + '{"a":' * 70 + "1" + "}" * 70 + "}",
+            ],
+            2,
+            "y",
+            "deeper",
+        ),
+        ([row(), row(case="b", rep=2**63)], 2, "rep", "non-negative integer"),
+        ([row(), row(case="b", latency_ms=10**400)], 2, "latency_ms", "finite number"),
+        ([row(), row(case="b", status="")], 2, "status", "'ok' or 'infra'"),
+        ([row(), row(case="b").replace('"rep": 0', '"rep": 0, "rep": 1')], 2, "rep", "given twice"),
+        ([row(), row(case="b", safety="yes")], 2, "safety", "true/false"),
+        ([row(), row(case="b", expected={"r1": 3})], 2, "expected.r1", "a label"),
+    ],
+)
+def test_hostile_lines(
+    tmp_path: Path, lines: list[str], line: int, field: str | None, words: str
+) -> None:
+    started = time.perf_counter()
+    error = _error(_lines(tmp_path, *lines))
+    assert time.perf_counter() - started < 5
+    assert (error.path.name, error.line, error.field) == ("results.jsonl", line, field)
+    assert words in error.message
+
+
+@pytest.mark.parametrize("where", ["output", "extra field"])
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path: Path, where: str) -> None:
+    run = _lines(tmp_path, row(), row(case="b"))
+    bad = b'"output": "\xff\xfe"' if where == "output" else b'"note": "\xff"'
+    text = (run / "results.jsonl").read_bytes().replace(b'"case": "b"', b'"case": "b", ' + bad)
+    (run / "results.jsonl").write_bytes(text)
+    error = _error(run)
+    assert (error.line, error.message) == (2, "not UTF-8 text")
+
+
+@pytest.mark.parametrize("target", ["fifo", "/dev/zero", "directory"])
+def test_only_a_regular_file_is_read_as_results(tmp_path: Path, target: str) -> None:
+    """A pull request can commit a link to /dev/zero: read, it never ends."""
+    run = _lines(tmp_path, row())
+    results = run / "results.jsonl"
+    results.unlink()
+    if target == "fifo":
+        os.mkfifo(results)
+    elif target == "directory":
+        results.mkdir()
+    else:
+        results.symlink_to(target)
+    error = _error(run)
+    assert error.path == results
+    assert "not a regular file" in error.message or "is a directory" in error.message
+
+
+def _parquet_run(tmp_path: Path, table: pa.Table) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.yaml").write_text("run_id: r\n")
+    pq.write_table(table, run / "results.parquet")
+    return run
+
+
+def test_parquet_maps_small_integers_and_dictionary_strings_are_read(tmp_path: Path) -> None:
+    """SPEC §2 allows maps; an int8 `rep` and a categorical `case` are the same columns."""
+    labels = pa.map_(pa.string(), pa.string())
+    table = pa.table(
+        {
+            "case": pa.array(["a", "a", "b"]).dictionary_encode(),
+            "rep": pa.array([0, 1, 0], pa.int8()),
+            "expected": pa.array(
+                [[("r1", "approve")], [("r1", "approve")], [("r2", "reject")]], labels
+            ),
+            "actual": pa.array(
+                [[("r1", "approve")], [("r1", "reject")], [("r2", "reject")]], labels
+            ),
+        }
+    )
+    loaded = load_run(_parquet_run(tmp_path, table))
+    assert loaded.decisions.select("case", "rep", "rule", "expected", "actual").rows() == [
+        ("a", 0, "r1", "approve", "approve"),
+        ("a", 1, "r1", "approve", "reject"),
+        ("b", 0, "r2", "reject", "reject"),
+    ]
+
+
+def test_a_parquet_list_column_names_its_field(tmp_path: Path) -> None:
+    table = pa.table(
+        {"case": ["a"], "rep": [0], "expected": [["approve"]], "actual": [["approve"]]}
+    )
+    error = _error(_parquet_run(tmp_path, table))
+    assert (error.field, error.line) == ("expected", 1)
+    assert "a label or a mapping" in error.message
+
+
+def test_a_parquet_rep_past_int64_is_refused(tmp_path: Path) -> None:
+    table = pa.table(
+        {"case": ["a", "b"], "rep": pa.array([0, 2**63], pa.uint64()), "passed": [True, True]}
+    )
+    error = _error(_parquet_run(tmp_path, table))
+    assert (error.field, error.line) == ("rep", 2)
 
 
 TURNS = [

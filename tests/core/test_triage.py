@@ -14,16 +14,10 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Run, run_from_records
-from flipgate.core.triage.walk import (
-    TriageStep,
-    checklist,
-    evidence,
-    load_walk,
-    named_cases,
-    save_walk,
-    start_walk,
-)
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import run_from_records
+from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
+from flipgate.core.triage.walk import checklist, load_walk, save_walk, start_walk
 
 SPEC = default_spec()
 KEY = {"model": "m1", "prompt": "p@1", "judge": "j@1", "eval_set": "suite@v1"}

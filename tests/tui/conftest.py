@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual.screen import Screen
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.load import load_run, load_workspace
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import load_workspace
 from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,6 +35,15 @@ def load_comparison(path: Path) -> Comparison:
         load_spec(workspace.gate),
         load_flaky(workspace.flaky),
     )
+
+
+async def settled(pilot: Pilot[Any]) -> None:
+    """Wait for every worker, and for the workers their answers start, then for the last frame."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    while pilot.app.workers:  # an answer started another job (a form's edit, then the review)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
 
 
 class ScreenApp(App[None]):

@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 from rich.console import Console
-from textual.pilot import Pilot
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
-from flipgate.tui.app import FlipgateApp, make_app, make_app_for_workspace
+from flipgate.tui.app import make_app, make_app_for_workspace
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import case_ids, literal, safe
 from flipgate.tui.screens.help import HelpScreen
@@ -25,6 +23,7 @@ from flipgate.tui.widgets import FlipMatrix, KeyDiff, TitleBar, VerdictBanner
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.verdict import SAFETY_SHOWN
 from tests.conftest import passfail_rows, write_run
+from tests.tui.conftest import settled
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 HOSTILE = "[bold red]boom[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
@@ -34,12 +33,6 @@ def plain(renderable: object, width: int = 200) -> str:
     console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
     console.print(renderable)
     return console.export_text()
-
-
-async def opened(app: FlipgateApp, pilot: Pilot[Any]) -> None:
-    """Wait for the loading worker, then for the screen it switched to."""
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def test_format_literal_never_reads_markup_or_escapes() -> None:
@@ -77,7 +70,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(LoadingScreen, "show_progress", record)
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         assert isinstance(app.screen, OverviewScreen)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "? INCONCLUSIVE" in banner
@@ -94,7 +87,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
 async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
     app = make_app_for_workspace(WORKSPACES / "bad")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         assert isinstance(app.screen, LoadingScreen)
         error = plain(app.screen.query_one("#error", Static).content)
         assert "file  " in error and "bad/candidate/results.jsonl" in error
@@ -109,7 +102,7 @@ async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
 async def test_switching_theme_reapplies_the_stylesheet() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive", theme="dark")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)
         assert app.screen.styles.background.hex == "#1A1B26"
         await pilot.press("t")
@@ -126,7 +119,7 @@ async def test_switching_theme_reapplies_the_stylesheet() -> None:
 async def test_help_lists_every_binding_and_closes() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         listing = plain(app.screen.query_one(Static).content)
@@ -139,7 +132,7 @@ async def test_help_lists_every_binding_and_closes() -> None:
 async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         bar = app.screen.query_one(KeyBar)
         line = bar.render().plain
         shown = [e for e in key_bindings("overview") if e.show]
@@ -161,16 +154,16 @@ async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> Non
 async def test_palette_switches_theme_and_quits() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"high-contrast")
-        await pilot.pause(0.3)
+        await settled(pilot)  # the palette searches in a worker
         await pilot.press("enter")
         await pilot.pause()
         assert app.flipgate_theme == "high-contrast"
         await pilot.press("ctrl+p")
         await pilot.press(*"quit")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_code == 0
@@ -180,7 +173,7 @@ async def test_palette_switches_theme_and_quits() -> None:
 async def test_q_quits() -> None:
     app = make_app_for_workspace(WORKSPACES / "block")
     async with app.run_test() as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
@@ -199,7 +192,7 @@ async def test_untrusted_run_ids_and_key_values_show_literally(tmp_path: Path) -
         (workspace / arm / "run.yaml").write_text(json.dumps(manifest))
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(200, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         shown = literal(HOSTILE).plain
         title = app.screen.query_one(TitleBar).render()
         assert f"candidate {shown}" in title.plain  # type: ignore[union-attr]
@@ -222,7 +215,7 @@ async def test_the_banner_names_twelve_failed_safety_cases_and_counts_the_rest(
         write_run(tmp_path / arm, passfail_rows({c: [passed] for c in cases}, safety=cases))
     app = make_app_for_workspace(tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "⚠ safety failures: case-00, case-01, case-02, " in banner
         assert "case-11 … +8" in banner and "case-12" not in banner

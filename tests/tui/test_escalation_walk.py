@@ -12,22 +12,20 @@ from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import VerdictBanner
 from tests.conftest import SAMPLES
-from tests.tui.test_app import opened, plain
+from tests.tui.conftest import settled
+from tests.tui.test_app import plain
 
 
 async def test_reruns_then_triage_then_flaky_list(tmp_path: Path) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         first = app.screen
         assert isinstance(first, OverviewScreen) and first.comparison.result.b == 9
 
         await pilot.press("l")  # the rerun results in reruns/ replace the flipped cases
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if app.screen is not first and isinstance(app.screen, OverviewScreen):
-                break
+        await settled(pilot)
         second = app.screen
         assert isinstance(second, OverviewScreen)
         result = second.comparison.result
@@ -43,12 +41,9 @@ async def test_reruns_then_triage_then_flaky_list(tmp_path: Path) -> None:
         assert isinstance(app.screen, TriageScreen)
         await pilot.press("escape")
         await pilot.press("f")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, FlakyScreen)
         await pilot.press("escape")
-        for _ in range(100):  # the gate is applied again with the list as it now is
-            await pilot.pause(0.05)
-            if isinstance(app.screen, OverviewScreen) and app.screen is not second:
-                break
-        assert isinstance(app.screen, OverviewScreen)
+        await settled(pilot)  # the gate is applied again with the list as it now is
+        assert isinstance(app.screen, OverviewScreen) and app.screen is not second
         assert app.screen.comparison.result.previous is not None  # still the second verdict

@@ -11,8 +11,11 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.load import Run, run_from_records
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import run_from_records
 from flipgate.tui.screens.flaky import FlakyForm, FlakyScreen
+
+from .conftest import settled
 
 TODAY = date(2026, 11, 24)
 KEY = {"model": "m1"}
@@ -69,7 +72,7 @@ def make_screen(tmp_path: Path) -> tuple[FlakyScreen, Path]:
 async def test_accept_a_proposal_then_retire_an_entry(tmp_path: Path) -> None:
     screen, path = make_screen(tmp_path)
     async with ScreenApp(screen).run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         entries = screen.query_one("#flaky-entries", DataTable)
         proposals = screen.query_one("#flaky-proposals", DataTable)
         assert entries.row_count == 1 and proposals.row_count == 1
@@ -85,7 +88,7 @@ async def test_accept_a_proposal_then_retire_an_entry(tmp_path: Path) -> None:
         await pilot.press("enter")  # nothing typed: stays open, nothing written
         assert pilot.app.screen is form and path.read_text() == FLAKY
         await pilot.press(*"sam", "enter", *"order", "enter")
-        await pilot.pause()
+        await settled(pilot)  # the form's worker writes, the screen's reviews the list again
         assert pilot.app.screen is screen
         data = yaml.safe_load(path.read_text())
         added = data["entries"][1]
@@ -104,7 +107,7 @@ async def test_accept_a_proposal_then_retire_an_entry(tmp_path: Path) -> None:
         await pilot.press("r")
         assert isinstance(pilot.app.screen, FlakyForm)
         await pilot.press(*"fixed", "enter")
-        await pilot.pause()
+        await settled(pilot)
         data = yaml.safe_load(path.read_text())
         assert [e["case"] for e in data["entries"]] == ["case-007"]
         assert data["retired"][0]["case"] == "case-001"
@@ -122,7 +125,7 @@ async def test_a_refused_change_is_shown_and_nothing_is_written(tmp_path: Path) 
     path.write_text(FLAKY.replace("qa-oncall", "x") + "  - case: case-002\n")  # malformed entry
     before = path.read_bytes()
     async with ScreenApp(screen).run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         status = str(screen.query_one("#flaky-status", Static).content)
         assert "field 'entries.1.owner': required" in status
         await pilot.press("r")

@@ -23,7 +23,8 @@ from flipgate.tui.widgets import (
     OutcomesPanel,
     ReconciliationPanel,
 )
-from tests.tui.test_app import WORKSPACES, opened, plain
+from tests.tui.conftest import settled
+from tests.tui.test_app import WORKSPACES, plain
 
 
 class FakeRedCases(Screen[None]):
@@ -50,7 +51,7 @@ def red_cases(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, bool]]:
 async def test_panels_show_the_core_figures() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         screen = app.screen
         matrix = plain(screen.query_one(FlipMatrix).render())
         assert "both pass" in matrix and "18  66.7%" in matrix
@@ -77,7 +78,7 @@ async def test_panels_show_the_core_figures() -> None:
 async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:
     app = make_app_for_workspace(WORKSPACES / "passfail")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         outcomes = plain(app.screen.query_one(OutcomesPanel).render())
         assert "pass/fail checks only" in outcomes
         assert not app.screen.query(ReconciliationPanel)
@@ -88,7 +89,7 @@ async def test_enter_on_a_cell_opens_its_red_cases(
 ) -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)
         assert matrix.cell == "pass_to_fail"  # the cursor starts on b
         await pilot.press("enter")
@@ -120,7 +121,7 @@ async def test_arrows_leave_the_matrix_for_the_next_panel(
 ) -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await pilot.press("right")  # already in the right column: on to the cache key
         assert isinstance(app.screen.focused, KeyDiff)
         for _ in range(4):
@@ -141,7 +142,7 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
     plan = workspace / "rerun-plan.yaml"
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await export(pilot)
         written = yaml.safe_load(plan.read_text())
         assert written["runs"] == 5
@@ -174,7 +175,7 @@ async def test_no_rerun_plan_outside_inconclusive_full_runs(tmp_path: Path) -> N
     shutil.copytree(WORKSPACES / "block", workspace)
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         await export(pilot)
         assert "No rerun plan to export: the gate says BLOCK" in (
             list(app._notifications)[-1].message
@@ -185,7 +186,7 @@ async def test_no_rerun_plan_outside_inconclusive_full_runs(tmp_path: Path) -> N
 async def test_narrow_terminal_stacks_panels_and_scrolls_to_focus() -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(80, 24)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         screen = app.screen
         assert screen.has_class("-narrow")
         matrix, keys = screen.query_one(FlipMatrix), screen.query_one(KeyDiff)
@@ -204,7 +205,7 @@ async def test_clicking_a_cell_selects_it_and_a_second_click_opens_it(
 ) -> None:
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
-        await opened(app, pilot)
+        await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)
         c_cell = (1 + 1 + 17 + 2, 1 + 5)  # border + padding + label column, row "c"
         await pilot.click(FlipMatrix, offset=c_cell)

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.load import load_run
+from flipgate.core.runs.reading import load_run
 from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen

@@ -12,12 +12,13 @@ from textual.widgets import Input, OptionList, Select, SelectionList, Static, Te
 
 from flipgate.core.decision.record import verify_decision
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import load_walk
+from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk
+from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
 
-from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison
+from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
 
 SIZE = (140, 45)
 
@@ -58,6 +59,7 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
     walk_path = workspace / ".flipgate" / "triage.yaml"
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         assert [s.klass for s in screen.steps] == [
@@ -100,6 +102,7 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
     # Open the screen again: the walk resumes, notes and findings as left.
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         assert screen.walk.cause == "regression"
@@ -110,10 +113,43 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
     assert load_walk(walk_path, comparison).findings["grader"].finding == "unclear"
 
 
+async def test_a_note_is_saved_when_committed_not_per_keystroke(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    saves: list[str] = []
+
+    def counted(path: Path, walk: TriageWalk) -> TriageWalk:
+        saves.append(walk.findings["infra"].note)
+        return save_walk(path, walk)
+
+    monkeypatch.setattr(triage, "save_walk", counted)
+    comparison = load_comparison(workspace)
+    walk_path = workspace / ".flipgate" / "triage.yaml"
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        await pilot.press("n", *"half")
+        assert saves == [] and not walk_path.exists()
+        assert "note not saved yet" in str(screen.query_one("#save-state", Static).render())
+        await pilot.press("enter")  # committed
+        assert saves == ["half"]
+        assert load_walk(walk_path, comparison).findings["infra"].note == "half"
+        await pilot.press("n", "end", *" way")
+        screen.query_one("#steps", OptionList).focus()  # leaving the field commits it too
+        await pilot.pause()
+        assert saves == ["half", "half way"]
+        await pilot.press("o")  # a finding is saved at once
+        assert saves == ["half", "half way", "half way"]
+    assert load_walk(walk_path, comparison).findings["infra"].finding == "ruled_out"
+
+
 async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:
     comparison = load_comparison(workspace)
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         index = next(i for i, s in enumerate(screen.steps) if s.cases)
@@ -135,6 +171,7 @@ async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -
     comparison = load_comparison(workspace)
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         await pilot.press("c")  # infra is the cause, for this test

@@ -18,6 +18,13 @@ SUITES: tuple[Suite, ...] = get_args(Suite)
 Aggregate = Literal["majority", "all"]  # how a case's repetitions collapse (SPEC §3.1)
 AGGREGATES: tuple[Aggregate, ...] = get_args(Aggregate)
 
+# A run's three verdict labels (SPEC §1) by role: negative, positive, abstain; a run may rename them.
+DEFAULT_LABELS: dict[str, str] = {
+    "negative": "approve",
+    "positive": "reject",
+    "abstain": "escalate",
+}
+
 # The four cells of the flip matrix (SPEC §3.3); the flips are the cells b and c.
 Direction = Literal["pass_to_fail", "fail_to_pass"]
 FLIPS: tuple[Direction, ...] = get_args(Direction)

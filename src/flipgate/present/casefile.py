@@ -23,8 +23,8 @@ import polars as pl
 
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.gate.outcomes import SEVERITY, severity_name
-from flipgate.core.runs.load import METRICS
+from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
+from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.trajectory import Alignment, align, parse_turns
 
@@ -51,7 +51,6 @@ OUTCOME_SHORT = {
     "inconclusive": "inconcl.",
     "agreement": "agreement",
 }
-WRONG_WORST_FIRST = tuple(o for o in SEVERITY if o != "agreement")
 CHECK_FAILED = "check failed"  # the worst thing in a case whose only failures are pass/fail checks
 REP_SYMBOLS = {True: "✓", False: "✗", None: "·"}  # pass, fail, infra
 ABSENT = "—"

@@ -58,7 +58,7 @@ def _highest_mean_line(ranking: Ranking) -> str:
     return f"{names} ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells{tied})"
 
 
-def _summary(ranking: Ranking) -> list[tuple[str, str]]:
+def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     """The three labels and what qualifies them, as (heading, words), in reading order."""
     lines = [
         (LABEL_WORDS["highest_mean"], _highest_mean_line(ranking)),
@@ -150,12 +150,12 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
 
 COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
     ("candidate", "left"),
+    ("labels", "left"),
     ("mean", "right"),
     ("key", "right"),
     ("complete", "left"),
     ("gate", "left"),
     ("Holm p", "right"),
-    ("labels", "left"),
 )
 
 
@@ -173,17 +173,17 @@ def _cells(cells: Cells) -> str:
     return f"{cells.mean:.3f} {cells.passing}/{cells.graded}"
 
 
-def _rows(ranking: Ranking) -> list[tuple[str, ...]]:
+def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
     """The table's rows as plain strings, one per candidate in rank order, the incumbent last."""
     rows: list[tuple[str, ...]] = [
         (
             s.name,
+            marks(ranking, s.name),
             _cells(s.cells),
             f"{s.release_key}/{ranking.cases}",
             s.gaps.describe(),
             s.gate.verdict,
             format_p(s.improvement_p_holm),
-            marks(ranking, s.name),
         )
         for s in ranking.standings
     ]
@@ -191,9 +191,9 @@ def _rows(ranking: Ranking) -> list[tuple[str, ...]]:
     rows.append(
         (
             "incumbent",
+            "",
             _cells(incumbent.cells),
             f"{incumbent.release_key}/{ranking.cases}",
-            "",
             "",
             "",
             "",
@@ -206,24 +206,24 @@ def to_text(ranking: Ranking) -> RenderableType:
     table = Table(show_edge=False, pad_edge=False)
     for column, justify in COLUMNS:
         table.add_column(column, justify=justify)
-    rows = _rows(ranking)
-    for s, (name, mean, key, complete, verdict, p, labels) in zip(
+    rows = table_rows(ranking)
+    for s, (name, labels, mean, key, complete, verdict, p) in zip(
         ranking.standings, rows, strict=False
     ):
         table.add_row(
             literal(name, style="bold" if s.name == ranking.winner else ""),
+            labels,
             mean,
             key,
             Text(complete, style="" if s.eligible else "yellow"),
             Text(verdict, style=VERDICT_STYLE[s.gate.verdict]),
             p,
-            labels,
         )
     table.add_row(*rows[-1], style="dim")
     verdict = "bold green" if ranking.clears else "bold red"
     lines = [
         Text.assemble((f"{heading}: ", verdict if i == 2 else "bold"), literal(words))
-        for i, (heading, words) in enumerate(_summary(ranking))
+        for i, (heading, words) in enumerate(summary_lines(ranking))
     ]
     return Group(literal(_head(ranking), style="dim"), table, *lines)
 
@@ -241,13 +241,13 @@ def to_markdown(ranking: Ranking) -> str:
     header = "| " + " | ".join(name for name, _ in COLUMNS) + " |"
     align = "|" + "|".join("---:" if justify == "right" else "---" for _, justify in COLUMNS) + "|"
     lines = [f"## {icon} flipgate rank: {outcome}", "", markdown(_head(ranking)), "", header, align]
-    for row in _rows(ranking):
+    for row in table_rows(ranking):
         name = f"**{markdown(row[0])}**" if row[0] == ranking.winner else markdown(row[0])
         lines.append("| " + " | ".join((name, *row[1:])) + " |")
     lines.append("")
-    lines += [f"- **{heading}:** {markdown(words)}" for heading, words in _summary(ranking)]
+    lines += [f"- **{heading}:** {markdown(words)}" for heading, words in summary_lines(ranking)]
     lines.append("")
     return "\n".join(lines)
 
 
-__all__ = ["exit_code", "marks", "to_json", "to_markdown", "to_text"]
+__all__ = ["exit_code", "marks", "summary_lines", "table_rows", "to_json", "to_markdown", "to_text"]

@@ -17,7 +17,8 @@ from rich.text import Text
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
-from flipgate.core.vocab import ARMS, OUTCOMES
+from flipgate.core.vocab import ARMS
+from flipgate.present.outcomes import OutcomeRow, outcome_rows
 from flipgate.present.text import literal
 from flipgate.present.text import markdown as _md
 
@@ -234,7 +235,6 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
 
 def _outcome_table(comparison: Comparison) -> Table:
     result = comparison.result
-    spec = comparison.spec
     base, cand = (result.outcomes[arm] for arm in ARMS)
     table = Table(title="decision outcomes", title_justify="left")
     table.add_column("outcome", no_wrap=True)
@@ -246,12 +246,14 @@ def _outcome_table(comparison: Comparison) -> Table:
     for arm in ARMS:
         table.add_column(arm, justify="right", min_width=widest)
     table.add_column("change", justify="right", no_wrap=True)
-    for outcome in OUTCOMES:
-        price = "by direction" if outcome == "mirror" else f"{spec.price(outcome):g}"
-        if outcome == "agreement":
-            price = "0"
-        b, c = base.counts[outcome], cand.counts[outcome]
-        table.add_row(OUTCOME_WORDS[outcome], price, f"{b:,}", f"{c:,}", f"{c - b:+,}")
+    for row in outcome_rows(comparison):
+        table.add_row(
+            OUTCOME_WORDS[row.outcome],
+            _price(row),
+            f"{row.baseline:,}",
+            f"{row.candidate:,}",
+            f"{row.change:+,}",
+        )
     table.add_row(
         "decisions",
         "",
@@ -286,6 +288,10 @@ def _outcome_table(comparison: Comparison) -> Table:
         "",
     )
     return table
+
+
+def _price(row: OutcomeRow) -> str:
+    return "by direction" if row.price is None else f"{row.price:g}"
 
 
 def _histogram(red_by_wrong: dict[int, int]) -> str:
@@ -350,12 +356,11 @@ def to_markdown(comparison: Comparison) -> str:
             "| outcome | price | baseline | candidate | change |",
             "|---|---:|---:|---:|---:|",
         ]
-        for outcome in OUTCOMES:
-            price = {"agreement": "0", "mirror": "by direction"}.get(
-                outcome, f"{comparison.spec.price(outcome):g}"
+        for row in outcome_rows(comparison):
+            lines.append(
+                f"| {OUTCOME_WORDS[row.outcome]} | {_price(row)} | {row.baseline:,} "
+                f"| {row.candidate:,} | {row.change:+,} |"
             )
-            b, c = base.counts[outcome], cand.counts[outcome]
-            lines.append(f"| {OUTCOME_WORDS[outcome]} | {price} | {b:,} | {c:,} | {c - b:+,} |")
         lines.append(
             f"| **cost** | | **{base.cost:,.0f}** | **{cand.cost:,.0f}** | **{cand.cost - base.cost:+,.0f}** |"
         )

@@ -20,14 +20,24 @@ from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Run, load_run, load_workspace
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import load_workspace
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
-from flipgate.tui.messages import Loaded, LoadFailed, LoadProgress, RegateRequested
+from flipgate.tui.messages import (
+    Loaded,
+    LoadFailed,
+    Progress,
+    RegateFailed,
+    RegateRequested,
+    Steps,
+)
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
+from flipgate.tui.widgets.progress_line import ProgressLine
 
 # Inside an installed wheel, else at the top of the source tree.
 _PACKAGED_THEMES = Path(__file__).resolve().parents[1] / "themes"
@@ -119,14 +129,7 @@ class FlipgateApp(App[None]):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
         sources = self.sources
-        steps = 7  # spec, flaky list, read + check for each run, pairing
-        done = 0
-
-        def progress(description: str) -> None:
-            nonlocal done
-            self.post_message(LoadProgress(done, steps, description))
-            done = min(done + 1, steps)
-
+        progress = Steps(self, 7)  # spec, flaky list, read + check for each run, pairing
         try:
             progress("reading the gate spec")
             spec = load_spec(sources.gate)
@@ -154,10 +157,12 @@ class FlipgateApp(App[None]):
             if reruns:
                 paths = sources.rerun_paths()
                 assert paths is not None
+                progress = Steps(self, 5)  # read + check each arm, then the rule
                 options = sources.import_options
                 rerun_baseline, rerun_candidate = (
-                    load_run(path, import_options=options) for path in paths
+                    load_run(path, progress=progress, import_options=options) for path in paths
                 )
+                progress("applying the rule to the rerun results")
                 updated = compare_with_reruns(
                     comparison,
                     rerun_baseline,
@@ -165,31 +170,41 @@ class FlipgateApp(App[None]):
                     declared_change=sources.declared_change,
                 )
             else:
+                progress = Steps(self, 2)
+                progress("reading the flaky list")
                 flaky = sources.flaky_path
+                flaky_list = load_flaky(flaky if flaky.exists() else None)
+                progress("pairing the cases and counting the flips, with the list as it is")
                 updated = compare(
                     comparison.baseline,
                     comparison.candidate,
                     comparison.spec,
-                    load_flaky(flaky if flaky.exists() else None),
+                    flaky_list,
                     declared_change=sources.declared_change,
                     previous=comparison.result.previous,
                 )
         except Exception as error:  # a bad rerun file: said on screen, the overview stays
-            self.call_from_thread(
-                self.notify, str(error), title="gate", severity="error", markup=False
-            )
+            self.post_message(RegateFailed(error))
             return
         self.post_message(Loaded(updated))
 
     def on_regate_requested(self, message: RegateRequested) -> None:
         self.regate(message.comparison, reruns=message.reruns)
 
-    def on_load_progress(self, message: LoadProgress) -> None:
+    def on_progress(self, message: Progress) -> None:
         if isinstance(self.screen, LoadingScreen):
             self.screen.show_progress(message.step, message.steps, message.description)
+        else:  # applying the gate again: the overview shows how far it got
+            for line in self.screen.query(ProgressLine):
+                line.show(message)
 
     def on_loaded(self, message: Loaded) -> None:
         self.switch_screen(OverviewScreen(message.comparison, self.sources, self.repeats))
+
+    def on_regate_failed(self, message: RegateFailed) -> None:
+        for line in self.screen.query(ProgressLine):
+            line.finish()
+        self.notify(str(message.error), title="gate", severity="error", markup=False)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error

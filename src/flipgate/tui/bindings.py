@@ -112,6 +112,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
     KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
     KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+    # candidates (a campaign workspace)
+    KeyBinding("candidates-open", "enter", "select_cursor", "Open overview", "candidates"),
+    KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )

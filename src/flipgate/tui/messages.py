@@ -1,21 +1,47 @@
-"""Typed messages the loading worker posts back to the app thread."""
+"""Typed messages the app's thread workers post back to the app thread."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.worker import get_current_worker
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.rank.ranking import Ranking
 
 
 @dataclass
-class LoadProgress(Message):
-    """One step of loading done or begun: `step` of `steps`, described in words."""
+class Progress(Message, bubble=False):
+    """One step of a worker's job begun: `step` of `steps` done so far, the next in words.
+
+    It goes to the app or the screen whose worker posted it, and no further.
+    """
 
     step: int
     steps: int
     description: str
+
+
+class Steps:
+    """Called with each step's description from inside a worker: posts `Progress` to `target`."""
+
+    def __init__(self, target: MessagePump, steps: int) -> None:
+        self.target, self.steps, self.done = target, steps, 0
+
+    def __call__(self, description: str) -> None:
+        self.target.post_message(Progress(self.done, self.steps, description))
+        self.done = min(self.done + 1, self.steps)
+
+
+def post_unless_cancelled(target: MessagePump, message: Message) -> None:
+    """Post a worker's result, unless a newer run of the same job replaced the worker meanwhile.
+
+    A thread worker cannot be stopped; an exclusive one that was replaced still runs to its end.
+    """
+    if not get_current_worker().is_cancelled:
+        target.post_message(message)
 
 
 @dataclass
@@ -38,3 +64,17 @@ class RegateRequested(Message):
 
     comparison: Comparison
     reruns: bool = False
+
+
+@dataclass
+class RegateFailed(Message):
+    """Applying the gate again failed (a bad rerun file, say): the overview stays as it was."""
+
+    error: Exception
+
+
+@dataclass
+class Ranked(Message):
+    """Every candidate of a campaign compared with the incumbent and ranked."""
+
+    ranking: Ranking

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.load import Progress, Run, load_run
+from flipgate.core.runs.model import Progress, Run
+from flipgate.core.runs.reading import load_run
 
 REPEATS_FOLDER = "baseline-repeats"  # identical baseline runs, for triage and flaky curation
 RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results

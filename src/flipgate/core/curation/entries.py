@@ -15,8 +15,6 @@ written.
 from __future__ import annotations
 
 import copy
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -32,10 +30,11 @@ from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 
 READY_WINDOW = 3  # quiet for this many identical runs: ready to release
 NEW_FILE_HEADER = (
@@ -579,23 +578,14 @@ def _write(stored: _Stored, data: dict[str, Any], splice: str | None, message: s
     """Write atomically; the new text must load as a valid list, and the old file be unchanged."""
     text, kept = _render(stored, data, splice)
     path = stored.path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        load_flaky(tmp)  # the list the gate will read must still be a valid list
+
+    def still_valid_and_unchanged(written: Path) -> None:
+        load_flaky(written)  # the list the gate will read must still be a valid list
         now = path.read_bytes() if path.exists() else b""
         if now != stored.before:
             raise InputError(path, "changed on disk while being edited; nothing written")
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+
+    write_atomic(path, text, overwrite=True, check=still_valid_and_unchanged)
     return Edit(
         path=path,
         text=text,

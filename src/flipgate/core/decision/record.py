@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +33,7 @@ from flipgate.core.decision.signing import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.rules import RULES
+from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import RUN_FILE, run_digest
 from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.vocab import ARMS, FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
@@ -401,62 +400,17 @@ def write_decision(
     if target.exists():
         raise DecisionExistsError(errno.EEXIST, "a decision file is never overwritten", str(target))
     signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _write_new(target, message + signature)
+    try:
+        write_atomic(target, message + signature)
+    except FileExistsError:  # it appeared while the record was being signed
+        raise DecisionExistsError(
+            errno.EEXIST, "a decision file is never overwritten", str(target)
+        ) from None
     return target
 
 
 def _is_folder(path: Path) -> bool:
     return path.is_dir() or (not path.exists() and not path.suffix)
-
-
-def _write_new(target: Path, data: bytes) -> None:
-    """Write `data` to `target` atomically; fail if `target` exists, even if it just appeared."""
-    handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    temp = Path(temp_name)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        try:
-            # A hard link appears whole or not at all, and never replaces an existing name.
-            os.link(temp, target)
-        except FileExistsError:
-            raise DecisionExistsError(
-                errno.EEXIST, "a decision file is never overwritten", str(target)
-            ) from None
-        except OSError as refused:
-            if refused.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            _write_exclusive(target, data)
-    finally:
-        temp.unlink(missing_ok=True)
-    _fsync_dir(target.parent)
-
-
-def _write_exclusive(target: Path, data: bytes) -> None:
-    """For file systems without hard links: O_EXCL still never overwrites."""
-    try:
-        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        raise DecisionExistsError(
-            errno.EEXIST, "a decision file is never overwritten", str(target)
-        ) from None
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-        stream.flush()
-        os.fsync(stream.fileno())
-
-
-def _fsync_dir(folder: Path) -> None:
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 # Reading and verifying --------------------------------------------------------------------

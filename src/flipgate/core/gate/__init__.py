@@ -1,1 +1,1 @@
-"""The gate (SPEC §3): its spec, the flaky list, decision outcomes, the collapse, pairing and the verdict."""
+"""The gate (SPEC §3, §4): spec, flaky list, outcomes, collapse, pairing, p, evidence, rules, reruns."""

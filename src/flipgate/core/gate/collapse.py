@@ -13,7 +13,7 @@ import polars as pl
 
 from flipgate.core.gate.outcomes import SEVERITY, classify_frame, severity_name
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run, drop_where, out_of_case_order
+from flipgate.core.runs.model import Run, drop_where, out_of_case_order
 from flipgate.core.vocab import Aggregate
 
 PREFIX = {"baseline": "base", "candidate": "cand"}  # of an arm's columns in the paired table

@@ -26,7 +26,7 @@ from flipgate.core.gate.pairing import pair
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, GateRule, Verdict
 
 

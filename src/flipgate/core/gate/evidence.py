@@ -18,7 +18,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import Component
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Labels
+from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import OUTCOMES
 
 DEFAULT_LABELS = Labels()
 # Worst first: what a red case is sorted by when a reviewer asks "what is the worst thing here".
 SEVERITY = ("false_negative", "mirror", "false_positive", "inconclusive", "agreement")
+WRONG_WORST_FIRST = SEVERITY[:-1]
 # Outcomes as an ordered enum: comparisons are integer compares, and the worst outcome of a group
 # is the minimum of the physical codes.
 OUTCOME = pl.Enum(SEVERITY)

@@ -12,7 +12,7 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.runs.key import moved_components
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
 
 
@@ -73,7 +73,7 @@ def rerun_plan(comparison: Comparison) -> dict[str, object]:
 
 def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = True) -> None:
     """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
-    write_atomic(target, dump_yaml(rerun_plan(comparison), width=1000), exclusive=not overwrite)
+    write_atomic(target, dump_yaml(rerun_plan(comparison), width=1000), overwrite=overwrite)
 
 
 def compare_with_reruns(

@@ -22,14 +22,20 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
-import zstandard
-
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportedRun, ImportOptions, short_digest, take_case_flags
+from flipgate.core.importers.base import (
+    ZIP_SIGNATURE,
+    ImportedRun,
+    Importer,
+    ImportOptions,
+    LogFile,
+    Option,
+    short_digest,
+    take_case_flags,
+)
 
 ZIP_ZSTANDARD = 93
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # signature .. name length, extra length
-_LOCAL_SIGNATURE = b"PK\x03\x04"
 
 _DECODER = json.JSONDecoder()
 _DRIVE = re.compile(r"[A-Za-z]:")  # `C:/...`: absolute on Windows
@@ -57,23 +63,6 @@ def is_inspect_json(doc: Any) -> bool:
         and isinstance(doc.get("version"), int)
         and isinstance(doc.get("eval"), dict)
         and "task" in doc["eval"]
-    )
-
-
-def starts_like_zip(path: Path) -> bool:
-    with path.open("rb") as handle:
-        return handle.read(4) == _LOCAL_SIGNATURE
-
-
-def is_inspect_zip(path: Path) -> bool:
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = archive.namelist()
-    except (OSError, zipfile.BadZipFile):
-        return False
-    return any(
-        name in ("header.json", "_journal/start.json") or name.startswith("samples/")
-        for name in names
     )
 
 
@@ -176,7 +165,10 @@ class EvalMemberReader:
         self.path = path
         self._archive = archive
         self._raw = raw
+        import zstandard  # here, not at the top: the gate's start-up needs no importer's reader
+
         self._zstd = zstandard.ZstdDecompressor()
+        self._corrupt = (zipfile.BadZipFile, zlib.error, zstandard.ZstdError, EOFError)
 
     def json(self, info: zipfile.ZipInfo) -> Any:
         data = self.read(info)
@@ -221,7 +213,7 @@ class EvalMemberReader:
             if info.compress_type != ZIP_ZSTANDARD:
                 return self._archive.open(info).read()
             data = self._zstd.decompress(self._compressed(info), max_output_size=info.file_size)
-        except (zipfile.BadZipFile, zlib.error, zstandard.ZstdError, EOFError) as exc:
+        except self._corrupt as exc:
             raise InputError(self.path, f"corrupt member ({exc})", field=info.filename) from None
         except NotImplementedError as exc:
             raise InputError(self.path, str(exc), field=info.filename) from None
@@ -235,7 +227,7 @@ class EvalMemberReader:
         if len(header) != _LOCAL_HEADER.size:
             raise EOFError("local file header is truncated")
         fields = _LOCAL_HEADER.unpack(header)
-        if fields[0] != _LOCAL_SIGNATURE:
+        if fields[0] != ZIP_SIGNATURE:
             raise zipfile.BadZipFile("bad local file header")
         name_length, extra_length = fields[-2], fields[-1]
         self._raw.seek(name_length + extra_length, 1)
@@ -504,3 +496,27 @@ def _check_unique(path: Path, records: list[dict[str, Any]]) -> None:
         if key in seen:
             raise InputError(path, f"sample {key[0]!r} epoch {key[1] + 1} appears twice")
         seen.add(key)
+
+
+def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
+    if file.is_zip:  # even a truncated one: the reader says what is wrong with it
+        return read_eval_archive(file.path, options)
+    header, samples = log_from_json(file.document, file.path)
+    return imported_run(file.path, header, samples, options)
+
+
+IMPORTER = Importer(
+    name="inspect",
+    title="Inspect AI",
+    options=(
+        Option("partial_passes", "a `P` score passes"),
+        Option(
+            "pass_threshold",
+            "numeric scores pass at this (default 1)",
+            takes="value",
+            read=float,
+        ),
+    ),
+    recognises=lambda file: file.is_zip or is_inspect_json(file.document),
+    read=_read,
+)

@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportedRun, ImportOptions, short_digest, take_case_flags
+from flipgate.core.importers.base import (
+    ImportedRun,
+    Importer,
+    ImportOptions,
+    Option,
+    short_digest,
+    take_case_flags,
+)
 
 SUPPORTED_VERSIONS = (2, 3)
 DIMENSIONS = ("prompt", "provider")  # column dimensions, in the order they appear in a case id
@@ -304,3 +311,31 @@ def _cache_notes(records: list[dict[str, Any]], reps: Mapping[str, int]) -> list
         f"promptfoo served {sum(cached.values())} repeats from its cache ({shown}): "
         "those repeats are not independent runs; rerun with --no-cache"
     ]
+
+
+def _columns(given: list[str]) -> dict[str, str]:
+    """`--select` values, `DIM=LABEL` each, as the `select` mapping."""
+    select: dict[str, str] = {}
+    for item in given:
+        dim, sep, label = item.partition("=")
+        if not sep or dim not in DIMENSIONS or not label:
+            raise ValueError(f"expected provider=LABEL or prompt=LABEL, not {item!r}")
+        select[dim] = label
+    return select
+
+
+IMPORTER = Importer(
+    name="promptfoo",
+    title="promptfoo",
+    options=(
+        Option(
+            "select",
+            "keep one column, e.g. provider=gpt-x or prompt=v2 (repeatable)",
+            takes="values",
+            read=_columns,
+            metavar="DIM=LABEL",
+        ),
+    ),
+    recognises=lambda file: is_promptfoo_json(file.document),
+    read=lambda file, options: imported_run(file.path, file.document, options),
+)

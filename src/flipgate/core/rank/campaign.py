@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.errors import InputError
+from flipgate.core.runs.model import Progress, Run
+from flipgate.core.runs.reading import load_run
 
 CANDIDATES = "candidates"
 
@@ -44,3 +46,19 @@ def load_campaign(path: Path) -> Campaign:
         gate=gate if gate.exists() else None,
         flaky=flaky if flaky.exists() else None,
     )
+
+
+@dataclass(frozen=True)
+class CampaignRuns:
+    """The incumbent and every candidate of a campaign, read and checked."""
+
+    incumbent: Run
+    candidates: tuple[tuple[str, Run], ...]
+
+
+def load_campaign_runs(campaign: Campaign, progress: Progress | None = None) -> CampaignRuns:
+    incumbent = load_run(campaign.incumbent, progress=progress)
+    candidates = tuple(
+        (name, load_run(path, progress=progress)) for name, path in campaign.candidates
+    )
+    return CampaignRuns(incumbent, candidates)

@@ -28,7 +28,7 @@ from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.vocab import RANK_LABELS, Aggregate, RankLabel
 
 Compared = Callable[[str, Comparison], None]

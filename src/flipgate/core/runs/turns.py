@@ -10,8 +10,9 @@
      "error": "order not found"}                          # tool turns: the call failed
 
 One function says what is wrong with a trajectory, as the field path and a sentence, so that both
-readers of a run name the same field: the line reader calls it on each line, the columnar readers
-call it on the first line their vectorised check flags.
+readers of a run name the same field: the line reader calls it on each line (through `checks`'
+table of fields), the columnar readers check the column's type (`turns_type_ok`) and call it on
+the first line their vectorised check (`turns_flagged`) flags.
 """
 
 from __future__ import annotations
@@ -57,25 +58,47 @@ def messages_problem(value: Any) -> tuple[str, str] | None:
     return None
 
 
-def messages_flagged(column: str = "messages") -> pl.Expr:
-    """Rows whose trajectory, read as a list of structs, breaks a rule the types cannot show (a
-    role outside ROLES, a call without a name): vectorised, so only flagged rows are looked at."""
+_TEXT = (pl.String, pl.Null)
+
+
+def turns_type_ok(dtype: pl.DataType) -> bool:
+    """A trajectory column as Arrow or Parquet types it: a list of turn structs whose text fields
+    are strings and whose calls are structs with a string name; the values are checked after."""
+    if isinstance(dtype, pl.Null):
+        return True
+    if not isinstance(dtype, pl.List) or not isinstance(dtype.inner, pl.Struct):
+        return False
+    fields = {f.name: f.dtype for f in dtype.inner.fields}
+    if not isinstance(fields.get("role"), pl.String):
+        return False
+    if any(not isinstance(fields[n], _TEXT) for n in _TEXT_FIELDS if n in fields):
+        return False
+    calls = fields.get("tool_calls", pl.Null())
+    if isinstance(calls, pl.Null):
+        return True
+    if not isinstance(calls, pl.List) or not isinstance(calls.inner, pl.Struct):
+        return False
+    call = {f.name: f.dtype for f in calls.inner.fields}
+    return (
+        isinstance(call.get("name"), pl.String)
+        and isinstance(call.get("id", pl.Null()), _TEXT)
+        and isinstance(call.get("arguments", pl.Null()), pl.Struct | pl.Null)
+    )
+
+
+def turns_flagged(dtype: pl.DataType, column: str = "messages") -> pl.Expr:
+    """The rows of a trajectory column of type `dtype` (one `turns_type_ok` accepts) that break a
+    rule its type cannot show: a role outside ROLES, a call without a name. Vectorised, so that
+    only a flagged row is looked at in Python."""
     turns = pl.col(column)
     role = pl.element().struct.field("role")
-    bad_role = turns.list.eval(role.is_null() | ~role.is_in(ROLES)).list.any()
-    return turns.is_not_null() & bad_role.fill_null(True)
-
-
-def calls_flagged(column: str = "messages") -> pl.Expr:
-    """Rows holding a tool call without a name (only when the turns carry `tool_calls`)."""
-    names = (
-        pl.col(column)
-        .list.eval(
+    flagged = turns.list.eval(role.is_null() | ~role.is_in(ROLES)).list.any().fill_null(True)
+    inner = dtype.inner  # type: ignore[attr-defined]
+    if any(f.name == "tool_calls" and not isinstance(f.dtype, pl.Null) for f in inner.fields):
+        unnamed = (
             pl.element()
             .struct.field("tool_calls")
             .list.eval(pl.element().struct.field("name").is_null())
-            .list.any()
         )
-        .list.any()
-    )
-    return names.fill_null(False)
+        flagged = flagged | turns.list.eval(unnamed.list.any()).list.any().fill_null(False)
+    return turns.is_not_null() & flagged

@@ -1,28 +1,30 @@
 """The signed reviewer decision (SPEC §6): what was decided, why, by whom, on which cases.
 
 The file is built, signed and written by `flipgate.core.decision.record` into `WORKSPACE/decisions/`,
-then verified at once, and the screen says where it went and what the check found. Signing runs
-in a worker (ssh-keygen is a subprocess); when it fails the form keeps everything typed.
+then verified at once, and the screen says where it went and what the check found. Digesting the
+runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
+when it fails the form keeps everything typed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, SelectionList, Static, TextArea
 from textual.widgets.selection_list import Selection
 
 from flipgate.core.decision.record import (
     DecisionExistsError,
-    DecisionRecord,
     InvalidDecision,
     Reviewer,
     VerifyResult,
@@ -33,11 +35,14 @@ from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import TITLES, TriageWalk, checklist, evidence, named_cases
+from flipgate.core.triage.evidence import TITLES
+from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.messages import Progress, Steps
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine
 
 DECISION_WORDS = {
     "accept": "accept: merge the change",
@@ -47,8 +52,29 @@ DECISION_WORDS = {
 }
 
 
+@dataclass(frozen=True)
+class DecisionForm:
+    """What the reviewer chose and typed, checked for what can be checked before signing."""
+
+    decision: str
+    cause: str
+    reason: str
+    reviewer: Reviewer
+    cases_reviewed: tuple[str, ...]
+    key: Path | None  # None: git's user.signingkey
+
+
 class DecisionScreen(Screen[Path | None]):
-    """Sign and write a decision on `comparison`; dismisses with the file written, if any."""
+    """Sign and write a decision on `comparison` about `cases`; dismisses with the file written."""
+
+    @dataclass
+    class Signed(Message):
+        path: Path
+        verified: VerifyResult
+
+    @dataclass
+    class NotSigned(Message):
+        why: str  # nothing was written
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("decision")
     DEFAULT_CSS = """
@@ -70,13 +96,13 @@ class DecisionScreen(Screen[Path | None]):
         walk: TriageWalk,
         workspace: Path,
         *,
-        cases: Sequence[str] | None = None,
+        cases: Sequence[str],
     ) -> None:
         super().__init__()
         self.comparison = comparison
         self.walk = walk
         self.workspace = workspace
-        self.cases = tuple(cases) if cases is not None else named_cases(evidence(comparison))
+        self.cases = tuple(cases)
         self.written: Path | None = None
 
     def compose(self) -> ComposeResult:
@@ -119,6 +145,7 @@ class DecisionScreen(Screen[Path | None]):
                 )
             yield Static(self._checklist_text(), id="checklist")
             yield Button("Sign and write (ctrl+s)", variant="primary", id="sign", compact=True)
+            yield ProgressLine()
             yield Static(id="outcome")
         yield KeyBar()
 
@@ -146,19 +173,18 @@ class DecisionScreen(Screen[Path | None]):
             self.action_sign()
 
     def action_sign(self) -> None:
-        if self.written is not None:
+        if self.written is not None or self.query_one(ProgressLine).busy:
             return
         try:
-            record = self._record()
-        except (InvalidDecision, InputError) as problem:
+            form = self._form()
+        except InvalidDecision as problem:
             self._show_error(_said(problem))
             return
-        key_text = self.query_one("#key", Input).value.strip()
         self.query_one("#sign", Button).disabled = True
-        self._show(Text("signing with ssh-keygen ..."))
-        self._sign(record, Path(key_text).expanduser() if key_text else None)
+        self._show(Text(""))
+        self._sign(form)
 
-    def _record(self) -> DecisionRecord:
+    def _form(self) -> DecisionForm:
         decision = self.query_one("#decision", Select).value
         cause = self.query_one("#cause", Select).value
         if decision is Select.NULL:
@@ -168,32 +194,57 @@ class DecisionScreen(Screen[Path | None]):
         reviewer_text = self.query_one("#reviewer", Input).value
         if not reviewer_text.strip():
             raise InvalidDecision("reviewer", "who decides? give 'Name <email>'")
-        return build_record(
-            self.comparison,
-            workspace=self.workspace,
+        key_text = self.query_one("#key", Input).value.strip()
+        return DecisionForm(
             decision=str(decision),
             cause=str(cause),
             reason=self.query_one("#reason", TextArea).text,
             reviewer=Reviewer.parse(reviewer_text),
-            checklist=checklist(self.walk),
-            cases_reviewed=self.query_one("#cases", SelectionList).selected,
+            cases_reviewed=tuple(self.query_one("#cases", SelectionList).selected),
+            key=Path(key_text).expanduser() if key_text else None,
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False)
-    def _sign(self, record: DecisionRecord, key_path: Path | None) -> None:
+    def _sign(self, form: DecisionForm) -> None:
+        progress = Steps(self, 3)
+        progress("digesting both runs")
         try:
-            key = find_signing_key(key_path)
+            record = build_record(
+                self.comparison,
+                workspace=self.workspace,
+                decision=form.decision,
+                cause=form.cause,
+                reason=form.reason,
+                reviewer=form.reviewer,
+                checklist=checklist(self.walk),
+                cases_reviewed=form.cases_reviewed,
+            )
+        except (InvalidDecision, InputError) as problem:
+            self.post_message(self.NotSigned(_said(problem)))
+            return
+        progress("signing with ssh-keygen")
+        try:
+            key = find_signing_key(form.key)
             path = write_decision(record, key, self.workspace / "decisions")
         except (SigningError, DecisionExistsError, InvalidDecision, OSError) as failed:
-            self.app.call_from_thread(self._signing_failed, _said(failed))
+            self.post_message(self.NotSigned(f"not signed, nothing written: {_said(failed)}"))
             return
-        self.app.call_from_thread(self._signed, path, verify_decision(path))
+        progress("verifying the file written")
+        self.post_message(self.Signed(path, verify_decision(path)))
 
-    def _signing_failed(self, why: str) -> None:
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(NotSigned)
+    def _not_signed(self, message: NotSigned) -> None:
+        self.query_one(ProgressLine).finish()
         self.query_one("#sign", Button).disabled = False
-        self._show_error(f"not signed, nothing written: {why}")
+        self._show_error(message.why)
 
-    def _signed(self, path: Path, verified: VerifyResult) -> None:
+    @on(Signed)
+    def _signed(self, message: Signed) -> None:
+        self.query_one(ProgressLine).finish()
+        path, verified = message.path, message.verified
         self.written = path
         self.query_one("#sign", Button).label = "Written"
         text = Text("Decision written to ", style="bold")

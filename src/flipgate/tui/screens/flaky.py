@@ -1,28 +1,33 @@
 """The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
 changes a curator makes here (accept a proposal, retire a repaired entry).
 
-Everything shown is computed by `flipgate.core.curation.entries`; every change goes through it and is
-written at once. A refused change shows its reason in the form, and the file stays as it was.
+Everything shown is computed by `flipgate.core.curation.entries`, in a worker (it compares both arms
+with the list and reads every identical run: seconds on a large suite); every change goes through it
+and is written at once, in a worker too. A refused change shows its reason in the form, and the file
+stays as it was.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
 from flipgate.core.curation.entries import (
     CheckReport,
+    Edit,
     EntryReview,
     Proposal,
     ProposedEntry,
@@ -35,18 +40,27 @@ from flipgate.core.curation.entries import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, plural
+from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
-# The form hands the typed values to the screen, which writes them through `curation` and answers
-# with the refusal to show (None: written).
-Submit = Callable[[dict[str, str]], str | None]
+# The change the form's values ask for, made through `curation`; raises InputError to refuse it.
+Submit = Callable[[dict[str, str]], Edit]
 
 
-class FlakyForm(ModalScreen[bool]):
-    """A small form: every field is required; the change is made by `submit`, not by the form."""
+class FlakyForm(ModalScreen[str | None]):
+    """A small form: every field is required; the change is made by `submit`, not by the form.
+
+    It is made in a worker; the form closes with what was done (None: cancelled).
+    """
+
+    @dataclass
+    class Answered(Message):
+        done: str | None  # what the change did, or None when it was refused
+        refusal: str = ""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("flaky-form")
     DEFAULT_CSS = """
@@ -87,14 +101,27 @@ class FlakyForm(ModalScreen[bool]):
         if empty is not None and empty is not event.input:
             empty.focus()  # enter moves on to the next empty field before saving
             return
-        refusal = self.submit(values)
-        if refusal is None:
-            self.dismiss(True)
+        self.query_one("#form-error", Static).update("saving …")
+        self._save(values)
+
+    @work(thread=True, exclusive=True)
+    def _save(self, values: dict[str, str]) -> None:
+        try:
+            edit = self.submit(values)
+        except InputError as refused:
+            self.post_message(self.Answered(None, str(refused)))
+            return
+        self.post_message(self.Answered(edit.message))
+
+    @on(Answered)
+    def _answered(self, message: Answered) -> None:
+        if message.done is not None:
+            self.dismiss(message.done)
         else:
-            self.query_one("#form-error", Static).update(literal(refusal))
+            self.query_one("#form-error", Static).update(literal(message.refusal))
 
     def action_cancel(self) -> None:
-        self.dismiss(False)
+        self.dismiss(None)
 
 
 class FlakyScreen(Screen[None]):
@@ -104,6 +131,14 @@ class FlakyScreen(Screen[None]):
     cases exist, and baseline vs candidate says which listed cases flipped in this run.
     `repeats`: identical reruns of that baseline (same key): the proposals come from them.
     """
+
+    @dataclass
+    class Reviewed(Message):
+        """The worker's answer: the list's review and proposals, or why there are none."""
+
+        report: CheckReport | None
+        proposal: Proposal | None
+        problem: str | None
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("flaky")
     DEFAULT_CSS = """
@@ -142,6 +177,7 @@ class FlakyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="flaky-header")
+        yield ProgressLine()
         yield Static(id="flaky-status")
         yield Static("Listed", id="entries-caption", classes="flaky-caption")
         entries: DataTable[RenderableType] = DataTable(id="flaky-entries", cursor_type="row")
@@ -158,21 +194,29 @@ class FlakyScreen(Screen[None]):
         self.refresh_list()
         self.query_one("#flaky-entries", DataTable).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return waiting(self, action)
+
     # ------------------------------------------------------------------ computing
 
     @property
     def identical_runs(self) -> list[Run]:
         return [self.suite_runs[0], *self.repeats]
 
+    @work(thread=True, exclusive=True)
     def refresh_list(self) -> None:
         """Read the list from disk again and recompute flags and proposals."""
-        self.report, self.proposal, self.problem = None, None, None
+        progress = Steps(self, 4)
+        report, proposal, problem = None, None, None
         try:
+            progress("reading the flaky list")
             flaky = load_list(self.flaky_path)
             flipped: frozenset[str] = frozenset()
             if len(self.suite_runs) >= 2:
+                progress("comparing both arms with the list")
                 flipped = flipped_in_run(self.suite_runs[0], self.suite_runs[1], self.spec, flaky)
-            self.report = review(
+            progress(f"reviewing the entries against {len(self.identical_runs)} baseline runs")
+            report = review(
                 flaky,
                 self.identical_runs,
                 self.spec,
@@ -181,9 +225,19 @@ class FlakyScreen(Screen[None]):
                 flipped_in_run=flipped,
             )
             if self.repeats:
-                self.proposal = propose(self.identical_runs, self.spec, flaky, None)
+                progress("proposing entries from the identical baseline runs")
+                proposal = propose(self.identical_runs, self.spec, flaky, None)
         except InputError as exc:
-            self.problem = str(exc)
+            problem = str(exc)
+        post_unless_cancelled(self, self.Reviewed(report, proposal, problem))
+
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(Reviewed)
+    def _reviewed(self, message: Reviewed) -> None:
+        self.report, self.proposal, self.problem = message.report, message.proposal, message.problem
+        self.query_one(ProgressLine).finish()
         self._show()
 
     # ------------------------------------------------------------------ showing
@@ -320,22 +374,17 @@ class FlakyScreen(Screen[None]):
             self._status("No proposal to accept.", error=True)
             return
 
-        def submit(values: dict[str, str]) -> str | None:
-            try:
-                edit = add(
-                    self.flaky_path,
-                    proposed.case,
-                    values["owner"],
-                    values["reason"],
-                    proposed.evidence,
-                    self.today,
-                    suite=[*self.suite_runs, *self.repeats],
-                    spec=self.spec,
-                )
-            except InputError as exc:
-                return str(exc)
-            self._status(edit.message)
-            return None
+        def submit(values: dict[str, str]) -> Edit:
+            return add(
+                self.flaky_path,
+                proposed.case,
+                values["owner"],
+                values["reason"],
+                proposed.evidence,
+                self.today,
+                suite=[*self.suite_runs, *self.repeats],
+                spec=self.spec,
+            )
 
         about = Group(
             Text.assemble(("list  ", "bold"), literal(proposed.case)),
@@ -351,13 +400,8 @@ class FlakyScreen(Screen[None]):
             return
         case = row.entry.case
 
-        def submit(values: dict[str, str]) -> str | None:
-            try:
-                edit = remove(self.flaky_path, case, values["note"], self.today)
-            except InputError as exc:
-                return str(exc)
-            self._status(edit.message)
-            return None
+        def submit(values: dict[str, str]) -> Edit:
+            return remove(self.flaky_path, case, values["note"], self.today)
 
         about = Group(
             Text.assemble(("retire  ", "bold"), literal(case), "  (repaired; kept under retired:)"),
@@ -366,6 +410,7 @@ class FlakyScreen(Screen[None]):
         fields = {"note": "how it was repaired"}
         self.app.push_screen(FlakyForm("retire entry", about, fields, submit), self._changed)
 
-    def _changed(self, written: bool | None) -> None:
-        if written:
+    def _changed(self, done: str | None) -> None:
+        if done is not None:
+            self._status(done)
             self.refresh_list()

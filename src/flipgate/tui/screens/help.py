@@ -28,6 +28,8 @@ WHERE = {
     "decision": "signed decision",
     "flaky": "flaky list",
     "flaky-form": "flaky entry form",
+    "candidates": "candidates",
+    "campaign": "a candidate's overview",
 }
 
 

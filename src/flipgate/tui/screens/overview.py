@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
-from flipgate.core.runs.load import Run
+from flipgate.core.runs.model import Run
 from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
@@ -42,6 +42,7 @@ from flipgate.tui.widgets import (
 )
 from flipgate.tui.widgets.flip_matrix import WIDTH as MATRIX_WIDTH
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
 NARROW = 120  # columns below which the panels stack
 PLAN_NAME = "rerun-plan.yaml"
@@ -131,6 +132,7 @@ class OverviewScreen(Screen[None]):
         comparison = self.comparison
         result = comparison.result
         yield TitleBar(result.runs["baseline"], result.runs["candidate"], result.suite)
+        yield ProgressLine()  # while the gate is applied again
         with Panels():
             yield VerdictBanner(comparison, id="verdict")
             if result.escalation is not None:
@@ -155,6 +157,9 @@ class OverviewScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return waiting(self, action)
 
     @property
     def has_rerun_plan(self) -> bool:
@@ -277,5 +282,4 @@ class OverviewScreen(Screen[None]):
                 markup=False,
             )
             return
-        self.notify("Applying the rule to the rerun results...", title="reruns")
         self.post_message(RegateRequested(self.comparison, reruns=True))

@@ -1,41 +1,40 @@
 """The triage walk (SPEC §5) as a checklist: infra, flaky, grader, stale baseline, regression.
 
-Each step shows the evidence `flipgate.core.triage.walk` computed and records the reviewer's finding
-and note; the walk is saved on every change and resumed when the screen opens again. The last line
-leads to the signed decision. Rerunning until green is not offered here, on purpose.
+Each step shows the evidence `flipgate.core.triage.walk` computed (in a worker: on a large run it
+takes seconds) and records the reviewer's finding and note; the walk is saved when a finding is
+chosen or a note committed (enter, or leaving the field), and resumed when the screen opens again.
+The last line leads to the signed decision. Rerunning until green is not offered here, on purpose.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, cast
 
 from rich.table import Table
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.runs.load import Run
-from flipgate.core.triage.walk import (
-    Finding,
-    TriageStep,
-    TriageWalk,
-    evidence,
-    load_walk,
-    named_cases,
-    save_walk,
-    start_walk,
-)
+from flipgate.core.runs.model import Run
+from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
+from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
+from flipgate.core.vocab import Finding
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
 FINDING_MARK: dict[Finding | None, str] = {
     "ruled_out": "✓ ruled out",
@@ -54,6 +53,7 @@ class TriageScreen(Screen[None]):
     DEFAULT_CSS = """
     TriageScreen #triage-header { height: auto; padding: 0 1; background: $boost; }
     TriageScreen #triage-main { height: 1fr; }
+    TriageScreen.-gathering #triage-main { display: none; }
     TriageScreen #steps { width: 34; height: 100%; border: none; border-right: solid $panel; }
     TriageScreen.-narrow #steps { width: 24; }
     TriageScreen #step-pane { width: 1fr; height: 100%; }
@@ -70,6 +70,14 @@ class TriageScreen(Screen[None]):
     TriageScreen #save-state { color: $text-muted; }
     """
 
+    @dataclass
+    class Gathered(Message):
+        """The worker's answer: each class's evidence, the walk to resume, what went wrong."""
+
+        steps: list[TriageStep]
+        walk: TriageWalk
+        problems: list[str]
+
     def __init__(
         self,
         comparison: Comparison,
@@ -78,36 +86,27 @@ class TriageScreen(Screen[None]):
         *,
         workspace: Path | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(classes="-gathering")
         self.comparison = comparison
         self.walk_path = walk_path
+        self.baseline_repeats = tuple(baseline_repeats)
         # The walk lives in WORKSPACE/.flipgate/triage.yaml; decisions go to WORKSPACE/decisions.
         self.workspace = workspace or (
             walk_path.parent.parent if walk_path.parent.name == ".flipgate" else walk_path.parent
         )
         self.problems: list[str] = []
-        try:
-            self.steps = evidence(comparison, baseline_repeats)
-        except InputError as refused:
-            self.problems.append(f"baseline repeats not used: {refused}")
-            self.steps = evidence(comparison)
-        try:
-            self.walk = load_walk(walk_path, comparison)
-        except InputError as damaged:
-            self.problems.append(f"the saved walk could not be read, starting afresh: {damaged}")
-            self.walk = start_walk(comparison)
-        self.current = next(
-            (i for i, s in enumerate(self.steps) if self.walk.findings[s.klass].finding is None),
-            0,
-        )
+        self.steps: list[TriageStep] = []
+        self.walk: TriageWalk | None = None  # None until the worker has gathered the evidence
+        self.current = 0
         self.saved = ""
 
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         yield Static(id="triage-header")
+        yield ProgressLine()
         with Horizontal(id="triage-main"):
-            yield OptionList(*self._step_options(), id="steps")
+            yield OptionList(id="steps")
             with Vertical(id="step-pane"):
                 with VerticalScroll(id="step-body"):
                     yield Static(id="step-title")
@@ -126,11 +125,53 @@ class TriageScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self._show_header()
+        self._gather()
+
+    @work(thread=True, exclusive=True)
+    def _gather(self) -> None:
+        """The evidence of each class and the saved walk (both digest the runs): off the UI."""
+        progress = Steps(self, 2)
+        problems: list[str] = []
+        repeats = self.baseline_repeats
+        progress(
+            "gathering the evidence for each class"
+            + (f", with {len(repeats)} identical baseline runs" if repeats else "")
+        )
+        try:
+            steps = evidence(self.comparison, repeats)
+        except InputError as refused:
+            problems.append(f"baseline repeats not used: {refused}")
+            steps = evidence(self.comparison)
+        progress("reading the saved walk")
+        try:
+            walk = load_walk(self.walk_path, self.comparison)
+        except InputError as damaged:
+            problems.append(f"the saved walk could not be read, starting afresh: {damaged}")
+            walk = start_walk(self.comparison)
+        post_unless_cancelled(self, self.Gathered(steps, walk, problems))
+
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(Gathered)
+    def _gathered(self, message: Gathered) -> None:
+        self.steps, self.walk, self.problems = message.steps, message.walk, message.problems
+        self.current = next(
+            (i for i, s in enumerate(self.steps) if message.walk.findings[s.klass].finding is None),
+            0,
+        )
         steps = self.query_one("#steps", OptionList)
+        steps.set_options(self._step_options())
         steps.highlighted = self.current
+        self.remove_class("-gathering")
+        self.query_one(ProgressLine).finish()
         self._show_header()
         self._show_step()
         steps.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return waiting(self, action)
 
     def _step_options(self) -> list[Option]:
         options = [Option(self._step_prompt(i), id=s.klass) for i, s in enumerate(self.steps)]
@@ -155,6 +196,8 @@ class TriageScreen(Screen[None]):
         narrow = self.narrow
         if narrow != self.has_class("-narrow"):
             self.set_class(narrow, "-narrow")
+            if self.walk is None:
+                return  # drawn when the evidence arrives
             self.query_one("#steps", OptionList).set_options(self._step_options())
             self.query_one("#steps", OptionList).highlighted = self.current
             self._show_step()
@@ -213,7 +256,13 @@ class TriageScreen(Screen[None]):
         note = self.query_one("#note", Input)
         with note.prevent(Input.Changed):
             note.value = found.note
-        self.query_one("#save-state", Static).update(literal(self.saved))
+        self._show_save_state()
+
+    def _show_save_state(self) -> None:
+        state = literal(self.saved)
+        if self._uncommitted_note() is not None:
+            state = Text("note not saved yet: enter saves it", style="italic")
+        self.query_one("#save-state", Static).update(state)
 
     def _walk_summary(self) -> Text:
         lines = Text()
@@ -233,6 +282,7 @@ class TriageScreen(Screen[None]):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_list.id == "steps" and event.option_index != self.current:
+            self._commit_note()
             self.current = event.option_index
             self._show_step()
 
@@ -252,11 +302,15 @@ class TriageScreen(Screen[None]):
             self.action_find(cast(Finding, event.button.id))
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "note" and self.current < len(self.steps):
-            self._record(note=event.value)
+        if event.input.id == "note":
+            self._show_save_state()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._commit_note()
         self.query_one("#steps", OptionList).focus()
+
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        self._commit_note()  # leaving the field commits the note, as enter does
 
     # ------------------------------------------------------------------ actions
 
@@ -275,6 +329,9 @@ class TriageScreen(Screen[None]):
     def action_decide(self) -> None:
         from flipgate.tui.screens.decision import DecisionScreen
 
+        if self.walk is None:
+            return
+        self._commit_note()
         self.app.push_screen(
             DecisionScreen(
                 self.comparison, self.walk, self.workspace, cases=named_cases(self.steps)
@@ -282,6 +339,7 @@ class TriageScreen(Screen[None]):
         )
 
     def action_back(self) -> None:
+        self._commit_note()
         self.dismiss(None)
 
     def _open_case(self, case: str) -> None:
@@ -296,6 +354,18 @@ class TriageScreen(Screen[None]):
         if case in cases:
             self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
 
+    def _uncommitted_note(self) -> str | None:
+        """The note typed for the current class, when it differs from the one in the walk."""
+        if self.walk is None or self.current >= len(self.steps):
+            return None
+        typed = self.query_one("#note", Input).value
+        return None if typed == self.walk.findings[self.steps[self.current].klass].note else typed
+
+    def _commit_note(self) -> None:
+        note = self._uncommitted_note()
+        if note is not None:
+            self._record(note=note)
+
     def _record(self, *, finding: Finding | None = None, note: str | None = None) -> None:
         step = self.steps[self.current]
         walk = self.walk.record(step.klass, finding=finding or False, note=note)
@@ -305,7 +375,7 @@ class TriageScreen(Screen[None]):
         if finding is not None:
             for name in ("ruled_out", "cause", "unclear"):
                 self.query_one(f"#{name}", Button).set_class(finding == name, "-chosen")
-        self.query_one("#save-state", Static).update(literal(self.saved))
+        self._show_save_state()
 
     def _save(self, walk: TriageWalk) -> TriageWalk:
         try:

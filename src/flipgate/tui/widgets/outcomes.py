@@ -9,8 +9,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.outcomes import SEVERITY, OutcomeSummary
+from flipgate.core.gate.outcomes import WRONG_WORST_FIRST, OutcomeSummary
 from flipgate.core.vocab import ARMS
+from flipgate.present.outcomes import AGREEMENT_THEN_WORST, outcome_rows
 from flipgate.tui.format import (
     OUTCOME_CODE,
     OUTCOME_SYMBOL,
@@ -50,25 +51,19 @@ class OutcomesPanel(Panel):
         if not _has_decisions(summaries):
             return Text(PASS_FAIL_ONLY, self.style("muted"))
         base, cand = summaries["baseline"], summaries["candidate"]
-        spec = self.comparison.spec
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, expand=True)
         table.add_column("outcome", no_wrap=True)
         table.add_column("price", justify="right")
         table.add_column("baseline", justify="right")
         table.add_column("candidate", justify="right")
         table.add_column("change", justify="right")
-        # agreement first, then the wrong outcomes worst first
-        for outcome in (SEVERITY[-1], *SEVERITY[:-1]):
-            price = "FN/FP" if outcome == "mirror" else money(spec.price(outcome))
-            if outcome == "agreement":
-                price = "0"
-            b, c = base.counts[outcome], cand.counts[outcome]
+        for row in outcome_rows(self.comparison, AGREEMENT_THEN_WORST):
             table.add_row(
-                Text(outcome_label(outcome), self.style(outcome)),
-                Text(price, self.style("muted")),
-                _arm_value(base, count(b)),
-                _arm_value(cand, count(c)),
-                _delta(b, c),
+                Text(outcome_label(row.outcome), self.style(row.outcome)),
+                Text("FN/FP" if row.price is None else money(row.price), self.style("muted")),
+                _arm_value(base, count(row.baseline)),
+                _arm_value(cand, count(row.candidate)),
+                _delta(row.baseline, row.candidate),
             )
         table.add_section()
         table.add_row(
@@ -130,7 +125,7 @@ class ReconciliationPanel(Panel):
             table.add_row(
                 Text(name, self.style("label" if name[0] != " " else "muted")), count(b), count(c)
             )
-        for outcome in SEVERITY[:-1]:
+        for outcome in WRONG_WORST_FIRST:
             table.add_row(
                 Text(f"  {outcome_label(outcome)}", self.style(outcome)),
                 count(summaries["baseline"].counts[outcome]),

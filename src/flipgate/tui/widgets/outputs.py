@@ -23,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from flipgate.core.runs.load import METRICS
+from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
 from flipgate.present.trajectory import readable

@@ -1,0 +1,108 @@
+"""What every importer shares: the options a user gives, the run it produces, and its declaration.
+
+An importer declares how it recognises a file, the options it takes (with their help text) and
+how it reads; `flipgate.core.importers` holds the registry that picks one for a file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from flipgate.core.errors import InputError
+from flipgate.core.vocab import DEFAULT_LABELS
+
+ZIP_SIGNATURE = b"PK\x03\x04"  # a zip archive's first local file header
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to read scores that are not plain pass/fail, and which column of a file to take."""
+
+    partial_passes: bool = False  # Inspect `P` counts as a pass
+    pass_threshold: float = 1.0  # numeric Inspect scores pass at or above this
+    select: dict[str, str] = field(default_factory=dict)  # promptfoo: {"provider": LABEL} ...
+    labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
+
+
+@dataclass(frozen=True)
+class ImportedRun:
+    source: Path
+    tool: str  # the importer's name: "inspect" | "promptfoo"
+    manifest: dict[str, Any]  # what run.yaml would hold
+    records: list[dict[str, Any]]  # what results.jsonl would hold, one per (case, rep)
+    notes: list[str] = field(default_factory=list)  # warnings a user must see (cached repeats...)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option an importer takes, as a user gives it on the command line.
+
+    `takes`: a switch (given or not), one value, or a value given once per use. `read` turns what
+    was given (True, the text, or the list of texts) into the `ImportOptions` field's value; a
+    ValueError it raises says what is wrong.
+    """
+
+    field: str  # the ImportOptions field it sets
+    help: str
+    takes: Literal["switch", "value", "values"] = "switch"
+    read: Callable[[Any], Any] = bool
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.field.replace("_", "-")
+
+
+class LogFile:
+    """A file an importer is asked about; what they look at is read once, when first asked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @cached_property
+    def is_zip(self) -> bool:
+        with self.path.open("rb") as handle:
+            return handle.read(len(ZIP_SIGNATURE)) == ZIP_SIGNATURE
+
+    @cached_property
+    def document(self) -> Any:
+        """The file as JSON; None when it is not JSON."""
+        if self.is_zip:
+            return None
+        try:
+            return json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class Importer:
+    name: str  # the run's `source_format`
+    title: str  # the tool, as its users call it
+    options: tuple[Option, ...]
+    recognises: Callable[[LogFile], bool]
+    read: Callable[[LogFile, ImportOptions], ImportedRun]
+
+
+def short_digest(text: str) -> str:
+    """Eight hex digits of SHA-256: enough to tell two revisions of a key component apart."""
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def take_case_flags(metadata: dict[str, Any], path: Path, where: str) -> dict[str, Any]:
+    """Move `safety` and `template` out of a tool's case metadata into record fields."""
+    flags: dict[str, Any] = {}
+    if "safety" in metadata:
+        safety = metadata.pop("safety")
+        if not isinstance(safety, bool):
+            raise InputError(path, "must be true or false", field=f"{where}.metadata.safety")
+        flags["safety"] = safety
+    if "template" in metadata:
+        flags["template"] = str(metadata.pop("template"))
+    return flags

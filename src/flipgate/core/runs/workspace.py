@@ -1,0 +1,38 @@
+"""A workspace: a folder holding `baseline/`, `candidate/`, and optionally the gate's files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from flipgate.core.errors import InputError
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A folder holding `baseline/`, `candidate/`, and optionally `gate.yaml` and `flaky.yaml`."""
+
+    path: Path
+    baseline: Path
+    candidate: Path
+    gate: Path | None
+    flaky: Path | None
+
+
+def is_workspace(path: Path) -> bool:
+    return path.is_dir() and (path / "baseline").exists() and (path / "candidate").exists()
+
+
+def load_workspace(path: Path) -> Workspace:
+    if not path.exists():
+        raise InputError(path, "no such workspace")
+    if not is_workspace(path):
+        raise InputError(path, "not a workspace: it needs baseline/ and candidate/ folders")
+    gate, flaky = path / "gate.yaml", path / "flaky.yaml"
+    return Workspace(
+        path=path,
+        baseline=path / "baseline",
+        candidate=path / "candidate",
+        gate=gate if gate.exists() else None,
+        flaky=flaky if flaky.exists() else None,
+    )

@@ -1,0 +1,103 @@
+"""The app on a campaign workspace (`baseline/` and `candidates/NAME/`): the candidates screen
+first, then, for the candidate chosen, the usual gate overview of the incumbent against it.
+
+It is the flipgate app with another loading worker: the runs are read (or taken as the CLI read
+them), every candidate is compared with the incumbent and ranked in the worker, and each
+comparison is kept so that opening a candidate draws its overview at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import work
+from textual.binding import BindingType
+
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import load_spec
+from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, load_campaign_runs
+from flipgate.core.rank.ranking import rank
+from flipgate.core.runs.reading import load_run
+from flipgate.tui.app import FlipgateApp
+from flipgate.tui.bindings import bindings_for
+from flipgate.tui.messages import LoadFailed, Ranked, Steps
+from flipgate.tui.screens.candidates import CandidatesScreen
+from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.session import Sources, find_repeats
+
+
+def candidate_sources(campaign: Campaign, candidate: Path) -> Sources:
+    """One candidate's overview is opened on the incumbent and it; what the overview writes (a
+    rerun plan, the triage walk, decisions) goes into the campaign's folder."""
+    return Sources(
+        baseline=campaign.incumbent,
+        candidate=candidate,
+        gate=campaign.gate,
+        flaky=campaign.flaky,
+        declared_change=(),
+        plan_folder=campaign.path,
+        repeats=find_repeats(campaign.path),
+    )
+
+
+class CampaignApp(FlipgateApp):
+    BINDINGS: ClassVar[list[BindingType]] = [*FlipgateApp.BINDINGS, *bindings_for("campaign")]
+
+    def __init__(
+        self, campaign: Campaign, theme: str = "dark", *, loaded: CampaignRuns | None = None
+    ) -> None:
+        super().__init__(candidate_sources(campaign, campaign.candidates[0][1]), theme)
+        self.campaign = campaign
+        self.campaign_runs = loaded  # runs the CLI read (and checked) before the app started
+        self.comparisons: dict[str, Comparison] = {}
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        campaign = self.campaign
+        # the spec, the flaky list, each run read and checked, the ranking, each candidate compared
+        progress = Steps(self, 5 + 3 * len(campaign.candidates))
+
+        try:
+            progress("reading the gate spec")
+            spec = load_spec(campaign.gate)
+            progress("reading the flaky list")
+            flaky = load_flaky(campaign.flaky)
+            runs = self.campaign_runs or load_campaign_runs(campaign, progress)
+            self.repeats = tuple(load_run(path) for path in self.sources.repeats)
+
+            def compared(name: str, comparison: Comparison) -> None:
+                self.comparisons[name] = comparison
+                progress(f"compared {name} with the incumbent")
+
+            progress("comparing each candidate with the incumbent")
+            ranking = rank(runs.incumbent, runs.candidates, spec, flaky, on_compared=compared)
+        except Exception as error:  # shown on screen; an unexpected one is labelled as such
+            self.post_message(LoadFailed(error))
+            return
+        self.post_message(Ranked(ranking))
+
+    def on_ranked(self, message: Ranked) -> None:
+        self.switch_screen(CandidatesScreen(message.ranking))
+
+    def on_candidates_screen_chosen(self, message: CandidatesScreen.Chosen) -> None:
+        path = dict(self.campaign.candidates)[message.name]
+        self.sources = candidate_sources(self.campaign, path)  # the overview re-gates through it
+        self.push_screen(OverviewScreen(self.comparisons[message.name], self.sources, self.repeats))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "candidates":  # back to the candidates, from a candidate's overview only
+            return isinstance(self.screen, OverviewScreen)
+        return super().check_action(action, parameters)
+
+    def action_candidates(self) -> None:
+        if isinstance(self.screen, OverviewScreen):
+            self.pop_screen()
+
+
+def make_app_for_campaign(
+    path: Path, theme: str = "dark", *, loaded: CampaignRuns | None = None
+) -> CampaignApp:
+    """The app on a campaign folder; `InputError` when it is not one, before any screen is drawn."""
+    return CampaignApp(load_campaign(path), theme, loaded=loaded)

@@ -1,0 +1,149 @@
+"""The candidates screen: every candidate of a campaign against the incumbent, ranked by the
+release rule, with the three labels (highest mean, winner, clears) marked and said apart.
+
+Enter on a candidate opens the usual gate overview of the incumbent against it; esc there comes
+back here. Everything shown is `flipgate.core.rank`'s, in the words `flipgate rank` prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from flipgate.core.rank.ranking import Ranking, plural
+from flipgate.present.ranking import COLUMNS, summary_lines, table_rows
+from flipgate.tui.bindings import bindings_for
+from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.widgets.key_bar import KeyBar
+
+INCUMBENT_ROW = "incumbent"  # the table's last row; every candidate is compared with it
+
+
+class CandidateTable(DataTable[Text | str]):
+    """The candidates, one row each; enter opens the one under the cursor (shown in the key bar,
+    where the stock table's own enter is not)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("candidates")
+
+
+class CandidatesScreen(Screen[None]):
+    DEFAULT_CSS = """
+    CandidatesScreen #heading { height: auto; padding: 0 1; background: $surface; }
+    CandidatesScreen DataTable {
+        height: auto; max-height: 60%; border: round $foreground 30%; padding: 0 1;
+        border-title-color: $foreground-muted;
+    }
+    CandidatesScreen DataTable:focus { border: round $primary; }
+    CandidatesScreen #labels {
+        height: 1fr; border: round $foreground 30%; border-title-color: $foreground-muted;
+        padding: 0 1;
+    }
+    """
+
+    @dataclass
+    class Chosen(Message):
+        """A candidate was chosen: the app opens its gate overview against the incumbent."""
+
+        name: str
+
+    def __init__(self, ranking: Ranking) -> None:
+        super().__init__()
+        self.ranking = ranking
+
+    def compose(self) -> ComposeResult:
+        ranking = self.ranking
+        heading = Text.assemble(
+            ("flipgate  ", "bold"),
+            f"{plural(len(ranking.standings), 'candidate')} against the incumbent ",
+            literal(ranking.incumbent.run_id, "bold"),
+            f" on {plural(ranking.cases, 'case')} ({plural(ranking.repetitions, 'repetition')})",
+            f" · release rule: {ranking.rule}",
+        )
+        yield Static(heading, id="heading")
+        table = CandidateTable(id="candidates", cursor_type="row", zebra_stripes=True)
+        table.border_title = (
+            "candidates · key: cases passing the release rule, the mean breaking a tie"
+        )
+        yield table
+        with VerticalScroll(id="labels") as labels:
+            labels.border_title = "highest mean, winner, clears: three labels, never one"
+            labels.can_focus = False
+            yield Static(id="summary")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for name, _justify in COLUMNS:
+            table.add_column(name, key=name)
+        self._fill()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
+        table.focus()
+
+    def _fill(self) -> None:
+        """Rows and sentences, coloured from the app's theme (refilled when it changes)."""
+        theme = self.app.current_theme
+        verdict_colour = {
+            "PASS": theme.success,
+            "BLOCK": theme.error,
+            "INCONCLUSIVE": theme.warning,
+            "INVALID": theme.secondary,
+        }
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        rows = table_rows(self.ranking)
+        for standing, row in zip(self.ranking.standings, rows, strict=False):
+            name, labels, mean, key, complete, verdict, p = row
+            winner = standing.name == self.ranking.winner
+            table.add_row(
+                literal(name, "bold" if winner else ""),
+                Text(labels, style="bold"),
+                Text(mean, justify="right"),
+                Text(key, justify="right"),
+                Text(complete, style="" if standing.eligible else f"bold {theme.warning}"),
+                Text(
+                    f"{VERDICT_SYMBOL[verdict]} {verdict}", style=f"bold {verdict_colour[verdict]}"
+                ),
+                Text(p, justify="right"),
+                key=standing.name,
+            )
+        name, _labels, mean, key, *rest = rows[-1]
+        table.add_row(
+            Text(name, style="italic"),
+            "",
+            Text(mean, justify="right"),
+            Text(key, justify="right"),
+            *rest,
+            key=INCUMBENT_ROW,
+        )
+        table.move_cursor(row=cursor)
+
+        summary = Text()
+        clears = theme.success if self.ranking.clears else theme.error
+        for i, (heading, words) in enumerate(summary_lines(self.ranking)):
+            summary.append("\n" if i else "")
+            summary.append(f"{heading}: ", f"bold {clears}" if i == 2 else "bold")
+            summary.append_text(literal(words))
+        self.query_one("#summary", Static).update(summary)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.open_candidate(str(event.row_key.value))
+
+    def open_candidate(self, name: str) -> None:
+        if name == INCUMBENT_ROW:
+            self.notify(
+                "The incumbent is what every candidate is compared with: choose a candidate.",
+                title="candidates",
+            )
+            return
+        self.post_message(self.Chosen(name))

@@ -1,0 +1,105 @@
+"""`compare()` against bench/reference.py, the gate's rules written the plain way, on generated
+pairs of runs: the same verdict, rule, cells, p, flipped and unpaired cases and outcome counts."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from flipgate.core.gate.compare import GateResult, compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.reading import load_run
+from flipgate.core.vocab import ARMS, GATE_RULES, OUTCOMES
+from tests.conftest import load_bench, write_run
+
+reference = load_bench("reference")
+LABELS = ("approve", "reject", "escalate")
+RULES = ("prohibited", "recalled")
+
+Pair = tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]
+
+
+@st.composite
+def pairs(draw: st.DrawFn) -> Pair:
+    """Both arms' rows and the candidate's manifest. A case keeps its definition (safety flag,
+    rules, expected labels) in both arms; either arm may lack it, or lose repetitions to infra.
+    Each arm draws how well it decides, so that each of the six rules gets its turn."""
+    # How often each arm's repetitions agree with the expected labels, and how often they are
+    # infra, in 24ths: an arm above 5% infra makes the comparison INVALID.
+    skill = {arm: draw(st.sampled_from([6, 12, 20, 22, 24]), label=f"{arm} skill") for arm in ARMS}
+    infra = draw(st.sampled_from([0, 0, 0, 0, 1, 3]), label="infra")
+    safety_share = draw(st.sampled_from([0, 0, 2]), label="safety cases in 16ths")
+    most_rules = draw(st.sampled_from([0, 2, 2]), label="rules")  # 0: pass/fail checks only
+    arms: dict[str, list[dict[str, Any]]] = {arm: [] for arm in ARMS}
+    for i in range(draw(st.integers(1, 24), label="cases")):
+        case = f"case-{i:02d}"
+        safety = draw(st.integers(1, 16)) <= safety_share
+        rules = RULES[: draw(st.integers(0, most_rules))]  # no rule: a pass/fail check
+        expected = {rule: draw(st.sampled_from(LABELS)) for rule in rules}
+        for arm in ARMS:
+            if draw(st.integers(0, 11)) == 0:
+                continue  # this arm lacks the case
+            for rep in range(draw(st.integers(1, 3))):
+                row: dict[str, Any] = {"case": case, "rep": rep, "safety": safety}
+                agrees = draw(st.integers(1, 24)) <= skill[arm]
+                if draw(st.integers(1, 24)) <= infra:
+                    row |= {"status": "infra", "infra": "timeout"}
+                elif rules:
+                    row["expected"] = expected
+                    row["actual"] = {
+                        rule: label if agrees else draw(st.sampled_from(LABELS))
+                        for rule, label in expected.items()
+                    }
+                else:
+                    row["passed"] = agrees
+                arms[arm].append(row)
+    for arm in ARMS:  # a run holds at least one repetition
+        if not arms[arm]:
+            arms[arm].append({"case": "case-99", "rep": 0, "passed": True})
+    manifest = {
+        "suite": draw(st.sampled_from(["smoke", "full"])),
+        "key": {"model": "m2", "prompt": draw(st.sampled_from(["p1"] * 11 + ["p2"]))},
+        "change": {"keys": ["model"]},  # a moved prompt is a stale baseline: INVALID
+    }
+    return arms, manifest
+
+
+def test_compare_agrees_with_the_reference() -> None:
+    """Derandomised, so that CI is deterministic; the draws reach each of the six rules."""
+    reached: set[str] = set()
+
+    @settings(max_examples=120, deadline=None, derandomize=True, database=None)
+    @given(pairs())
+    def agree(pair: Pair) -> None:
+        arms, manifest = pair
+        with tempfile.TemporaryDirectory() as folder:
+            base = write_run(Path(folder) / "baseline", arms["baseline"], suite=manifest["suite"])
+            cand = write_run(Path(folder) / "candidate", arms["candidate"], **manifest)
+            expected = reference.gate(base, cand)
+            result = compare(load_run(base), load_run(cand), default_spec()).result
+        assert_same(result, expected)
+        reached.add(result.rule)
+
+    agree()
+    assert reached == set(GATE_RULES)
+
+
+def assert_same(result: GateResult, expected: dict[str, Any]) -> None:
+    assert (result.verdict, result.rule) == (expected["verdict"], expected["rule"])
+    assert result.cells == expected["cells"]
+    assert (result.b, result.c) == (expected["b"], expected["c"])
+    assert result.p == pytest.approx(expected["p"], rel=1e-12)
+    assert [{"case": c, "direction": d} for c, d in result.flipped] == expected["flipped"]
+    assert sorted(case for case, _ in result.unpaired) == expected["unpaired"]
+    assert list(result.key_drift) == expected["key_drift"]
+    for arm in ARMS:
+        infra, outcomes = result.infra[arm], result.outcomes[arm]
+        assert (infra.count, infra.share) == tuple(expected["infra"][arm].values())
+        counted = {**outcomes.counts, "decisions": outcomes.decisions}
+        assert counted == {k: expected["outcomes"][arm][k] for k in (*OUTCOMES, "decisions")}
+        assert outcomes.cost == pytest.approx(expected["outcomes"][arm]["cost"])

@@ -1,0 +1,102 @@
+"""The candidates screen, walked as a person would: the table, the labels, enter to a candidate's
+gate overview and esc back, the incumbent's row, a theme switch, and bad input on screen."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
+
+from flipgate.tui.campaign import CampaignApp, make_app_for_campaign
+from flipgate.tui.screens.candidates import CandidatesScreen
+from flipgate.tui.screens.loading import LoadingScreen
+from flipgate.tui.screens.overview import OverviewScreen
+from tests.conftest import SAMPLES
+
+WINNER_RULE = SAMPLES / "winner-rule"
+
+
+async def ranked(pilot: Pilot[Any]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cell(table: DataTable[Any], row: str, column: str) -> str:
+    return str(table.get_cell(row, column))
+
+
+async def test_the_table_ranks_by_the_release_key_and_marks_the_labels() -> None:
+    app = make_app_for_campaign(WINNER_RULE)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ranked(pilot)
+        assert isinstance(app.screen, CandidatesScreen)
+        table = app.screen.query_one(DataTable)
+        assert [str(key.value) for key in table.rows] == ["CLAUDE", "MERGE", "HURRIED", "incumbent"]
+        assert cell(table, "CLAUDE", "labels") == "★ winner ✓ clears"
+        assert cell(table, "MERGE", "labels") == "▲ highest mean"
+        assert cell(table, "HURRIED", "complete") == "1 repetition missing"
+        assert cell(table, "MERGE", "mean") == "0.500 6/12"
+        assert cell(table, "CLAUDE", "key") == "2/6"
+        assert cell(table, "CLAUDE", "gate") == "✓ PASS"
+        summary = str(app.screen.query_one("#summary", Static).render())
+        assert "the mean and the release key disagree" in summary
+        assert "clears the incumbent: yes" in summary
+
+
+async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -> None:
+    app = make_app_for_campaign(WINNER_RULE)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ranked(pilot)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.screen.comparison.result.runs == {
+            "baseline": "wr-incumbent",
+            "candidate": "wr-merge",
+        }
+        assert app.sources.candidate == WINNER_RULE / "candidates" / "MERGE"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, CandidatesScreen)
+        assert app.screen.query_one(DataTable).cursor_row == 1  # where the reader left it
+        await pilot.press("escape")  # nothing above the candidates to go back from
+        await pilot.pause()
+        assert isinstance(app.screen, CandidatesScreen)
+
+
+async def test_the_incumbent_row_opens_nothing() -> None:
+    app = make_app_for_campaign(WINNER_RULE)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ranked(pilot)
+        await pilot.press("down", "down", "down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, CandidatesScreen)
+        assert any("choose a candidate" in str(n.message) for n in app._notifications)
+
+
+async def test_a_theme_switch_recolours_the_table_in_place() -> None:
+    app = make_app_for_campaign(WINNER_RULE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ranked(pilot)
+        table = app.screen.query_one(DataTable)
+        dark = table.get_cell("CLAUDE", "gate").style
+        await pilot.press("down", "t")
+        await pilot.pause()
+        assert app.flipgate_theme == "light"
+        assert table.get_cell("CLAUDE", "gate").style != dark
+        assert table.cursor_row == 1 and table.row_count == 4
+
+
+async def test_a_bad_candidate_is_shown_with_its_file_and_line(tmp_path: Path) -> None:
+    workspace = tmp_path / "campaign"
+    shutil.copytree(WINNER_RULE, workspace)
+    results = workspace / "candidates" / "MERGE" / "results.jsonl"
+    results.write_text(results.read_text() + '{"case": "i7", "rep": 0, "passed": "yes"}\n')
+    app = CampaignApp(make_app_for_campaign(workspace).campaign)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await ranked(pilot)
+        assert isinstance(app.screen, LoadingScreen) and app.load_error is not None
+        assert str(results) in str(app.load_error) and "passed" in str(app.load_error)

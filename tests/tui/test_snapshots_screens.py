@@ -1,0 +1,85 @@
+"""Snapshots of the screens a reviewer walks from the overview: the triage checklist, the signed
+decision, the flaky list and the rerun-plan question, at 140x45 and 80x24, reached by their keys
+in the app on a copy of the agent-suite sample (INCONCLUSIVE, with repeats and a flaky list).
+
+Paths on screen are relative (the test runs beside its copy), the reviewer comes from a throwaway
+git config and the flaky list's ages from a fixed day, so the pictures are the same everywhere.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from flipgate.tui.app import make_app_for_workspace
+from flipgate.tui.screens import flaky
+from tests.conftest import SAMPLES
+
+WIDE, NARROW = (140, 45), (80, 24)
+WORKSPACE = Path("ws")
+
+
+class FixedDay(date):
+    @classmethod
+    def today(cls) -> FixedDay:
+        return cls(2026, 11, 24)
+
+
+@pytest.fixture(autouse=True)
+def beside_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(SAMPLES / "agent-suite", tmp_path / WORKSPACE)
+    (tmp_path / WORKSPACE / "rerun-plan.yaml").write_text("written earlier\n")
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Rita Reviewer\n\temail = rita@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setattr(flaky, "date", FixedDay)
+    monkeypatch.chdir(tmp_path)
+
+
+def keys(*pressed: str) -> Any:
+    """Open the app, wait for it (and for each screen's worker), then press `pressed` in turn."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        for key in pressed:
+            await pilot.press(key)
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+
+    return run_before
+
+
+SCREENS = {
+    "triage": ("c",),
+    "triage-second-step": ("c", "o", "right_square_bracket"),
+    "decision": ("c", "d"),
+    "flaky-list": ("f",),
+    "plan-confirm": ("e",),
+}
+CASES = [
+    ("triage", "dark", NARROW),
+    ("triage-second-step", "dark", WIDE),
+    ("triage-second-step", "light", WIDE),
+    ("decision", "dark", WIDE),
+    ("decision", "dark", NARROW),
+    ("flaky-list", "dark", WIDE),
+    ("flaky-list", "high-contrast", NARROW),
+    ("plan-confirm", "dark", WIDE),
+    ("plan-confirm", "dark", NARROW),
+]
+
+
+@pytest.mark.parametrize(
+    ("screen", "theme", "size"),
+    [pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2][0]}x{case[2][1]}") for case in CASES],
+)
+def test_screen(snap_compare: Any, screen: str, theme: str, size: tuple[int, int]) -> None:
+    app = make_app_for_workspace(WORKSPACE, theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=keys(*SCREENS[screen]))

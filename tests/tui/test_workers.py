@@ -1,0 +1,154 @@
+"""The app stays responsive: each screen's domain work runs in a thread worker, its progress shown
+and its keys dimmed meanwhile, and the answer comes back as a message.
+
+Each test holds the slow core call at a gate in its worker thread, looks at the screen while it
+waits, then lets it go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, Static, TextArea
+
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.walk import start_walk
+from flipgate.tui import app as app_module
+from flipgate.tui.app import make_app_for_workspace
+from flipgate.tui.screens import decision, flaky, triage
+from flipgate.tui.screens.decision import DecisionScreen
+from flipgate.tui.screens.flaky import FlakyScreen
+from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.widgets.progress_line import ProgressLine
+from tests.conftest import SAMPLES
+
+from .conftest import ScreenApp, load_comparison, settled
+
+
+class Gate:
+    """Stands in for a slow core function: notes its thread, then waits to be let through."""
+
+    def __init__(self, real: Callable[..., Any]) -> None:
+        self.real = real
+        self.reached, self.open = threading.Event(), threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.append(threading.current_thread())
+        self.reached.set()
+        assert self.open.wait(10), "the test never let the worker through"
+        return self.real(*args, **kwargs)
+
+    async def held(self, pilot: Pilot[Any]) -> None:
+        """Wait (off the event loop) until the worker is at the gate, then for the frame."""
+        assert await asyncio.to_thread(self.reached.wait, 10)
+        await pilot.pause()
+
+
+def progress_shown(screen: Any) -> str:
+    line = screen.query_one(ProgressLine)
+    assert line.busy
+    return str(line.query_one(Static).render())
+
+
+async def test_triage_evidence_is_gathered_in_a_worker(
+    comparison: Comparison, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(triage.evidence)
+    monkeypatch.setattr(triage, "evidence", gate)
+    app = ScreenApp(lambda: TriageScreen(comparison, tmp_path / ".flipgate" / "triage.yaml"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await gate.held(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        assert "gathering the evidence for each class" in progress_shown(screen)
+        assert not screen.query_one("#triage-main").display
+        assert screen.check_action("find", ("cause",)) is None  # shown, dimmed, does nothing
+        assert screen.check_action("back", ()) is True
+        gate.open.set()
+        await settled(pilot)
+        assert gate.threads[0] is not threading.main_thread()
+        assert not screen.query_one(ProgressLine).busy
+        assert screen.query_one("#triage-main").display
+        assert len(screen.steps) == 5 and screen.walk is not None
+
+
+async def test_the_flaky_review_runs_in_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(flaky.review)
+    monkeypatch.setattr(flaky, "review", gate)
+    comparison = load_comparison(SAMPLES / "agent-suite")
+    screen = FlakyScreen(
+        SAMPLES / "agent-suite" / "flaky.yaml",
+        [comparison.baseline, comparison.candidate],
+        [],
+        comparison.spec,
+    )
+    async with ScreenApp(lambda: screen).run_test(size=(140, 45)) as pilot:
+        await gate.held(pilot)
+        assert "reviewing the entries against 1 baseline runs" in progress_shown(screen)
+        assert screen.check_action("accept", ()) is None
+        gate.open.set()
+        await settled(pilot)
+        assert gate.threads[0] is not threading.main_thread()
+        assert screen.report is not None and len(screen.report.entries) == 2
+        assert not screen.query_one(ProgressLine).busy
+
+
+async def test_the_decision_digests_the_runs_in_a_worker(
+    comparison: Comparison, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = Gate(decision.build_record)
+    monkeypatch.setattr(decision, "build_record", gate)
+    workspace = tmp_path / "ws"
+    app = ScreenApp(lambda: DecisionScreen(comparison, start_walk(comparison), workspace, cases=()))
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        screen.query_one("#decision", Select).value = "reject"
+        screen.query_one("#cause", Select).value = "regression"
+        screen.query_one("#reviewer", Input).value = "Rita <rita@example.com>"
+        screen.query_one("#reason", TextArea).text = "   "  # refused once the record is built
+        screen.action_sign()
+        await gate.held(pilot)
+        assert "digesting both runs" in progress_shown(screen)
+        assert screen.query_one("#sign").disabled
+        gate.open.set()
+        await settled(pilot)
+        assert gate.threads[0] is not threading.main_thread()
+        assert "reason: a decision needs a reason" in str(
+            screen.query_one("#outcome", Static).render()
+        )
+        assert not screen.query_one("#sign").disabled
+    assert not (workspace / "decisions").exists()
+
+
+async def test_the_gate_is_applied_again_in_a_worker_with_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        first = app.screen
+        assert isinstance(first, OverviewScreen)
+        gate = Gate(app_module.compare)
+        monkeypatch.setattr(app_module, "compare", gate)
+        await pilot.press("f", "escape")  # leaving the flaky list applies the gate again
+        await gate.held(pilot)
+        assert app.screen is first
+        assert "pairing the cases and counting the flips" in progress_shown(first)
+        assert first.check_action("red_cases", ()) is None
+        gate.open.set()
+        await settled(pilot)
+        assert gate.threads[0] is not threading.main_thread()
+        assert isinstance(app.screen, OverviewScreen) and app.screen is not first
