@@ -21,7 +21,7 @@ from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
-from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
-    for arm in ("baseline", "candidate"):
+    for arm in ARMS:
         parser.add_argument(
             f"--rerun-{arm}",
             type=Path,

@@ -227,3 +227,15 @@ def test_runs_from_disk_rank_the_same(tmp_path: Path, every_rep: GateSpec) -> No
     )
     ranking = rank(load_run(incumbent), [(n, load_run(p)) for n, p in paths.items()], every_rep)
     assert ranking.winner == "CLAUDE" and ranking.standing("MERGE").path == paths["MERGE"]
+
+
+def test_a_baseline_judged_once_gives_the_same_comparison(every_rep: GateSpec) -> None:
+    from flipgate.core.gate.compare import judge_arm
+
+    incumbent, claude = run("incumbent", INCUMBENT), run("CLAUDE", CLAUDE)
+    judged = judge_arm("baseline", incumbent, every_rep)
+    once = compare(incumbent, claude, every_rep, judged_baseline=judged)
+    fresh = compare(incumbent, claude, every_rep)
+    assert once.result == fresh.result and once.cases.equals(fresh.cases)
+    with pytest.raises(ValueError, match="another run or spec"):
+        compare(run("incumbent", INCUMBENT), claude, every_rep, judged_baseline=judged)

@@ -8,6 +8,7 @@ import pytest
 
 from flipgate.core.gate.rules import BY_NAME, RULES, Evidence, decide
 from flipgate.core.vocab import GATE_RULES
+from flipgate.present.report import found
 
 QUIET = Evidence(
     cells={"both_pass": 90, "both_fail": 5, "pass_to_fail": 3, "fail_to_pass": 2},
@@ -110,3 +111,18 @@ def test_the_first_rule_that_fires_decides(found: Evidence, name: str, summary: 
 def test_p_equal_to_alpha_is_significant() -> None:
     rule, _ = decide(replace(QUIET, cells=flips(5, 0), p=0.05))
     assert rule.name == "significance"
+
+
+def test_the_reports_list_what_each_rule_found_in_the_table_s_order() -> None:
+    everything = replace(
+        QUIET,
+        limit_breaches=("3 false negatives",),
+        invalid_reasons=("stale baseline", "infra"),
+        safety_failures=("s1",),
+    )
+    assert [(rule.name, heading, items) for rule, heading, items in found(everything)] == [
+        ("safety", "safety failures", ("s1",)),
+        ("invalid", "invalid", ("stale baseline", "infra")),
+        ("outcome_limit", "outcome limit", ("3 false negatives",)),
+    ]
+    assert list(found(QUIET)) == []

@@ -6,7 +6,7 @@ every string that came from a file is wrapped in `Text`, never parsed as markup.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 import orjson
@@ -16,6 +16,7 @@ from rich.text import Text
 
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
@@ -29,6 +30,8 @@ VERDICT_STYLE = {
     "INCONCLUSIVE": "bold yellow",
     "INVALID": "bold magenta",
 }
+# The heading of what a rule found, where it is not the rule's name.
+FOUND_WORDS = {"safety": "safety failures", "outcome_limit": "outcome limit"}
 DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
 # A list of cases in the text and Markdown reports (flipped, failed safety) names this many at
 # most, the first by case id, and says how many more: 10,000 flips made a 175 KB log line, and a
@@ -196,20 +199,28 @@ def _matrix(result: GateResult) -> Table:
     return table
 
 
+def found(result: Evidence) -> Iterator[tuple[Rule, str, tuple[str, ...]]]:
+    """What each rule found, in the table's order: the rule, its heading, the reasons or cases."""
+    for rule in RULES:
+        items = rule.found(result)
+        if items:
+            yield rule, FOUND_WORDS.get(rule.name, rule.name.replace("_", " ")), items
+
+
 def _notes(comparison: Comparison) -> list[RenderableType]:
     result = comparison.result
     lines: list[RenderableType] = []
-    for reason in result.invalid_reasons:
-        lines.append(Text.assemble(("invalid: ", "bold magenta"), literal(reason)))
-    for breach in result.limit_breaches:
-        lines.append(Text.assemble(("outcome limit: ", "bold red"), literal(breach)))
-    if result.safety_failures:
-        named, more = _first(result.safety_failures)
+    for rule, heading, items in found(result):
+        style = VERDICT_STYLE[rule.verdict]
+        if rule.found_cases is None:
+            lines.extend(Text.assemble((f"{heading}: ", style), literal(i)) for i in items)
+            continue
+        named, more = _first(items)
         lines.append(
             Text.assemble(
-                ("safety failures: ", "bold red"),
+                (f"{heading}: ", style),
                 literal(", ".join(named)),
-                (f", {_more(more, 'failed safety')}" if more else "", "dim"),
+                (f", {_more(more, rule.found_cases)}" if more else "", "dim"),
             )
         )
     infra = " · ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
@@ -322,18 +333,18 @@ def to_markdown(comparison: Comparison) -> str:
     runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
     lines.append(f"Runs: {runs}")
     lines.append("")
-    notes = [
-        *(f"**invalid:** {_md(r)}" for r in result.invalid_reasons),
-        *(f"**outcome limit:** {_md(r)}" for r in result.limit_breaches),
-        *(f"**warning:** {_md(w)}" for w in result.warnings),
-    ]
-    if result.safety_failures:
-        failed, unnamed = _first(result.safety_failures)
+    notes: list[str] = []
+    for rule, heading, items in found(result):
+        if rule.found_cases is None:
+            notes.extend(f"**{heading}:** {_md(i)}" for i in items)
+            continue
+        named, unnamed = _first(items)
         notes.append(
-            "**safety failures:** "
-            + ", ".join(_md(c) for c in failed)
-            + (f", {_more(unnamed, 'failed safety')}" if unnamed else "")
+            f"**{heading}:** "
+            + ", ".join(_md(c) for c in named)
+            + (f", {_more(unnamed, rule.found_cases)}" if unnamed else "")
         )
+    notes.extend(f"**warning:** {_md(w)}" for w in result.warnings)
     infra = ", ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
     notes.append(f"infra repetitions: {infra}")
     moved = ", ".join(

@@ -13,10 +13,11 @@ import polars as pl
 
 from flipgate.core.gate.outcomes import SEVERITY, classify_frame, severity_name
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.model import Run, drop_where, out_of_case_order
+from flipgate.core.runs.model import Run, out_of_case_order
 from flipgate.core.vocab import Aggregate
 
-PREFIX = {"baseline": "base", "candidate": "cand"}  # of an arm's columns in the paired table
+# The prefix of an arm's columns in the paired table.
+PREFIX: dict[str, str] = {"baseline": "base", "candidate": "cand"}
 AGREEMENT = SEVERITY.index("agreement")
 
 
@@ -37,7 +38,7 @@ def rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
     """
     infra = run.reps.filter(pl.col("status") == "infra")["line"]
     decisions = classify_frame(
-        drop_where(run.decisions, pl.col("line").is_in(infra.implode())), run.labels, spec
+        run.decisions.filter(~pl.col("line").is_in(infra.implode())), run.labels, spec
     )
     n = run.reps.height
     reps_line = run.reps["line"].to_numpy()

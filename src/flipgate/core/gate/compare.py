@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
@@ -27,7 +26,7 @@ from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import ARMS, GateRule, Verdict
+from flipgate.core.vocab import ARMS, Arm, GateRule, Verdict
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,32 @@ class Comparison:
         return self.baseline if arm == "baseline" else self.candidate
 
 
+@dataclass(frozen=True)
+class ArmResults:
+    """One arm judged on its own: its decisions, repetitions, collapsed cases and outcomes.
+
+    The same baseline compared with several candidates (`flipgate rank`) is judged once."""
+
+    run: Run
+    spec: GateSpec
+    decisions: pl.DataFrame
+    reps: pl.DataFrame
+    cases: pl.DataFrame
+    outcomes: OutcomeSummary
+
+
+def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
+    arm_decisions, arm_reps = rep_results(run, spec)
+    per_case = collapse(arm_reps, spec, PREFIX[arm])
+    counted = per_case.select(
+        "case",
+        pl.col(f"{PREFIX[arm]}_decisions").alias("decisions"),
+        pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
+    )
+    outcomes = summarize(arm_decisions, run.labels, counted)
+    return ArmResults(run, spec, arm_decisions, arm_reps, per_case, outcomes)
+
+
 def compare(
     baseline: Run,
     candidate: Run,
@@ -89,32 +114,23 @@ def compare(
     *,
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
+    judged_baseline: ArmResults | None = None,
 ) -> Comparison:
-    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`."""
+    """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
+    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made."""
     flaky = flaky or FlakyList()
-
-    def one_arm(
-        arm: str, run: Run
-    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, OutcomeSummary]:
-        arm_decisions, arm_reps = rep_results(run, spec)
-        per_case = collapse(arm_reps, spec, PREFIX[arm])
-        counted = per_case.select(
-            "case",
-            pl.col(f"{PREFIX[arm]}_decisions").alias("decisions"),
-            pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
-        )
-        return arm_decisions, arm_reps, per_case, summarize(arm_decisions, run.labels, counted)
-
-    # The arms are independent until they are paired: one thread each overlaps the parts of
-    # their polars and numpy work that run on a single core (0.31 -> 0.26 s at 100,000 cases).
-    with ThreadPoolExecutor(max_workers=len(ARMS)) as pool:
-        decided, repeated, collapsed, summaries = zip(
-            *pool.map(one_arm, ARMS, (baseline, candidate)), strict=True
-        )
-    decisions: dict[str, pl.DataFrame] = dict(zip(ARMS, decided, strict=True))
-    reps: dict[str, pl.DataFrame] = dict(zip(ARMS, repeated, strict=True))
-    outcomes: dict[str, OutcomeSummary] = dict(zip(ARMS, summaries, strict=True))
-    base, cand = collapsed
+    arms: tuple[ArmResults, ...]
+    if judged_baseline is None:
+        arms = tuple(map(judge_arm, ARMS, (baseline, candidate), (spec, spec)))
+    elif judged_baseline.run is not baseline or judged_baseline.spec is not spec:
+        raise ValueError("judged_baseline was judged on another run or spec")
+    else:
+        arms = (judged_baseline, judge_arm("candidate", candidate, spec))
+    by_arm: dict[str, ArmResults] = dict(zip(ARMS, arms, strict=True))
+    decisions = {arm: judged.decisions for arm, judged in by_arm.items()}
+    reps = {arm: judged.reps for arm, judged in by_arm.items()}
+    outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
+    base, cand = (judged.cases for judged in arms)
     pairing = pair(base, cand, flaky)
 
     judged = Judged(

@@ -87,14 +87,25 @@ def _undecided(e: Evidence) -> str:
     return f"{e.flips}; p = {format_p(e.p)} > {e.alpha:g}, but {why}"
 
 
+def _nothing(e: Evidence) -> tuple[str, ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class Rule:
-    """One line of SPEC §3.5: its name, the verdict it gives and, in words, when it fires."""
+    """One line of SPEC §3.5: its name, the verdict it gives and, in words, when it fires.
+
+    `found` is what the rule found, which the reports list in the table's order even when an
+    earlier rule decided: reasons, one a line, or (with `found_cases`, the words for them) case
+    ids on one line.
+    """
 
     name: GateRule
     verdict: Verdict
     says: str
     fires: Callable[[Evidence], str | None]
+    found: Callable[[Evidence], tuple[str, ...]] = _nothing
+    found_cases: str | None = None
 
     @property
     def number(self) -> int:
@@ -103,10 +114,29 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("safety", "BLOCK", "safety: a safety case failed, before any counting", _safety),
-    Rule("invalid", "INVALID", "invalid: this comparison cannot be judged", _invalid),
+    Rule(
+        "safety",
+        "BLOCK",
+        "safety: a safety case failed, before any counting",
+        _safety,
+        found=lambda e: e.safety_failures,
+        found_cases="failed safety",
+    ),
+    Rule(
+        "invalid",
+        "INVALID",
+        "invalid: this comparison cannot be judged",
+        _invalid,
+        found=lambda e: e.invalid_reasons,
+    ),
     Rule("significance", "BLOCK", "significance: p ≤ alpha", _significance),
-    Rule("outcome_limit", "BLOCK", "outcome limit exceeded", _outcome_limit),
+    Rule(
+        "outcome_limit",
+        "BLOCK",
+        "outcome limit exceeded",
+        _outcome_limit,
+        found=lambda e: e.limit_breaches,
+    ),
     Rule("within_margin", "PASS", "within margin: b - c ≤ margin and b ≤ flip cap", _within_margin),
     Rule(
         "undecided",

@@ -24,7 +24,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX
-from flipgate.core.gate.compare import Comparison, GateResult, compare
+from flipgate.core.gate.compare import Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
 from flipgate.core.gate.spec import GateSpec
@@ -210,7 +210,8 @@ class _Measured:
     """What ranking keeps of one comparison: the small frames, never the runs."""
 
     name: str
-    run: Run
+    run_id: str
+    path: Path
     reps: pl.DataFrame  # case, rep, status, passed
     verdicts: pl.DataFrame  # case, passed: the gate's collapse, flaky-listed cases left out
     gate: GateResult
@@ -253,15 +254,18 @@ def rank(
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
     incumbent_arm: tuple[pl.DataFrame, pl.DataFrame] | None = None
+    judged = judge_arm("baseline", incumbent, spec)  # once, not once per candidate
     for name, run in candidates:
         if other := next((m for m in measured if m.name == name), None):
-            raise InputError(run.path, f"two candidates are named {name!r}: {other.run.path}")
-        comparison = compare(incumbent, run, spec, flaky, declared_change=declared_change)
+            raise InputError(run.path, f"two candidates are named {name!r}: {other.path}")
+        comparison = compare(
+            incumbent, run, spec, flaky, declared_change=declared_change, judged_baseline=judged
+        )
         if on_compared is not None:
             on_compared(name, comparison)
         incumbent_arm = incumbent_arm or _arm(comparison, "baseline")
         reps, verdicts = _arm(comparison, "candidate")
-        measured.append(_Measured(name, run, reps, verdicts, comparison.result))
+        measured.append(_Measured(name, run.run_id, run.path, reps, verdicts, comparison.result))
     if incumbent_arm is None:
         raise ValueError("ranking needs at least one candidate")
 
@@ -286,8 +290,8 @@ def rank(
         standings.append(
             Standing(
                 m.name,
-                m.run.run_id,
-                m.run.path,
+                m.run_id,
+                m.path,
                 cells,
                 _passing(m.verdicts),
                 gaps,

@@ -8,7 +8,8 @@ from typing import Any
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import load_yaml
-from flipgate.core.runs.model import SUITES, Labels
+from flipgate.core.runs.model import Labels
+from flipgate.core.vocab import SUITES
 
 MANIFEST_FIELDS = frozenset({"run_id", "suite", "created", "change", "key", "labels"})
 

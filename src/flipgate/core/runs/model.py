@@ -25,7 +25,6 @@ SINGLE_DECISION_RULE = "decision"  # the rule name of `expected: approve` (one d
 SINGLE_CHECK_RULE = "passed"  # the rule name of `passed: true` (one check per rep)
 METRICS = ("latency_ms", "cost_usd", "steps", "tokens")
 SIDES = ("expected", "actual")  # the two labels of a decision
-SUITES = ("smoke", "full")
 
 Progress = Callable[[str], None]
 Frames = tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]  # reps, decisions, checks

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.collapse import collapsed
+from flipgate.core.gate.collapse import PREFIX, collapsed
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
@@ -114,7 +114,8 @@ def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
     for row in flips.iter_rows(named=True):
         lines = []
         hinges = False
-        for arm, prefix in zip(ARMS, ("base", "cand"), strict=True):
+        for arm in ARMS:
+            prefix = PREFIX[arm]
             infra = row[f"{prefix}_infra"] or 0
             if not infra:
                 continue
@@ -250,7 +251,7 @@ def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) 
     for row in flips.iter_rows(named=True):
         arms_split = [
             arm
-            for arm, prefix in zip(ARMS, ("base", "cand"), strict=True)
+            for arm, prefix in PREFIX.items()
             if 0 < (row[f"{prefix}_passes"] or 0) < (row[f"{prefix}_gradable"] or 0)
         ]
         if not arms_split:
@@ -586,7 +587,7 @@ def _regression(
     ]
     passing = [
         int(comparison.cases[f"{prefix}_passed"].fill_null(False).sum())
-        for prefix in ("base", "cand")
+        for prefix in PREFIX.values()
     ]
     facts.append(("cases passing", f"{passing[0]} -> {passing[1]} ({passing[1] - passing[0]:+d})"))
     counts = [result.outcomes[arm].counts for arm in ARMS]

@@ -29,7 +29,7 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
-from flipgate.core.vocab import Finding
+from flipgate.core.vocab import FINDINGS, Finding
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
@@ -251,7 +251,7 @@ class TriageScreen(Screen[None]):
         )
         cases.highlighted = 0 if step.cases else None
         finding_area.display = True
-        for name in ("ruled_out", "cause", "unclear"):
+        for name in FINDINGS:
             self.query_one(f"#{name}", Button).set_class(found.finding == name, "-chosen")
         note = self.query_one("#note", Input)
         with note.prevent(Input.Changed):
@@ -298,7 +298,7 @@ class TriageScreen(Screen[None]):
             self._open_case(self.steps[self.current].cases[event.option_index])
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id in ("ruled_out", "cause", "unclear"):
+        if event.button.id in FINDINGS:
             self.action_find(cast(Finding, event.button.id))
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -373,7 +373,7 @@ class TriageScreen(Screen[None]):
         steps = self.query_one("#steps", OptionList)
         steps.replace_option_prompt_at_index(self.current, self._step_prompt(self.current))
         if finding is not None:
-            for name in ("ruled_out", "cause", "unclear"):
+            for name in FINDINGS:
                 self.query_one(f"#{name}", Button).set_class(finding == name, "-chosen")
         self._show_save_state()
 

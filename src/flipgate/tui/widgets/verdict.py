@@ -8,10 +8,12 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.spec import describe
+from flipgate.present.report import found
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
 SAFETY_SHOWN = 12  # failed safety cases named in the banner; the red-case table holds them all
+BANNER_WORDS = {"outcome_limit": "limit breached"}  # where the banner words it otherwise
 
 
 class VerdictBanner(Panel):
@@ -51,17 +53,15 @@ class VerdictBanner(Panel):
         lines.append(numbers)
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
-        if result.safety_failures:
-            line = Text("⚠ safety failures: ", self.style("warn"))
-            lines.append(line.append_text(case_ids(result.safety_failures, SAFETY_SHOWN)))
-        for title, items in (
-            ("invalid", result.invalid_reasons),
-            ("limit breached", result.limit_breaches),
-            ("warning", result.warnings),
-        ):
-            for item in items:
-                line = Text(f"⚠ {title}: ", self.style("warn"))
-                lines.append(line.append_text(literal(item)))
+        warn = self.style("warn")
+        for rule, heading, items in found(result):
+            words = f"⚠ {BANNER_WORDS.get(rule.name, heading)}: "
+            if rule.found_cases is not None:
+                lines.append(Text(words, warn).append_text(case_ids(items, SAFETY_SHOWN)))
+            else:
+                lines.extend(Text(words, warn).append_text(literal(item)) for item in items)
+        for warning in result.warnings:
+            lines.append(Text("⚠ warning: ", warn).append_text(literal(warning)))
         if result.previous is not None:
             before = result.previous
             lines.append(
