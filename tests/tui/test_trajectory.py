@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.present.trajectory import Turn
 from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.widgets.case_format import Palette
 from flipgate.tui.widgets.lines import LinesView
-from flipgate.tui.widgets.trajectory import TrajectoryView
+from flipgate.tui.widgets.trajectory import TrajectoryView, diffed_texts
 
 from .conftest import ScreenApp
 from .test_case import painted, rendered
@@ -120,3 +123,15 @@ async def test_turns_and_tool_arguments_are_shown_literally(agent_comparison: Co
                     assert segment.style is None or not segment.style.bold
         svg = app.export_screenshot()
         assert "[bold&#160;red]A-1[/bold&#160;red]" in svg and "\x1b" not in svg
+
+
+def test_the_turn_diff_keeps_both_sides_level() -> None:
+    plain = Style()
+    palette = Palette(*([plain] * 8))
+    left, right = diffed_texts(
+        Turn(1, "assistant", "dropped\nkept\nchanged"),
+        Turn(1, "assistant", "kept\nchanged!"),
+        palette,
+    )
+    assert left.plain.split("\n") == ["- dropped", "  kept", "- changed"]
+    assert right.plain.split("\n") == ["", "  kept", "+ changed!"]

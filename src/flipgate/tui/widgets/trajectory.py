@@ -51,21 +51,20 @@ def turn_text(turn: Turn, *, unfolded: bool, palette: Palette) -> Text:
 
 def diffed_texts(baseline: Turn, candidate: Turn, palette: Palette) -> tuple[Text, Text]:
     """Both turns line by line, the lines one arm alone has marked; a gap keeps them level."""
-    left, right = Text(), Text()
+    left: list[Text] = []
+    right: list[Text] = []
     for row in side_by_side(baseline.text, candidate.text):
         for side, line, marker, style in (
             (left, row.left, "- ", palette.removed),
             (right, row.right, "+ ", palette.added),
         ):
-            if side:
-                side.append("\n")
             if line is None:
-                continue
-            if row.tag == "equal":
-                side.append_text(shown(f"  {line}", palette.muted))
+                side.append(Text(""))
+            elif row.tag == "equal":
+                side.append(shown(f"  {line}", palette.muted))
             else:
-                side.append_text(shown(f"{marker}{line}", style))
-    return left, right
+                side.append(shown(f"{marker}{line}", style))
+    return Text("\n").join(left), Text("\n").join(right)
 
 
 def pair_row(
