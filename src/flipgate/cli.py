@@ -19,9 +19,11 @@ from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
+from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.present.text import literal, safe
 from flipgate.streams import exit_code, guarded_stdout
 
 if TYPE_CHECKING:
@@ -50,6 +52,8 @@ class Inputs:
     workspace: Path | None
     declared_change: tuple[str, ...]
     import_options: ImportOptions
+    suite: Path | None = None  # the suite manifest: its retired cases are left out of b and c
+    base_suite: Path | None = None  # the manifest where the change is going
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +70,19 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--flaky", type=Path, help="flaky list (default: the workspace's flaky.yaml, else none)"
+    )
+    parser.add_argument(
+        "--suite",
+        type=Path,
+        metavar="FILE",
+        help="suite manifest: its retired cases are left out of b and c (default: the "
+        "workspace's suite.yaml)",
+    )
+    parser.add_argument(
+        "--base-suite",
+        type=Path,
+        metavar="FILE",
+        help="the suite manifest where the change is going: a retirement the change adds is INVALID",
     )
     parser.add_argument(
         "--change",
@@ -123,6 +140,9 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     gate = args.gate if args.gate is not None else (workspace.gate if workspace else None)
     flaky = args.flaky if args.flaky is not None else (workspace.flaky if workspace else None)
     change = tuple(part.strip() for item in args.change for part in item.split(",") if part.strip())
+    suite = args.suite
+    if suite is None and workspace is not None and (workspace.path / "suite.yaml").is_file():
+        suite = workspace.path / "suite.yaml"
     return Inputs(
         baseline,
         candidate,
@@ -131,6 +151,8 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         workspace.path if workspace else None,
         change,
         import_options(vars(args)),
+        suite,
+        args.base_suite,
     )
 
 
@@ -140,15 +162,19 @@ def load_comparison(inputs: Inputs, *, lean: bool = False) -> Comparison:
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
     from flipgate.core.runs.reading import load_run
+    from flipgate.core.suite.manifest import load_retirements
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
+    retired = load_retirements(inputs.suite, inputs.base_suite)
     # One arm after the other: each read already uses every core, and the peak memory halves.
     baseline, candidate = (
         load_run(path, import_options=inputs.import_options, lean=lean)
         for path in (inputs.baseline, inputs.candidate)
     )
-    return compare(baseline, candidate, spec, flaky, declared_change=inputs.declared_change)
+    return compare(
+        baseline, candidate, spec, flaky, declared_change=inputs.declared_change, retired=retired
+    )
 
 
 # --------------------------------------------------------------------------- commands
@@ -309,12 +335,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
         console.print(
-            Text.assemble((f"{mark} {check.name}: ", "bold"), Text(check.why)), soft_wrap=True
+            Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)), soft_wrap=True
         )
     if result.ok:
-        console.print(Text(f"verified: {path}", style="bold green"))
+        console.print(literal(f"verified: {path}", style="bold green"))
         return 0
-    console.print(Text(f"NOT verified: {path}", style="bold red"))
+    console.print(literal(f"NOT verified: {path}", style="bold red"))
     return 1
 
 
@@ -390,6 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
     add_rank_parser(sub)
+    add_suite_parser(sub)
     return parser
 
 
@@ -402,6 +429,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.handler(args)
         except InputError as exc:
-            print(f"flipgate: error: {exc}", file=sys.stderr)
+            print(f"flipgate: error: {safe(exc)}", file=sys.stderr)  # values from the file
             code = BAD_INPUT
     return exit_code(code, stdout)

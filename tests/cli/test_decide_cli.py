@@ -106,3 +106,26 @@ def test_a_saved_triage_walk_goes_into_the_decision(
     text = written.read_text(encoding="utf-8")
     assert "finding: ruled_out" in text and "one timeout, on a case that passed" in text
     assert "finding: cause" in text
+
+
+def test_verify_shows_a_hostile_run_id_without_obeying_it(
+    workspace: Path,
+    isolated_git: Path,
+    make_key: KeyMaker,
+    allow: Callable[[str, Path], Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A run_id of `\\e]0;PWNED\\a\\e[2J` retitled and cleared the terminal verify ran in."""
+    manifest = workspace / "candidate" / "run.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    run_id = next(line for line in text.splitlines() if line.startswith("run_id:"))
+    manifest.write_text(text.replace(run_id, 'run_id: "\\e]0;PWNED\\a\\e[2J"'), encoding="utf-8")
+    key = make_key("ana")
+    assert _decide(workspace, key) == 0
+    [written] = (workspace / "decisions").iterdir()
+    capsys.readouterr()
+    assert (
+        main(["verify", str(written), "--allowed-signers", str(allow("ana@example.com", key))]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "␛]0;PWNED␇␛[2J" in out and "\x1b" not in out and "\x07" not in out

@@ -23,7 +23,6 @@ from flipgate.present.casefile import (
     select_cases,
     side_by_side,
     unified_diff,
-    visible,
 )
 
 A, R, E = "approve", "reject", "escalate"
@@ -161,7 +160,3 @@ def test_diff_of_two_outputs() -> None:
         ("replace", "b", "c"),
         ("insert", None, "d"),
     ]
-
-
-def test_control_characters_are_made_visible() -> None:
-    assert visible("a\x1b[31mb\x07\x7f\x9b") == "a␛[31mb␇␡\\x9b"

@@ -39,7 +39,8 @@ def test_format_literal_never_reads_markup_or_escapes() -> None:
     text = literal(HOSTILE)
     assert text.plain == "[bold red]boom[/] [link=https://evil.example]click[/link] ␛[31mred␛[0m"
     assert text.spans == []
-    assert safe("a\x9bb\x7fc\td") == "a\\x9bb␡c\td"
+    assert safe("a\x9bb\x7fc\td") == "a\\u009bb␡c␉d"
+    assert safe("a\x9bb\x7fc\td", lines=True) == "a\\u009bb␡c\td"
 
 
 def test_factory_rejects_a_folder_that_is_not_a_workspace(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -
     async with app.run_test(size=(140, 45)) as pilot:
         await ranked(pilot)
         await pilot.press("down", "enter")
-        await pilot.pause()
+        await ranked(pilot)  # the candidate is compared in a worker
         assert isinstance(app.screen, OverviewScreen)
         assert app.screen.comparison.result.runs == {
             "baseline": "wr-incumbent",
@@ -72,7 +72,7 @@ async def test_the_incumbent_row_opens_nothing() -> None:
     async with app.run_test(size=(140, 45)) as pilot:
         await ranked(pilot)
         await pilot.press("down", "down", "down", "enter")
-        await pilot.pause()
+        await ranked(pilot)
         assert isinstance(app.screen, CandidatesScreen)
         assert any("choose a candidate" in str(n.message) for n in app._notifications)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -26,6 +25,7 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.present.text import safe, safe_column
 from flipgate.present.trajectory import Alignment, align, parse_turns
 
 # --------------------------------------------------------------------------- the red-case table
@@ -89,33 +89,6 @@ SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
 }
 
 KINDS = ("pass_to_fail", "fail_to_pass", "both_fail", "both_pass", "unpaired")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def visible_char(char: str) -> str:
-    """A control character as text a terminal shows and never obeys: `\\x1b` -> `␛`."""
-    code = ord(char)
-    if code < 0x20:
-        return chr(0x2400 + code)  # Unicode control pictures: ␀ … ␟
-    if code == 0x7F:
-        return "␡"
-    return f"\\x{code:02x}"  # C1 controls have no picture
-
-
-def visible(text: str) -> str:
-    """One line of untrusted text with every control character (newlines included) shown."""
-    return _CONTROL.sub(lambda m: visible_char(m.group()), text)
-
-
-def _visible_expr(column: str) -> pl.Expr:
-    """`visible` as a polars expression: a literal multi-pattern replace, vectorised."""
-    controls = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))]
-    return (
-        pl.col(column)
-        .fill_null("")
-        .str.replace_many(controls, [visible_char(c) for c in controls])
-        .alias(f"{column}_shown")
-    )
 
 
 def _pattern_expr(prefix: str) -> pl.Expr:
@@ -200,8 +173,8 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
             worst=severity_name(pl.col("worst_rank")),
         )
         .with_columns(
-            _visible_expr("case"),
-            _visible_expr("template"),
+            safe_column("case").alias("case_shown"),
+            safe_column("template").alias("template_shown"),
             safety_shown=pl.when(pl.col("safety")).then(pl.lit("safety")).otherwise(pl.lit("")),
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
             base_pattern=_pattern_expr("base"),
@@ -286,11 +259,11 @@ class CaseQuery:
         if self.outcome:
             words.append(OUTCOME_SHORT.get(self.outcome, self.outcome))
         if self.template:
-            words.append(f"template {visible(self.template)}")
+            words.append(f"template {safe(self.template)}")
         if self.rule:
-            words.append(f"rule {visible(self.rule)}")
+            words.append(f"rule {safe(self.rule)}")
         if self.search:
-            words.append(f"“{visible(self.search)}”")
+            words.append(f"“{safe(self.search)}”")
         return tuple(words)
 
 
@@ -600,5 +573,4 @@ __all__ = [
     "side_by_side",
     "sort_cases",
     "unified_diff",
-    "visible",
 ]

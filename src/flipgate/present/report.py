@@ -20,7 +20,7 @@ from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
-from flipgate.present.text import literal
+from flipgate.present.text import literal, markdown_code
 from flipgate.present.text import markdown as _md
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
@@ -52,6 +52,12 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
     data = _result_json(result)
+    if result.retired:  # given a suite manifest (suite.yaml) with an archive
+        data["retired"] = [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ]
+        data["retired_flipped"] = list(result.retired_flipped)
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
@@ -150,7 +156,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
-    parts.append(Text(describe(comparison.spec), style="dim"))
+    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(_matrix(result))
     parts.extend(_notes(comparison))
     if any(o.decisions for o in result.outcomes.values()):
@@ -166,7 +172,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             listing.append(f", {_more(more, 'flipped')}", style="dim")
         parts.append(listing)
     if result.escalation is not None:
-        parts.append(Text.assemble(("next: ", "bold"), result.escalation.message))
+        parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
     return Group(*parts)
 
 
@@ -237,11 +243,26 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         lines.append(
             Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
         )
+    for line in retired_lines(result):
+        lines.append(literal(line))
     if result.unpaired:
         lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     return lines
+
+
+def retired_lines(result: GateResult) -> list[str]:
+    """The retired cases, as the flaky list is shown: left out of b and c, with date and reason."""
+    if not result.retired:
+        return []
+    flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
+    shown, more = _first(result.retired)
+    return [
+        f"retired: {len(result.retired)} cases left out of b and c{flipped}",
+        *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
+        *([_more(more, "retired")] if more else []),
+    ]
 
 
 def _outcome_table(comparison: Comparison) -> Table:
@@ -330,7 +351,7 @@ def to_markdown(comparison: Comparison) -> str:
         f"| ✗ fail | **c = {result.c:,}** | {result.cells['both_fail']:,} |",
         "",
     ]
-    runs = " → ".join(f"`{_md(comparison.run(arm).run_id)}`" for arm in ARMS)
+    runs = " → ".join(markdown_code(comparison.run(arm).run_id) for arm in ARMS)
     lines.append(f"Runs: {runs}")
     lines.append("")
     notes: list[str] = []
@@ -357,6 +378,7 @@ def to_markdown(comparison: Comparison) -> str:
             f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
             f"{len(result.flaky_flipped)} flipped here"
         )
+    notes += [_md(line) for line in retired_lines(result)]
     if result.unpaired:
         notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
     lines += [f"- {n}" for n in notes]

@@ -18,11 +18,15 @@ from textual.theme import Theme
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
+from flipgate.core.gate.retired import Retirements
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import load_workspace
+from flipgate.core.suite.audit import SuiteAudit, audit
+from flipgate.core.suite.manifest import MANIFEST, load_retirements
+from flipgate.core.suite.workspace import SuiteInputs
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import (
@@ -36,6 +40,7 @@ from flipgate.tui.messages import (
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
 from flipgate.tui.widgets.progress_line import ProgressLine
 
@@ -106,7 +111,12 @@ class FlipgateApp(App[None]):
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
     def __init__(
-        self, sources: Sources, theme: str = "dark", *, loaded: LoadedRuns | None = None
+        self,
+        sources: Sources,
+        theme: str = "dark",
+        *,
+        loaded: LoadedRuns | None = None,
+        suite: SuiteAudit | None = None,
     ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
@@ -116,11 +126,15 @@ class FlipgateApp(App[None]):
         self.load_error: Exception | None = None
         self.loaded = loaded  # runs the CLI read (and checked) before the app started
         self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
+        self.suite = suite  # opened on the suite-health screen alone (`flipgate suite open`)
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
 
     def on_mount(self) -> None:
+        if self.suite is not None:
+            self.push_screen(SuiteScreen(self.suite, can_go_back=False))
+            return
         self.push_screen(LoadingScreen())
         self.load()
 
@@ -139,12 +153,22 @@ class FlipgateApp(App[None]):
             self.repeats = runs.repeats
             progress("pairing the cases and counting the flips")
             comparison = compare(
-                runs.baseline, runs.candidate, spec, flaky, declared_change=sources.declared_change
+                runs.baseline,
+                runs.candidate,
+                spec,
+                flaky,
+                declared_change=sources.declared_change,
+                retired=self.retirements(),
             )
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))
             return
         self.post_message(Loaded(comparison))
+
+    def retirements(self) -> Retirements:
+        """The cases the workspace's suite manifest retired, read again each time the gate is."""
+        manifest = self.sources.plan_folder / MANIFEST
+        return load_retirements(manifest if manifest.is_file() else None)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
     def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
@@ -182,6 +206,7 @@ class FlipgateApp(App[None]):
                     flaky_list,
                     declared_change=sources.declared_change,
                     previous=comparison.result.previous,
+                    retired=self.retirements(),
                 )
         except Exception as error:  # a bad rerun file: said on screen, the overview stays
             self.post_message(RegateFailed(error))
@@ -288,6 +313,13 @@ def make_app_for_workspace(path: Path, theme: str = "dark") -> FlipgateApp:
     )
 
 
+def make_suite_app(inputs: SuiteInputs, theme: str = "dark") -> FlipgateApp:
+    """The app on the suite-health screen of a suite workspace, read and checked already."""
+    path = inputs.path
+    sources = Sources(path / "baseline", path / "candidate", None, None, (), plan_folder=path)
+    return FlipgateApp(sources, theme=theme, suite=audit(inputs))
+
+
 def run_app(app: FlipgateApp) -> int:
     """Run the app in the terminal; the exit status for the CLI: 2 when the input was bad."""
     app.run()
@@ -301,5 +333,6 @@ __all__ = [
     "FlipgateApp",
     "make_app",
     "make_app_for_workspace",
+    "make_suite_app",
     "run_app",
 ]

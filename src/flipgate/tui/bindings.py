@@ -43,6 +43,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("load-reruns", "l", "load_reruns", "Load reruns", "overview", palette=True),
     KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True),
     KeyBinding("flaky-list", "f", "flaky_list", "Flaky list", "overview", palette=True),
+    KeyBinding(
+        "suite-health", "h", "suite_health", "Suite health", "overview", show=False, palette=True
+    ),
     KeyBinding("next-panel", "tab,down,right", "next_panel", "Next panel", "overview", show=False),
     KeyBinding(
         "previous-panel",
@@ -115,6 +118,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     # candidates (a campaign workspace)
     KeyBinding("candidates-open", "enter", "select_cursor", "Open overview", "candidates"),
     KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign"),
+    # suite
+    KeyBinding("suite-retire", "r", "retire", "Retire case", "suite"),
+    KeyBinding("suite-back", "escape", "back", "Back", "suite"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )

@@ -78,3 +78,11 @@ class Ranked(Message):
     """Every candidate of a campaign compared with the incumbent and ranked."""
 
     ranking: Ranking
+
+
+@dataclass
+class CandidateCompared(Message):
+    """The candidate chosen on the candidates screen, compared with the incumbent."""
+
+    name: str
+    comparison: Comparison

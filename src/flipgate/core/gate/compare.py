@@ -22,6 +22,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
@@ -52,6 +53,8 @@ class GateResult(Evidence):
     runs: dict[str, str]  # arm -> run_id
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
+    retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
+    retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
 
     @property
     def paired(self) -> int:
@@ -75,6 +78,7 @@ class Comparison:
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
+    retired: Retirements = NO_RETIREMENTS
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -115,9 +119,11 @@ def compare(
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
     judged_baseline: ArmResults | None = None,
+    retired: Retirements = NO_RETIREMENTS,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
-    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made."""
+    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
+    `retired` are the cases the suite manifest archived."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -131,7 +137,7 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base, cand = (judged.cases for judged in arms)
-    pairing = pair(base, cand, flaky)
+    pairing = pair(base, cand, flaky, retired.names)
 
     judged = Judged(
         baseline=baseline,
@@ -147,6 +153,7 @@ def compare(
         cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
+        retired=retired,
     )
     rule_set = spec.set_rule(candidate.suite)
     found = Evidence(
@@ -185,5 +192,9 @@ def compare(
         runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
         warnings=evidence.warnings(judged),
         previous=previous,
+        retired=retired.cases,
+        retired_flipped=pairing.retired_flipped,
     )
-    return Comparison(baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result)
+    return Comparison(
+        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired
+    )

@@ -16,6 +16,7 @@ import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
@@ -56,6 +57,7 @@ class Judged:
     cand_decisions: pl.DataFrame  # the candidate's classified decisions
     moved: tuple[Component, ...]  # the key components that differ between the arms
     change: tuple[str, ...]  # the components the change under test declares it moves
+    retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:
@@ -107,11 +109,22 @@ def _flaky_list_safety(judged: Judged) -> list[str]:
     return [f"the flaky list holds safety cases: {', '.join(listed)}"] if listed else []
 
 
+def _retirement_added(judged: Judged) -> list[str]:
+    added = judged.retired.added
+    if not added:
+        return []
+    return [
+        f"the change under test retires {', '.join(added)}: a retirement is its own reviewed "
+        "change, made where the change is going, not in the change it would excuse"
+    ]
+
+
 INVALID_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
     _infra_share,
     _stale_baseline,
     _flaky_list_too_long,
     _flaky_list_safety,
+    _retirement_added,
 )
 
 
@@ -173,9 +186,18 @@ def warnings(judged: Judged) -> tuple[str, ...]:
     late = [
         e.case for e in judged.flaky.entries if created is not None and e.added > created.date()
     ]
-    if not late:
-        return ()
-    return (
-        f"flaky entries added after the baseline run was created ({', '.join(late)}): "
-        "the list should change in its own reviewed change, not while this one is judged",
-    )
+    retired_late = [
+        r.case for r in judged.retired.cases if created is not None and r.retired > created.date()
+    ]
+    found = []
+    if late:
+        found.append(
+            f"flaky entries added after the baseline run was created ({', '.join(late)}): "
+            "the list should change in its own reviewed change, not while this one is judged"
+        )
+    if retired_late:
+        found.append(
+            f"cases retired after the baseline run was created ({', '.join(retired_late)}): "
+            "a retirement should land in its own reviewed change, not while this one is judged"
+        )
+    return tuple(found)

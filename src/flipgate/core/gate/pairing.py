@@ -1,7 +1,7 @@
 """Pair the arms on case id and count the cells (SPEC §3.2 and §3.3).
 
 A case in one arm only, or with no gradable repetition in either, is unpaired: listed with why,
-never counted. A case on the flaky list is paired and shown, but left out of the cells.
+never counted. A case on the flaky list, or retired from the suite, is paired and shown, but left out of the cells.
 """
 
 from __future__ import annotations
@@ -22,9 +22,15 @@ class Pairing:
     unpaired: tuple[tuple[str, str], ...]  # (case, why)
     flaky_flipped: tuple[str, ...]  # listed cases that flipped, left out of b and c
     flaky_unknown: tuple[str, ...]  # listed cases that are in neither run
+    retired_flipped: tuple[str, ...] = ()  # retired cases that flipped, left out of b and c
 
 
-def pair(base: pl.DataFrame, cand: pl.DataFrame, flaky: FlakyList) -> Pairing:
+def pair(
+    base: pl.DataFrame,
+    cand: pl.DataFrame,
+    flaky: FlakyList,
+    retired: frozenset[str] = frozenset(),
+) -> Pairing:
     """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads."""
     cases = base.join(
         cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
@@ -34,6 +40,7 @@ def pair(base: pl.DataFrame, cand: pl.DataFrame, flaky: FlakyList) -> Pairing:
         safety=pl.col("safety").fill_null(False) | pl.col("safety_cand").fill_null(False),
         template=pl.coalesce("template", "template_cand"),
         listed=pl.col("case").is_in(listed),
+        retired=pl.col("case").is_in(sorted(retired)),
     ).drop("safety_cand", "template_cand")
     bp, cp = pl.col("base_passed"), pl.col("cand_passed")
     cases = cases.with_columns(
@@ -58,14 +65,15 @@ def pair(base: pl.DataFrame, cand: pl.DataFrame, flaky: FlakyList) -> Pairing:
     ).sort("case")
 
     # The few columns the counts need, before filtering: `cases` is wide, with list columns.
-    counted = cases.select("case", "cell", "listed").filter(
-        pl.col("cell").is_not_null() & ~pl.col("listed")
+    counted = cases.select("case", "cell", "listed", "retired").filter(
+        pl.col("cell").is_not_null() & ~pl.col("listed") & ~pl.col("retired")
     )
     cells: dict[str, int] = dict.fromkeys(CELLS, 0)
     for cell, n in counted.group_by("cell").len().iter_rows():
         cells[cell] = n
     flips = counted.filter(pl.col("cell").is_in(FLIPS))
     listed_flips = cases.filter(pl.col("listed") & pl.col("cell").is_in(FLIPS))["case"]
+    retired_flips = cases.filter(pl.col("retired") & pl.col("cell").is_in(FLIPS))["case"]
     unpaired = cases.filter(pl.col("unpaired").is_not_null())
     listed_series = pl.Series(listed, dtype=pl.String)
     return Pairing(
@@ -76,6 +84,7 @@ def pair(base: pl.DataFrame, cand: pl.DataFrame, flaky: FlakyList) -> Pairing:
             zip(unpaired["case"].to_list(), unpaired["unpaired"].to_list(), strict=True)
         ),
         flaky_flipped=tuple(listed_flips.to_list()),
+        retired_flipped=tuple(retired_flips.to_list()),
         flaky_unknown=tuple(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),

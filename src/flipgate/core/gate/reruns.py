@@ -98,4 +98,5 @@ def compare_with_reruns(
         first.flaky,
         declared_change=declared_change,
         previous=result,
+        retired=first.retired,
     )

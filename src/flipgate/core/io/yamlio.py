@@ -42,23 +42,28 @@ class LineIndex:
     """Line numbers (1-based) of the keys of a YAML document, by dotted path (`outcomes.prices`)."""
 
     def __init__(self, node: yaml.Node | None) -> None:
-        self._lines: dict[str, int] = {}
-        if node is not None:
-            self._walk(node, "")
+        # Walked on the first question: most files are read without an error to point at, and
+        # a 10,000-case suite manifest holds 100,000 nodes.
+        self._root = node
+        self._lines: dict[str, int] | None = None
 
-    def _walk(self, node: yaml.Node, prefix: str) -> None:
+    def _walk(self, node: yaml.Node, prefix: str, lines: dict[str, int]) -> None:
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 path = f"{prefix}{key_node.value}"
-                self._lines[path] = key_node.start_mark.line + 1
-                self._walk(value_node, path + ".")
+                lines[path] = key_node.start_mark.line + 1
+                self._walk(value_node, path + ".", lines)
         elif isinstance(node, yaml.SequenceNode):
             for i, item in enumerate(node.value):
-                self._lines[f"{prefix}{i}"] = item.start_mark.line + 1
-                self._walk(item, f"{prefix}{i}.")
+                lines[f"{prefix}{i}"] = item.start_mark.line + 1
+                self._walk(item, f"{prefix}{i}.", lines)
 
     def line(self, path: str) -> int | None:
         """The line of `path`, or of its nearest enclosing key."""
+        if self._lines is None:
+            self._lines = {}
+            if self._root is not None:
+                self._walk(self._root, "", self._lines)
         while path:
             if path in self._lines:
                 return self._lines[path]

@@ -24,7 +24,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX
-from flipgate.core.gate.compare import Comparison, GateResult, compare, judge_arm
+from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
 from flipgate.core.gate.spec import GateSpec
@@ -245,16 +245,18 @@ def rank(
     *,
     declared_change: tuple[str, ...] = (),
     on_compared: Compared | None = None,
+    judged_baseline: ArmResults | None = None,
 ) -> Ranking:
     """Compare each (name, run) with the incumbent and rank them.
 
     `candidates` is consumed one at a time and each comparison dropped once measured, so a
     generator that loads the runs keeps one candidate in memory; `on_compared` sees each.
+    `judged_baseline` is the incumbent's side of the gate when the caller already made it.
     """
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
     incumbent_arm: tuple[pl.DataFrame, pl.DataFrame] | None = None
-    judged = judge_arm("baseline", incumbent, spec)  # once, not once per candidate
+    judged = judged_baseline or judge_arm("baseline", incumbent, spec)  # once, not per candidate
     for name, run in candidates:
         if other := next((m for m in measured if m.name == name), None):
             raise InputError(run.path, f"two candidates are named {name!r}: {other.path}")
@@ -327,7 +329,7 @@ def _label(
     top_mean = max(s.cells.mean for s in standings)
     highest_mean = tuple(s.name for s in standings if s.cells.mean == top_mean)
     eligible = [s for s in standings if s.eligible]
-    tied = [s for s in eligible if eligible and s.order == eligible[0].order]
+    tied = [s for s in eligible if s.order == eligible[0].order]
     winner = eligible[0] if len(tied) == 1 else None
     clears, why = _clearance(winner, tied, incumbent)
     lead = None

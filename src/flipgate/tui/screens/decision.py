@@ -162,7 +162,7 @@ class DecisionScreen(Screen[Path | None]):
         text = Text("Checklist from the triage walk\n", style="bold")
         for entry in checklist(self.walk):
             text.append(f"  {TITLES[entry.triage_class]:<16}{entry.finding or 'open':<11}")
-            text.append_text(literal(entry.note))
+            text.append_text(literal(entry.note, lines=True))
             text.append("\n")
         return text
 

@@ -269,7 +269,7 @@ class TriageScreen(Screen[None]):
         for step in self.steps:
             found = self.walk.findings[step.klass]
             lines.append(f"{step.title:<16}{FINDING_MARK[found.finding]:<13}")
-            lines.append_text(literal(found.note))
+            lines.append_text(literal(found.note, lines=True))
             lines.append("\n")
         cause = self.walk.cause
         lines.append(

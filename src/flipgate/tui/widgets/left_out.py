@@ -1,4 +1,4 @@
-"""What the flip count leaves out: infra failures per arm, flaky-listed cases, unpaired cases."""
+"""What the flip count leaves out: infra failures per arm, flaky-listed, retired and unpaired cases."""
 
 from __future__ import annotations
 
@@ -66,6 +66,19 @@ class LeftOutPanel(Panel):
                     case_ids(result.flaky_unknown, SHOWN)
                 )
             )
+        if result.retired:  # the suite manifest's archive (suite.yaml)
+            retired = Text("retired     ", self.style("label"))
+            retired.append(f"{plural(len(result.retired), 'case')} in the suite's archive, ")
+            retired.append(
+                f"{len(result.retired_flipped)} of them flipped",
+                self.style("warn") if result.retired_flipped else "",
+            )
+            lines.append(retired)
+            for r in result.retired[:SHOWN]:
+                line = Text(f"  retired {r.retired}: ", self.style("muted"))
+                lines.append(line.append_text(literal(f"{r.case}, {r.reason}")))
+            if len(result.retired) > SHOWN:
+                lines.append(Text(f"  and {len(result.retired) - SHOWN} more", self.style("muted")))
         unpaired = Text("unpaired    ", self.style("label"))
         unpaired.append(plural(len(result.unpaired), "case"))
         lines.append(unpaired)

@@ -51,13 +51,15 @@ def output_rows(rep: RepDetail | None, palette: Palette) -> list[Row]:
         return [(Text("no stored output", style=palette.muted),)]
     if rep.output == "":
         return [(Text("(empty output)", style=palette.muted),)]
-    # made safe whole, then cut: one pass of the control-character check, not one per line
-    return [(line,) for line in safe(readable(rep.output) or "").expandtabs().split("\n")]
+    # made safe whole, then cut: one pass of the check for hidden characters, not one per line
+    text = safe(readable(rep.output) or "", lines=True).expandtabs()
+    return [(line,) for line in text.split("\n")]
 
 
 def shown(text: str, style: str | Style = "") -> Text:
-    """Untrusted text as it sits in a column: literal, tabs expanded to where they would stop."""
-    out = literal(text, style)
+    """Untrusted text as it sits in a column: literal, its newlines kept (a turn has several),
+    tabs expanded to where they would stop."""
+    out = literal(text, style, lines=True)
     out.expand_tabs()
     return out
 

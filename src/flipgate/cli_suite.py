@@ -1,0 +1,124 @@
+"""`flipgate suite`: is the suite still measuring the product? (seed 002)
+
+    flipgate suite audit WORKSPACE [--format text|markdown|json] [--fail-under SHARE] [--as-of DATE]
+    flipgate suite retire CASE --reason TEXT [-w WORKSPACE]
+    flipgate suite open WORKSPACE [--theme NAME]
+
+`audit` exits 0, or 1 when `--fail-under` is given and less traffic than SHARE is covered;
+`retire` exits 0 once the case is in the archive; bad input and refusals exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import date
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from flipgate.core.errors import InputError
+from flipgate.present.text import literal
+
+OK, BELOW, BAD_INPUT = 0, 1, 2
+
+
+def _share(text: str) -> float:
+    try:
+        share = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a share: {text!r} (0.4 or 40%)") from None
+    if not 0 <= share <= 1:
+        raise argparse.ArgumentTypeError(f"a share is between 0 and 1, not {text}")
+    return share
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from flipgate.core.suite.audit import audit
+    from flipgate.core.suite.workspace import load_suite
+    from flipgate.present import report, suite_report
+
+    result = audit(load_suite(args.workspace), args.as_of)
+    if args.format == "json":
+        print(report.json_text(suite_report.to_json(result)))
+    elif args.format == "markdown":
+        print(suite_report.to_markdown(result))
+    else:
+        Console(highlight=False).print(suite_report.to_text(result), soft_wrap=True)
+    if args.fail_under is not None and result.below(args.fail_under):
+        covered = result.coverage.covered_share if result.coverage else 0.0
+        print(
+            f"flipgate: covered traffic {covered:.1%} is below --fail-under {args.fail_under:.1%}",
+            file=sys.stderr,
+        )
+        return BELOW
+    return OK
+
+
+def cmd_retire(args: argparse.Namespace) -> int:
+    from flipgate.core.suite.manifest import MANIFEST, retire
+
+    path = args.workspace / MANIFEST
+    if not path.is_file():
+        raise InputError(path, "no suite manifest here (give -w WORKSPACE)")
+    done = retire(path, args.case, args.reason, date.today())
+    Console(highlight=False).print(
+        Text.assemble(literal(done.message), f"\nwrote {path}"), soft_wrap=True
+    )
+    return OK
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    from flipgate.core.suite.workspace import load_suite
+    from flipgate.tui.app import make_suite_app, run_app
+
+    # Every file is read and checked before the app starts: bad input is exit 2 on the terminal.
+    with Console(stderr=True).status("reading the suite") as status:
+        inputs = load_suite(args.workspace, progress=status.update)
+    return run_app(make_suite_app(inputs, theme=args.theme))
+
+
+def add_suite_parser(
+    subparsers: argparse._SubParsersAction,  # type: ignore[type-arg]
+) -> argparse.ArgumentParser:
+    """Register `suite` and its subcommands; each sets `handler(args) -> exit code`."""
+    suite: argparse.ArgumentParser = subparsers.add_parser(
+        "suite", help="suite health: coverage, case age, free passes, stale cases, retirement"
+    )
+    sub = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", required=True)
+
+    a = sub.add_parser("audit", help="the five diagnostics of a suite workspace")
+    a.add_argument("workspace", type=Path, metavar="WORKSPACE")
+    a.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    a.add_argument(
+        "--fail-under",
+        type=_share,
+        metavar="SHARE",
+        help="exit 1 when less than SHARE of traffic is covered (0.6 or 60%%)",
+    )
+    a.add_argument(
+        "--as-of", type=_day, metavar="DATE", help="the audit's day (default: the newest run's)"
+    )
+    a.set_defaults(handler=cmd_audit)
+
+    r = sub.add_parser("retire", help="move a case to the suite's archive, with today's date")
+    r.add_argument("case", metavar="CASE")
+    r.add_argument("--reason", required=True, help="why it no longer belongs in the suite")
+    r.add_argument(
+        "-w", "--workspace", type=Path, default=Path("."), help="the workspace (default: here)"
+    )
+    r.set_defaults(handler=cmd_retire)
+
+    o = sub.add_parser("open", help="the suite-health screen of the app")
+    o.add_argument("workspace", type=Path, metavar="WORKSPACE")
+    o.add_argument("--theme", default="dark", choices=("dark", "light", "high-contrast"))
+    o.set_defaults(handler=cmd_open)
+    return suite

@@ -1,0 +1,39 @@
+"""Retired cases: archived from the suite with a date and a reason, never deleted.
+
+A retired case may still be in a run; like a flaky one it is shown, but left out of `b` and `c`.
+The suite manifest (`flipgate.core.suite.manifest`) says which cases are retired; the gate needs
+only this much of it, and, given the manifest where the change is going, which retirements the
+change under test adds: those make the comparison INVALID, as an added flaky entry does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+
+@dataclass(frozen=True)
+class RetiredCase:
+    case: str
+    retired: date
+    reason: str
+
+
+@dataclass(frozen=True)
+class Retirements:
+    cases: tuple[RetiredCase, ...] = ()
+    base: frozenset[str] | None = None  # retired where the change is going; None: no base given
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset(r.case for r in self.cases)
+
+    @property
+    def added(self) -> tuple[str, ...]:
+        """Retirements the change under test makes (none known without a base)."""
+        if self.base is None:
+            return ()
+        return tuple(sorted(self.names - self.base))
+
+
+NO_RETIREMENTS = Retirements()

@@ -1,0 +1,180 @@
+"""What a suite audit reads from a workspace, every file read and checked before anything is said.
+
+    WORKSPACE/
+      suite.yaml        the manifest (required)
+      traffic.yaml      intents' shares of production traffic
+      registry.yaml     the live flags and endpoints
+      production.yaml   the production signal beside the suite's pass rate, per period
+      history/          earlier runs of several systems (one run folder each)
+      decisions/        the signed reviewer decisions the app writes
+      baseline/         today's suite as merged: its expected labels re-score old runs
+
+Only the manifest is required; a diagnostic whose file is missing says so instead of a figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+
+from flipgate.core.decision.record import (
+    DecisionRecord,
+    InvalidDecision,
+    parse_decision,
+    split_signed,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.gate.collapse import collapsed_verdicts
+from flipgate.core.gate.spec import GateSpec, load_spec
+from flipgate.core.io.files import read_bytes
+from flipgate.core.io.yamlio import parse_yaml
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.reading import load_run
+from flipgate.core.suite.manifest import MANIFEST, SuiteManifest, load_manifest
+from flipgate.core.suite.registry import REGISTRY, Registry, load_registry
+from flipgate.core.suite.signal import PRODUCTION, Production, load_production
+from flipgate.core.suite.traffic import TRAFFIC, Traffic, load_traffic
+
+HISTORY = "history"
+DECISIONS = "decisions"
+TODAY = "baseline"
+HISTORY_SCHEMA = {
+    "run_id": pl.String,
+    "system": pl.String,
+    "version": pl.String,
+    "created": pl.Date,
+    "case": pl.String,
+    "passed": pl.Boolean,
+}
+
+
+@dataclass(frozen=True)
+class SignedDecision:
+    path: Path
+    record: DecisionRecord
+
+
+@dataclass(frozen=True)
+class SuiteInputs:
+    path: Path
+    manifest: SuiteManifest
+    traffic: Traffic | None
+    registry: Registry | None
+    production: Production | None
+    spec: GateSpec
+    history: tuple[Run, ...]  # oldest first
+    verdicts: pl.DataFrame  # HISTORY_SCHEMA: each history run's collapsed verdict per case
+    today: Run | None  # today's suite: the workspace's baseline, else the newest history run
+    decisions: tuple[SignedDecision, ...]
+
+    @property
+    def newest_run_day(self) -> date | None:
+        days = [r.created.date() for r in (*self.history, self.today) if r and r.created]
+        return max(days, default=None)
+
+
+def system_of(run: Run) -> str:
+    """Which system a run measured: its model, else its run id."""
+    return run.key.get("model") or run.run_id
+
+
+def version_of(run: Run) -> str | None:
+    return run.key.get("eval_set")
+
+
+def is_suite_workspace(path: Path) -> bool:
+    return (path / MANIFEST).is_file()
+
+
+def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> SuiteInputs:
+    """Read every file of the suite workspace at `path` (see the module's docstring)."""
+    say = progress or (lambda _message: None)
+    if not path.is_dir():
+        raise InputError(path, "no such workspace folder")
+    if not is_suite_workspace(path):
+        raise InputError(path / MANIFEST, "no suite manifest: a suite workspace needs suite.yaml")
+    say("reading the suite manifest")
+    manifest = load_manifest(path / MANIFEST)
+
+    def given(name: str) -> Path | None:
+        return path / name if (path / name).is_file() else None
+
+    traffic = load_traffic(p) if (p := given(TRAFFIC)) else None
+    registry = load_registry(p) if (p := given(REGISTRY)) else None
+    production = load_production(p) if (p := given(PRODUCTION)) else None
+    spec = load_spec(given("gate.yaml"))
+    folders = (
+        sorted(p for p in (path / HISTORY).iterdir() if p.is_dir())
+        if (path / HISTORY).is_dir()
+        else []
+    )
+    say(f"reading {len(folders)} runs of the history")
+    # Each read is mostly Arrow and polars work that releases the GIL: a few threads overlap them.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(lambda p: load_run(p, lean=True), folders))
+    history = tuple(sorted(runs, key=lambda r: (r.created is None, r.created, r.run_id)))
+    today = load_run(path / TODAY, lean=True) if (path / TODAY).exists() else None
+    if today is None and history:
+        today = history[-1]
+    say("collapsing each run's repetitions")
+    verdicts = _history_verdicts(history, spec)
+    say("reading the signed decisions")
+    decisions = (
+        tuple(load_signed(p) for p in sorted((path / DECISIONS).glob("*.yaml")) if p.is_file())
+        if (path / DECISIONS).is_dir()
+        else ()
+    )
+    return SuiteInputs(
+        path,
+        manifest,
+        traffic,
+        registry,
+        production,
+        spec,
+        history,
+        verdicts,
+        today,
+        decisions,
+    )
+
+
+def _history_verdicts(history: tuple[Run, ...], spec: GateSpec) -> pl.DataFrame:
+    frames = [
+        collapsed_verdicts(run, spec)
+        .filter(pl.col("passed").is_not_null())
+        .select(
+            pl.lit(run.run_id).alias("run_id"),
+            pl.lit(system_of(run)).alias("system"),
+            pl.lit(version_of(run), dtype=pl.String).alias("version"),
+            pl.lit(run.created.date() if run.created else None, dtype=pl.Date).alias("created"),
+            "case",
+            "passed",
+        )
+        for run in history
+    ]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=HISTORY_SCHEMA)
+
+
+def load_signed(path: Path) -> SignedDecision:
+    """A decision file: a signature block at its end and a well-formed decision before it.
+
+    The signature itself is checked by `flipgate verify`, with the allowed signers.
+    """
+    try:
+        message, _armor = split_signed(read_bytes(path))
+        text = message.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except InvalidDecision as bad:
+        raise InputError(path, bad.message, field=bad.field) from None
+    document, lines = parse_yaml(text, path)
+    try:
+        record = parse_decision(document)
+    except InvalidDecision as bad:
+        raise InputError(path, bad.message, line=lines.line(bad.field), field=bad.field) from None
+    return SignedDecision(path, record)
