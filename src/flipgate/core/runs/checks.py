@@ -129,6 +129,8 @@ def column_problem(schema: Mapping[str, pl.DataType]) -> tuple[str, str] | None:
                 return spec.name, "required on every line"
             continue
         dtype = schema[spec.name]
+        if spec.required and isinstance(dtype, pl.Null):  # null on every line: never given
+            return spec.name, "required on every line"
         if spec.kind.column_holds is not None:
             if not spec.kind.column_holds(dtype):
                 return spec.name, spec.wants

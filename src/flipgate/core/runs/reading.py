@@ -424,7 +424,7 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     extra_cols = [c for c in df.columns if c not in KNOWN_FIELDS and c != "line"]
     extra = pl.struct(extra_cols).struct.json_encode() if extra_cols else pl.lit(None, pl.String)
     reps = df.select(
-        pl.col("case").cast(pl.String),  # a file whose every `case` is null reads as type Null
+        pl.col("case"),
         pl.col("rep"),
         pl.col("line"),
         *[

@@ -124,7 +124,9 @@ class TrajectoryView(Vertical):
 
     def _draw(self) -> None:
         palette = Palette.of(self.app)
-        self.query_one("#arms", LinesView).show([(Text("baseline"), Text("candidate"))], columns=2)
+        # a cursor on no row: the arms' names keep the margin of the turns' cursor bar
+        arms = [(Text("baseline"), Text("candidate"))]
+        self.query_one("#arms", LinesView).show(arms, columns=2, cursor=-1)
         rows = [self._row(i, palette) for i in range(len(self.alignment.pairs))]
         self.query_one("#turns", LinesView).show(
             rows, columns=2, cursor=self.cursor, cursor_style=palette.cursor, bar_style=palette.warn
