@@ -5,7 +5,10 @@
 
 Measures, from the moment the app starts: the overview mounted and painted (which includes the
 worker reading both runs and comparing them), then how long the app takes to answer a key press
-and a theme switch once the overview is up.
+and a theme switch once the overview is up. Then it opens the triage checklist and the flaky list
+(each computes in a worker) and leaving the flaky list (the gate is applied again): for each, the
+time until the screen is complete, and the longest the event loop went without answering, which is
+how long a key press or a repaint would have waited (the UI thread's longest stall).
 """
 
 from __future__ import annotations
@@ -13,12 +16,48 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from flipgate.tui.app import make_app
 from flipgate.tui.screens.overview import OverviewScreen
 
 DEFAULT = Path(__file__).resolve().parent / "data" / "jsonl"
+TICK = 0.005  # how often the stall watcher asks the event loop for a turn
+
+
+@asynccontextmanager
+async def stall_watch() -> AsyncIterator[list[float]]:
+    """Yields a list that holds, on exit, the longest gap between the event loop's turns."""
+    longest = [0.0]
+
+    async def watch() -> None:
+        while True:
+            before = time.perf_counter()
+            await asyncio.sleep(TICK)
+            longest[0] = max(longest[0], time.perf_counter() - before - TICK)
+
+    watcher = asyncio.create_task(watch())
+    try:
+        yield longest
+    finally:
+        watcher.cancel()
+
+
+async def timed_keys(pilot: Pilot[Any], *keys: str) -> tuple[float, float]:
+    """Seconds from the keys until every worker they started is done and drawn, and the stall."""
+    start = time.perf_counter()
+    async with stall_watch() as longest:
+        await pilot.press(*keys)
+        while pilot.app.workers:
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+        await pilot.pause()
+    return time.perf_counter() - start, longest[0]
 
 
 async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
@@ -38,12 +77,19 @@ async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
         app.use_theme("light")
         await pilot.pause()
         themed = time.perf_counter()
-    return {
-        "overview mounted": mounted - start,
-        "overview painted": painted - start,
-        "key press answered": keyed - painted,
-        "theme switched": themed - keyed,
-    }
+        figures = {
+            "overview mounted": mounted - start,
+            "overview painted": painted - start,
+            "key press answered": keyed - painted,
+            "theme switched": themed - keyed,
+        }
+        for name, keys in (("triage", ("c",)), ("flaky list", ("escape", "f"))):
+            figures[f"{name} complete"], figures[f"{name} longest stall"] = await timed_keys(
+                pilot, *keys
+            )
+        regate = await timed_keys(pilot, "escape")
+        figures["gate applied again"], figures["re-gate longest stall"] = regate
+    return figures
 
 
 def main() -> None:
@@ -54,7 +100,7 @@ def main() -> None:
     width, height = (int(n) for n in args.size.split("x"))
     figures = asyncio.run(measure(args.folder, (width, height)))
     for name, seconds in figures.items():
-        print(f"{name:<20} {seconds:8.3f} s")
+        print(f"{name:<26} {seconds:8.3f} s")
 
 
 if __name__ == "__main__":

@@ -216,7 +216,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    if (code := open_campaign(args)) is not None:  # a workspace with candidates/: cli_rank.py
+    from flipgate.tui.settings import load_settings
+
+    settings = load_settings(args.config)
+    # a workspace with candidates/: cli_rank.py
+    if (code := open_campaign(args, keymap=settings.keymap)) is not None:
         return code
     from flipgate.tui.app import make_app, run_app
 
@@ -238,6 +242,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         import_options=inputs.import_options,
         repeats=tuple(args.baseline_repeat),
         reruns=_reruns(args),
+        keymap=settings.keymap,
     )
     # Every file is read and checked before any screen is drawn: bad input is an error on the
     # terminal and exit 2, as with `flipgate gate`. The app's worker then pairs and counts.
@@ -380,6 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN",
         help="an identical baseline run, for the triage walk and flaky curation (repeatable; "
         "default: the workspace's baseline-repeats/)",
+    )
+    open_.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
     )
     open_.set_defaults(handler=cmd_open)
 

@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from flipgate.core.errors import InputError
+
+if TYPE_CHECKING:
+    from flipgate.tui.bindings import Keymap
 
 
 def cmd_rank(args: argparse.Namespace) -> int:
@@ -65,7 +68,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
     return report.exit_code(ranking)
 
 
-def open_campaign(args: argparse.Namespace) -> int | None:
+def open_campaign(args: argparse.Namespace, *, keymap: Keymap | None = None) -> int | None:
     """`flipgate open WORKSPACE` on a campaign: the candidates screen (None: not a campaign).
 
     As for a pair of runs, every file is read and checked before any screen is drawn."""
@@ -83,7 +86,7 @@ def open_campaign(args: argparse.Namespace) -> int | None:
     load_flaky(campaign.flaky)
     with Console(stderr=True).status("reading the runs") as status:
         runs = load_campaign_runs(campaign, progress=status.update)
-    return run_app(CampaignApp(campaign, args.theme, loaded=runs))
+    return run_app(CampaignApp(campaign, args.theme, loaded=runs, keymap=keymap))
 
 
 def add_rank_parser(sub: Any) -> None:

@@ -367,3 +367,25 @@ def test_retire_keeps_a_block_style_manifest_as_written(
         "  - case: c1\n    intent: a\n    added: 2026-01-02\n# end\n"
     )
     assert not [p for p in ws.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_a_bad_history_run_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ws = workspace(tmp_path)
+    run_dir = ws / "history" / "old"
+    run_dir.mkdir(parents=True)
+    (run_dir / "run.yaml").write_text("run_id: old\n")
+    (run_dir / "results.jsonl").write_text('{"case": "c1", "expected": "approve"}\n{"rep": 0}\n')
+    code, out, err = run(capsys, "suite", "audit", str(ws))
+    assert code == 2 and out == ""
+    assert f"{run_dir / 'results.jsonl'}:2" in err and "case" in err
+
+
+def test_retire_on_a_broken_manifest_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "suite: s\ncases:\n  - {case: c1, intent: a, added: 2026-02-30}\n"
+    ws = workspace(tmp_path, **{"suite.yaml": text})
+    code, _, err = run(capsys, "suite", "retire", "c1", "--reason", "r", "-w", str(ws))
+    assert code == 2 and "suite.yaml:3" in err
+    assert (ws / "suite.yaml").read_text() == text
+    assert sorted(p.name for p in ws.iterdir()) == sorted(MINIMAL)

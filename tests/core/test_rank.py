@@ -239,3 +239,12 @@ def test_a_baseline_judged_once_gives_the_same_comparison(every_rep: GateSpec) -
     assert once.result == fresh.result and once.cases.equals(fresh.cases)
     with pytest.raises(ValueError, match="another run or spec"):
         compare(run("incumbent", INCUMBENT), claude, every_rep, judged_baseline=judged)
+
+
+def test_a_case_the_incumbent_never_had_counts_in_no_key(every_rep: GateSpec) -> None:
+    # As the gate counts a case only in the candidate in neither b nor c: no gain on it.
+    new_case = {"i7": [T, T]}
+    ranking = ranked(every_rep, CLAUDE=CLAUDE | new_case, MERGE=MERGE | new_case)
+    assert ranking.cases == 6 and ranking.standing("CLAUDE").release_key == 2
+    assert ranking.standing("CLAUDE").cells.passing == 7  # the mean describes every cell
+    assert ranking.repetitions == 14 and ranking.winner == "CLAUDE"

@@ -111,3 +111,13 @@ def test_a_flat_suite_while_csat_fell(result: SuiteAudit) -> None:
 
 def test_fail_under(result: SuiteAudit) -> None:
     assert result.below(0.5) and not result.below(0.4)
+
+
+def test_an_audit_as_of_a_past_day_reads_the_suite_as_it_stood() -> None:
+    then = audit(load_suite(SUPPORT), date(2025, 9, 1))
+    assert (then.manifest.live.height, then.manifest.archive.height) == (98, 0)
+    assert then.rejections.decisions == 0  # the first rejection came in November
+    assert then.free is not None and then.free.runs.height == 1  # only the July run was made
+    cov = then.coverage
+    assert cov is not None
+    assert cov.gaps.filter(cov.gaps["intent"] == "multi_turn_ops")["cases"].item() == 0

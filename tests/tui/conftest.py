@@ -46,6 +46,20 @@ async def settled(pilot: Pilot[Any]) -> None:
         await pilot.pause()
 
 
+@pytest.fixture
+def notices(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the app notified, in order (Textual keeps the notifications it shows private)."""
+    said: list[str] = []
+    notify = App.notify
+
+    def noted(app: App[Any], message: str, *args: Any, **kwargs: Any) -> None:
+        said.append(message)
+        notify(app, message, *args, **kwargs)
+
+    monkeypatch.setattr(App, "notify", noted)
+    return said
+
+
 class ScreenApp(App[None]):
     """Pushes the screen a test gives it, over a blank default screen."""
 

@@ -16,7 +16,7 @@ from tests.tui.conftest import settled
 from tests.tui.test_app import plain
 
 
-async def test_reruns_then_triage_then_flaky_list(tmp_path: Path) -> None:
+async def test_reruns_then_triage_then_flaky_list(tmp_path: Path, notices: list[str]) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
@@ -35,7 +35,7 @@ async def test_reruns_then_triage_then_flaky_list(tmp_path: Path) -> None:
 
         await pilot.press("l")  # the rule is applied twice at most
         assert app.screen is second
-        assert "already applied twice" in list(app._notifications)[-1].message
+        assert "already applied twice" in notices[-1]
 
         await pilot.press("c")
         assert isinstance(app.screen, TriageScreen)

@@ -170,16 +170,16 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
     assert not list(workspace.glob(".rerun-plan*"))  # no temporary file left behind
 
 
-async def test_no_rerun_plan_outside_inconclusive_full_runs(tmp_path: Path) -> None:
+async def test_no_rerun_plan_outside_inconclusive_full_runs(
+    tmp_path: Path, notices: list[str]
+) -> None:
     workspace = tmp_path / "ws"
     shutil.copytree(WORKSPACES / "block", workspace)
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await export(pilot)
-        assert "No rerun plan to export: the gate says BLOCK" in (
-            list(app._notifications)[-1].message
-        )
+        assert "No rerun plan to export: the gate says BLOCK" in notices[-1]
     assert not list(workspace.glob("rerun-plan*"))
 
 

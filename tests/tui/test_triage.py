@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,13 @@ from textual.widgets import Input, OptionList, Select, SelectionList, Static, Te
 
 from flipgate.core.decision.record import verify_decision
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk
+from flipgate.core.triage.evidence import TriageStep
+from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
+from tests.tui.test_app import plain
 
 from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
 
@@ -50,13 +53,12 @@ def git_set(name: str, value: str) -> None:
 
 
 def triage_app(comparison: Comparison, workspace: Path) -> ScreenApp:
-    walk_path = workspace / ".flipgate" / "triage.yaml"
-    return ScreenApp(lambda: TriageScreen(comparison, walk_path))
+    return ScreenApp(lambda: TriageScreen(comparison, walk_path(workspace)))
 
 
 async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
     comparison = load_comparison(workspace)
-    walk_path = workspace / ".flipgate" / "triage.yaml"
+    saved = walk_path(workspace)
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
@@ -90,8 +92,8 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
         assert "[bold]judge[/] looks fine" in shown
         assert "Class found: regression" in shown
 
-    saved = yaml.safe_load(walk_path.read_text())["walks"][0]["checklist"]
-    assert [(e["class"], e["finding"], e["note"]) for e in saved] == [
+    written = yaml.safe_load(saved.read_text())["walks"][0]["checklist"]
+    assert [(e["class"], e["finding"], e["note"]) for e in written] == [
         ("infra", "ruled_out", "infra under 1%"),
         ("flaky", "ruled_out", "nothing listed"),
         ("grader", "unclear", "[bold]judge[/] looks fine"),
@@ -110,7 +112,7 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
         assert screen.query_one("#note", Input).value == "infra under 1%"
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert screen.query_one("#note", Input).value == "[bold]judge[/] looks fine"
-    assert load_walk(walk_path, comparison).findings["grader"].finding == "unclear"
+    assert load_walk(saved, comparison).findings["grader"].finding == "unclear"
 
 
 async def test_a_note_is_saved_when_committed_not_per_keystroke(
@@ -124,25 +126,53 @@ async def test_a_note_is_saved_when_committed_not_per_keystroke(
 
     monkeypatch.setattr(triage, "save_walk", counted)
     comparison = load_comparison(workspace)
-    walk_path = workspace / ".flipgate" / "triage.yaml"
+    saved = walk_path(workspace)
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         await pilot.press("n", *"half")
-        assert saves == [] and not walk_path.exists()
+        assert saves == [] and not saved.exists()
         assert "note not saved yet" in str(screen.query_one("#save-state", Static).render())
         await pilot.press("enter")  # committed
         assert saves == ["half"]
-        assert load_walk(walk_path, comparison).findings["infra"].note == "half"
+        assert load_walk(saved, comparison).findings["infra"].note == "half"
         await pilot.press("n", "end", *" way")
         screen.query_one("#steps", OptionList).focus()  # leaving the field commits it too
         await pilot.pause()
         assert saves == ["half", "half way"]
         await pilot.press("o")  # a finding is saved at once
         assert saves == ["half", "half way", "half way"]
-    assert load_walk(walk_path, comparison).findings["infra"].finding == "ruled_out"
+    assert load_walk(saved, comparison).findings["infra"].finding == "ruled_out"
+
+
+async def test_a_step_naming_thousands_of_cases_lists_the_first_and_counts_the_rest(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = triage.evidence
+
+    def crowded(comparison: Comparison, repeats: object = ()) -> list[TriageStep]:
+        steps = real(comparison)
+        cases = tuple(f"case-{i:05d}" for i in range(2500))
+        facts = (("flipped", "2500 cases"), *((case, "split in both arms") for case in cases))
+        return [replace(steps[0], cases=cases, facts=facts), *steps[1:]]
+
+    monkeypatch.setattr(triage, "evidence", crowded)
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        cases = screen.query_one("#step-cases", OptionList)
+        assert cases.option_count == triage.SHOWN + 1
+        more = cases.get_option_at_index(triage.SHOWN)
+        assert more.disabled
+        assert "… 2400 more: the red-case table (r on the overview)" in str(more.prompt)
+        facts = plain(screen.query_one("#step-facts", Static).content)
+        assert "case-00098" in facts and "case-00099" not in facts
+        assert f"{2501 - triage.SHOWN} more like these" in facts
 
 
 async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:
@@ -205,7 +235,7 @@ async def test_the_decision_is_signed_written_and_verifies(
     git_set("gpg.ssh.allowedSignersFile", str(allowed))
 
     comparison = load_comparison(workspace)
-    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison).record(
+    walk = load_walk(walk_path(workspace), comparison).record(
         "regression", finding="cause", note="broke on the model change"
     )
     app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=("c1", "c2")))
@@ -233,7 +263,7 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
     workspace: Path, git_home: Path
 ) -> None:
     comparison = load_comparison(workspace)
-    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison)
+    walk = load_walk(walk_path(workspace), comparison)
     app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
@@ -250,7 +280,7 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
 
 async def test_a_missing_reason_is_refused_before_signing(workspace: Path) -> None:
     comparison = load_comparison(workspace)
-    walk = load_walk(workspace / ".flipgate" / "triage.yaml", comparison)
+    walk = load_walk(walk_path(workspace), comparison)
     app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen

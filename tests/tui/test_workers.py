@@ -19,7 +19,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.walk import start_walk
+from flipgate.core.triage.walk import start_walk, walk_path
 from flipgate.tui import app as app_module
 from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens import decision, flaky, triage
@@ -64,7 +64,7 @@ async def test_triage_evidence_is_gathered_in_a_worker(
 ) -> None:
     gate = Gate(triage.evidence)
     monkeypatch.setattr(triage, "evidence", gate)
-    app = ScreenApp(lambda: TriageScreen(comparison, tmp_path / ".flipgate" / "triage.yaml"))
+    app = ScreenApp(lambda: TriageScreen(comparison, walk_path(tmp_path)))
     async with app.run_test(size=(140, 45)) as pilot:
         await gate.held(pilot)
         screen = app.screen
@@ -95,7 +95,7 @@ async def test_the_flaky_review_runs_in_a_worker(
     )
     async with ScreenApp(lambda: screen).run_test(size=(140, 45)) as pilot:
         await gate.held(pilot)
-        assert "reviewing the entries against 1 baseline runs" in progress_shown(screen)
+        assert "reviewing the entries against 1 baseline run" in progress_shown(screen)
         assert screen.check_action("accept", ()) is None
         gate.open.set()
         await settled(pilot)
@@ -152,3 +152,22 @@ async def test_the_gate_is_applied_again_in_a_worker_with_progress(
         await settled(pilot)
         assert gate.threads[0] is not threading.main_thread()
         assert isinstance(app.screen, OverviewScreen) and app.screen is not first
+
+
+async def test_a_failed_re_gate_is_said_and_the_overview_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notices: list[str]
+) -> None:
+    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        first = app.screen
+        await pilot.press("f")
+        await settled(pilot)
+        (workspace / "flaky.yaml").write_text("entries: 3\n")  # broken behind the app's back
+        await pilot.press("escape")
+        await settled(pilot)
+        assert app.screen is first
+        assert not first.query_one(ProgressLine).busy
+        assert first.check_action("red_cases", ()) is True
+        assert "flaky.yaml" in notices[-1]

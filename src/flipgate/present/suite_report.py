@@ -245,7 +245,7 @@ def _production(audit: SuiteAudit) -> Section:
 
 
 def headline(audit: SuiteAudit) -> str:
-    m = audit.inputs.manifest
+    m = audit.manifest
     version = f" {m.version}" if m.version else ""
     return (
         f"suite {m.suite}{version}: {m.live.height:,} live cases, {m.archive.height:,} archived; "
@@ -282,7 +282,7 @@ def to_markdown(audit: SuiteAudit) -> str:
 
 
 def to_json(audit: SuiteAudit) -> dict[str, Any]:
-    m = audit.inputs.manifest
+    m = audit.manifest
     data: dict[str, Any] = {
         "suite": m.suite,
         "version": m.version,

@@ -27,7 +27,7 @@ from flipgate.core.runs.workspace import load_workspace
 from flipgate.core.suite.audit import SuiteAudit, audit
 from flipgate.core.suite.manifest import MANIFEST, load_retirements
 from flipgate.core.suite.workspace import SuiteInputs
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import Keymap, bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import (
     Loaded,
@@ -117,6 +117,7 @@ class FlipgateApp(App[None]):
         *,
         loaded: LoadedRuns | None = None,
         suite: SuiteAudit | None = None,
+        keymap: Keymap | None = None,
     ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
@@ -127,11 +128,13 @@ class FlipgateApp(App[None]):
         self.loaded = loaded  # runs the CLI read (and checked) before the app started
         self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
         self.suite = suite  # opened on the suite-health screen alone (`flipgate suite open`)
+        self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
 
     def on_mount(self) -> None:
+        self.set_keymap(self.user_keymap)
         if self.suite is not None:
             self.push_screen(SuiteScreen(self.suite, can_go_back=False))
             return
@@ -275,12 +278,14 @@ def make_app(
     import_options: ImportOptions | None = None,
     repeats: tuple[Path, ...] = (),
     reruns: tuple[Path, Path] | None = None,
+    keymap: Keymap | None = None,
 ) -> FlipgateApp:
     """The app on two runs; files are read in the app's worker, errors shown on its screen.
 
     The rerun plan goes into `workspace` when the runs come from one, else beside the candidate.
     Identical baseline runs (`repeats`) default to the workspace's `baseline-repeats/`; rerun
-    results (`reruns`, baseline and candidate) to its `reruns/`.
+    results (`reruns`, baseline and candidate) to its `reruns/`. `keymap`: the user's, from
+    `settings.load_settings`.
     """
     run_folder = candidate if candidate.is_dir() else candidate.parent
     sources = Sources(
@@ -294,10 +299,12 @@ def make_app(
         repeats=repeats or (find_repeats(workspace) if workspace else ()),
         reruns=reruns,
     )
-    return FlipgateApp(sources, theme=theme)
+    return FlipgateApp(sources, theme=theme, keymap=keymap)
 
 
-def make_app_for_workspace(path: Path, theme: str = "dark") -> FlipgateApp:
+def make_app_for_workspace(
+    path: Path, theme: str = "dark", *, keymap: Keymap | None = None
+) -> FlipgateApp:
     """The app on a workspace folder (baseline/, candidate/, optional gate.yaml, flaky.yaml).
 
     Raises `InputError` when `path` is not a workspace, before any screen is drawn.
@@ -310,6 +317,7 @@ def make_app_for_workspace(path: Path, theme: str = "dark") -> FlipgateApp:
         workspace.flaky,
         theme,
         workspace=workspace.path,
+        keymap=keymap,
     )
 
 

@@ -1,15 +1,33 @@
-"""Every key binding of the app, defined once as data with a stable id.
+"""Every key binding of the app, defined once as data with a stable id, and the user's keymap.
 
-The footer (Textual `Binding`s built from here), the help screen and the command palette all read
-this list, so a key shown in one place is the key that works in the others; the ids let a user
-remap a key with `App.set_keymap` without touching the code.
+The footer (Textual `Binding`s built from here), the help screen, the command palette and every
+key named in a screen's text read this list, so a key shown in one place is the key that works in
+the others. The ids let a user remap a key (`keymap:` in the settings file, applied with
+`App.set_keymap`) without touching the code; `check_keymap` says what is wrong with one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.keys import Keys, key_to_character
+
+Keymap = Mapping[str, str]  # binding id -> Textual key names, comma-separated
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+# Textual's names for keys that are not characters (escape, f1, pageup, ...), less its internal ones.
+KEY_NAMES = frozenset(
+    name for key in Keys if not (name := key.value.rpartition("+")[2]).startswith("<")
+)
+SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "enter"}
+
+
+def display_keys(keys: str) -> str:
+    """Comma-separated key names as the app's text shows them: `question_mark,f1` -> `? / f1`."""
+    return " / ".join(SHOWN.get(key, key) for key in keys.split(","))
 
 
 @dataclass(frozen=True)
@@ -21,11 +39,6 @@ class KeyBinding:
     screen: str  # where it applies: "app" everywhere, else a screen's (or widget's) name
     show: bool = True  # shown in the footer
     palette: bool = False  # offered in the command palette too
-
-    @property
-    def display_key(self) -> str:
-        names = {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "enter"}
-        return " / ".join(names.get(key, key) for key in self.key.split(","))
 
     def binding(self) -> Binding:
         return Binding(self.key, self.action, self.description, show=self.show, id=self.id)
@@ -126,6 +139,26 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
 )
 
 
+BY_ID = {entry.id: entry for entry in KEY_BINDINGS}
+# Where each group of bindings applies, in words (the help screen's third column).
+WHERE = {
+    "app": "everywhere",
+    "loading": "while loading",
+    "overview": "gate overview",
+    "matrix": "flip matrix",
+    "confirm-plan": "rerun plan exists",
+    "help": "this help",
+    "red-cases": "red cases",
+    "case": "case drill-down",
+    "triage": "triage checklist",
+    "decision": "signed decision",
+    "flaky": "flaky list",
+    "flaky-form": "flaky entry form",
+    "candidates": "candidates",
+    "campaign": "a candidate's overview",
+}
+
+
 def key_bindings(screen: str) -> tuple[KeyBinding, ...]:
     return tuple(entry for entry in KEY_BINDINGS if entry.screen == screen)
 
@@ -137,3 +170,74 @@ def bindings_for(screen: str) -> list[BindingType]:
 
 def palette_entries() -> tuple[KeyBinding, ...]:
     return tuple(entry for entry in KEY_BINDINGS if entry.palette)
+
+
+# --------------------------------------------------------------------------- the user's keymap
+
+
+def keys_of(entry: KeyBinding, keymap: Keymap) -> str:
+    """The keys `entry` answers to under `keymap` (its own unless remapped)."""
+    return keymap.get(entry.id, entry.key)
+
+
+def keymap_of(app: App[Any]) -> Keymap:
+    """The keymap `app` was given; an app other than flipgate's (a test's) has none."""
+    keymap: Keymap = getattr(app, "user_keymap", {})
+    return keymap
+
+
+def shown_keys(app: App[Any], binding_id: str, *, first: bool = False) -> str:
+    """The keys of a binding as they work now in `app`, for text that names them (`first`: one)."""
+    keys = keys_of(BY_ID[binding_id], keymap_of(app))
+    return display_keys(keys.split(",")[0] if first else keys)
+
+
+def key_problem(key: str) -> str | None:
+    """Why `key` cannot be bound (None: it can): `ctrl+k`, `?`, `f5`, `question_mark`, `escape`."""
+    *modifiers, name = key.split("+")
+    unknown = [m for m in modifiers if m not in MODIFIERS]
+    if unknown:
+        return f"{unknown[0]!r} is not a modifier ({', '.join(MODIFIERS)})"
+    if len(name) == 1 and name.isprintable() and not name.isspace():
+        return None
+    if name in KEY_NAMES or key_to_character(name) is not None:
+        return None
+    return f"{key!r} is not a key Textual knows (a character, or a name like escape, f5, pageup)"
+
+
+def _same_key(key: str) -> str:
+    """One spelling per key, so that `?` and `question_mark` clash."""
+    *modifiers, name = key.split("+")
+    return "+".join([*modifiers, key_to_character(name) or name])
+
+
+def check_keymap(keymap: Keymap) -> tuple[str, str] | None:
+    """The first binding id in `keymap` that is wrong, and why (None: every entry is good).
+
+    An id must name a binding; its keys must be keys; and after remapping no two bindings of
+    one screen may share a key. A screen's key may still hide an app-wide one, as it does
+    without a keymap (on help, q closes rather than quits).
+    """
+    for binding_id, keys in keymap.items():
+        if binding_id not in BY_ID:
+            return binding_id, "no key binding has this id (docs/keys.md lists them)"
+        if not isinstance(keys, str) or not keys.strip():
+            return binding_id, "give the keys as text: one key, or several separated by commas"
+        for key in keys.split(","):
+            problem = key_problem(key.strip())
+            if problem is not None:
+                return binding_id, problem
+    taken: dict[tuple[str, str], str] = {}
+    for entry in KEY_BINDINGS:
+        for key in keys_of(entry, keymap).split(","):
+            where = (entry.screen, _same_key(key.strip()))
+            if where in taken:
+                mapped, other = (entry.id, taken[where])
+                if mapped not in keymap:
+                    mapped, other = other, mapped
+                return mapped, (
+                    f"{key.strip()!r} is already the key of {other!r} "
+                    f"({WHERE.get(entry.screen, entry.screen)})"
+                )
+            taken[where] = entry.id
+    return None

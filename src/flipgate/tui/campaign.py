@@ -21,7 +21,7 @@ from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, l
 from flipgate.core.rank.ranking import rank
 from flipgate.core.runs.reading import load_run
 from flipgate.tui.app import FlipgateApp
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import Keymap, bindings_for
 from flipgate.tui.messages import CandidateCompared, LoadFailed, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
@@ -46,9 +46,15 @@ class CampaignApp(FlipgateApp):
     BINDINGS: ClassVar[list[BindingType]] = [*FlipgateApp.BINDINGS, *bindings_for("campaign")]
 
     def __init__(
-        self, campaign: Campaign, theme: str = "dark", *, loaded: CampaignRuns | None = None
+        self,
+        campaign: Campaign,
+        theme: str = "dark",
+        *,
+        loaded: CampaignRuns | None = None,
+        keymap: Keymap | None = None,
     ) -> None:
-        super().__init__(candidate_sources(campaign, campaign.candidates[0][1]), theme)
+        sources = candidate_sources(campaign, campaign.candidates[0][1])
+        super().__init__(sources, theme, keymap=keymap)
         self.campaign = campaign
         self.campaign_runs = loaded  # runs the CLI read (and checked) before the app started
         # Set by the loading worker: what a candidate's overview is compared with. The ranking

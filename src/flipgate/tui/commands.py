@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from flipgate.tui.bindings import palette_entries
+from flipgate.tui.bindings import palette_entries, shown_keys
 
 if TYPE_CHECKING:
     from flipgate.tui.app import FlipgateApp
@@ -37,7 +37,7 @@ class FlipgateCommands(Provider):
                 run, into = partial(app.run_action, entry.action, self.screen), screen
             else:
                 continue  # that command belongs to a screen that is not open
-            into.append((entry.description, run, f"key {entry.display_key}"))
+            into.append((entry.description, run, f"key {shown_keys(app, entry.id)}"))
         # What this screen offers first, then the themes, then help and quit.
         return screen + themes + everywhere
 

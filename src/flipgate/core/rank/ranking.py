@@ -9,7 +9,8 @@ merged into one:
 
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed cases left out as the gate leaves
-them out of b and c. A candidate lacking a case or a repetition that another candidate holds, or
+them out of b and c, and cases the incumbent was not graded on left out as the gate leaves the
+unpaired out. A candidate lacking a case or a repetition that another candidate holds, or
 holding an infra repetition, is incomplete: shown, never the winner, since it would be judged on
 an easier set of cells.
 """
@@ -170,7 +171,7 @@ class Lead:
 class Ranking:
     incumbent: Incumbent
     standings: tuple[Standing, ...]  # the eligible by release key then mean, then the incomplete
-    cases: int  # the campaign's cases the release key counts (flaky-listed left out)
+    cases: int  # the cases a key counts: graded for the incumbent, not flaky-listed
     repetitions: int  # the campaign's grid: every (case, rep) some candidate holds
     rule: str  # the release rule in words
     alpha: float
@@ -282,40 +283,33 @@ def rank(
         )
         .iter_rows()
     }
+    # The cases a key counts: the campaign's, graded for the incumbent, not flaky-listed. A case
+    # the incumbent has no graded result for is new or unpaired, in neither b nor c of the gate,
+    # and in no key: no candidate gains on a case the incumbent was never judged on.
+    base_reps, base_verdicts = incumbent_arm
+    in_campaign = pl.col("case").is_in(campaign_cases.implode())
+    counted = base_verdicts.filter(in_campaign & pl.col("passed").is_not_null())
+    per_case = {
+        m.name: m.verdicts.filter(pl.col("case").is_in(counted["case"].implode())) for m in measured
+    }
     improvement = [mcnemar_p(m.gate.c, m.gate.b) for m in measured]
     adjusted = holm(improvement)
     standings = []
     for m, p, p_holm in zip(measured, improvement, adjusted, strict=True):
         reps_held, cases_held, infra = held[m.name]
         gaps = Gaps(campaign_cases.len() - cases_held, grid - reps_held, infra)
-        cells = _cells(m.reps)
+        key = _passing(per_case[m.name])
         standings.append(
-            Standing(
-                m.name,
-                m.run_id,
-                m.path,
-                cells,
-                _passing(m.verdicts),
-                gaps,
-                m.gate,
-                p,
-                p_holm,
-            )
+            Standing(m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p_holm)
         )
     standings.sort(key=lambda s: (not s.eligible, -s.release_key, -s.cells.mean, s.name))
-
-    in_campaign = pl.col("case").is_in(campaign_cases.implode())
-    base_reps, base_verdicts = incumbent_arm
     held_by_incumbent = Incumbent(
         incumbent.run_id,
         incumbent.path,
         _cells(base_reps.filter(in_campaign)),
-        _passing(base_verdicts.filter(in_campaign)),
+        _passing(counted),
     )
-    listed = pl.Series(sorted(flaky.cases), dtype=pl.String)
-    counted = campaign_cases.filter(~campaign_cases.is_in(listed.implode())).len()
-    per_case = {m.name: m.verdicts for m in measured}
-    return _label(held_by_incumbent, tuple(standings), per_case, counted, grid, spec)
+    return _label(held_by_incumbent, tuple(standings), per_case, counted.height, grid, spec)
 
 
 def _label(

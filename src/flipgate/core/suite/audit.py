@@ -28,7 +28,7 @@ from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest
 from flipgate.core.suite.registry import KINDS, Registry
 from flipgate.core.suite.signal import PASS_RATE, Production
 from flipgate.core.suite.traffic import Traffic
-from flipgate.core.suite.workspace import SuiteInputs, system_of, version_of
+from flipgate.core.suite.workspace import SignedDecision, SuiteInputs, system_of, version_of
 
 MONTH = 365.25 / 12  # days: case ages are told in months
 FIRST_WEEKS = 6  # the seed's "written in the first six weeks of the suite's life"
@@ -98,7 +98,8 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
     started = manifest.first_day
     if live.height == 0 or started is None:
         return None
-    age_days = (pl.lit(as_of) - pl.col("added")).dt.total_days()
+    # A case dated after the audit's day (an `--as-of` in the past) counts as new, not negative.
+    age_days = (pl.lit(as_of) - pl.col("added")).dt.total_days().clip(lower_bound=0)
     ages = live.select(
         months=(age_days / MONTH).floor().cast(pl.Int64),
         days=age_days,
@@ -346,9 +347,9 @@ class Rejections:
         return None
 
 
-def rejections(inputs: SuiteInputs) -> Rejections:
+def rejections(decisions: tuple[SignedDecision, ...]) -> Rejections:
     frame = pl.DataFrame(
-        [(d.record.decision, d.record.cause, d.record.gate.rule) for d in inputs.decisions],
+        [(d.record.decision, d.record.cause, d.record.gate.rule) for d in decisions],
         schema={"decision": pl.String, "cause": pl.String, "rule": pl.String},
         orient="row",
     )
@@ -429,6 +430,7 @@ def production_check(production: Production) -> ProductionCheck:
 class SuiteAudit:
     inputs: SuiteInputs
     as_of: date
+    manifest: SuiteManifest  # the suite as it stood on `as_of`
     coverage: Coverage | None  # None: no traffic.yaml
     age: CaseAge | None  # None: no live case
     free: FreePasses | None  # None: no history
@@ -443,20 +445,30 @@ class SuiteAudit:
 
 
 def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
-    """Every diagnostic the inputs allow, as of `as_of` (default: the newest run's day)."""
-    day = as_of or inputs.newest_run_day or date.today()
-    manifest = inputs.manifest
-    has_history = inputs.verdicts.height > 0
+    """Every diagnostic the inputs allow, on the suite as it stood on `as_of`: by default the
+    newest day the workspace records (a run, an addition, a retirement), so that an audit of
+    the same files reads the same on any day."""
+    day = as_of or inputs.last_day or date.today()
+    manifest = inputs.manifest.on(day)
+
+    def by_then(created: date | None) -> bool:
+        return created is None or created <= day
+
+    history = tuple(r for r in inputs.history if by_then(r.created.date() if r.created else None))
+    verdicts = inputs.verdicts.filter(pl.col("created").is_null() | (pl.col("created") <= day))
+    decisions = tuple(d for d in inputs.decisions if by_then(d.record.created.date()))
+    today = inputs.today
     return SuiteAudit(
         inputs=inputs,
         as_of=day,
+        manifest=manifest,
         coverage=coverage(manifest, inputs.traffic) if inputs.traffic else None,
         age=case_age(manifest, day),
-        free=free_passes(manifest, inputs.verdicts) if has_history else None,
+        free=free_passes(manifest, verdicts) if verdicts.height else None,
         stale=stale_references(manifest, inputs.registry) if inputs.registry else None,
-        counterfactual=counterfactual(inputs.history, inputs.today, manifest, inputs.spec)
-        if has_history and inputs.today is not None
+        counterfactual=counterfactual(history, today, manifest, inputs.spec)
+        if history and today is not None
         else None,
-        rejections=rejections(inputs),
+        rejections=rejections(decisions),
         production=production_check(inputs.production) if inputs.production else None,
     )

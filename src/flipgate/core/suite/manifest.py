@@ -15,6 +15,7 @@ quotas. Retiring a case moves it to the archive: nothing is ever deleted.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -37,16 +38,18 @@ ARCHIVE_FIELDS = (*CASE_FIELDS, "retired", "reason")
 REFERENCES = ("flags", "endpoints")  # what a case may point at in the registry
 MIN_CASES = 3  # an intent with fewer live cases than this is a gap (seed 002)
 QUOTAS = ("sampled_per_month", "escalations_per_month", "retirements_per_month")
-CASES_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
-    "case": pl.String,
-    "intent": pl.String,
-    "added": pl.Date,
-    "flags": pl.List(pl.String),
-    "endpoints": pl.List(pl.String),
-    "retired": pl.Date,
-    "reason": pl.String,
-    "where": pl.String,  # its place in the file (`cases.12`), for an error's line
-}
+ARROW_SCHEMA = pa.schema(
+    [
+        ("case", pa.string()),
+        ("intent", pa.string()),
+        ("added", pa.date32()),
+        ("flags", pa.list_(pa.string())),
+        ("endpoints", pa.list_(pa.string())),
+        ("retired", pa.date32()),
+        ("reason", pa.string()),
+        ("where", pa.string()),  # its place in the file (`cases.12`), for an error's line
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class SuiteManifest:
     started: date | None  # the suite's first day; the first case's date when not given
     min_cases: int
     quotas: Quotas
-    cases: pl.DataFrame  # CASES_SCHEMA: live cases (retired null) and the archive
+    cases: pl.DataFrame  # ARROW_SCHEMA: live cases (retired null) and the archive
     lines: LineIndex | None = None  # where each field is, for an error about one
 
     @property
@@ -85,6 +88,22 @@ class SuiteManifest:
     def retirements(self) -> tuple[RetiredCase, ...]:
         rows = self.archive.select("case", "retired", "reason").iter_rows()
         return tuple(RetiredCase(case, retired, reason) for case, retired, reason in rows)
+
+    def on(self, day: date) -> SuiteManifest:
+        """The suite as it stood on `day`: the cases added by then, the retirements made by then."""
+        retired = pl.col("retired") <= day
+        cases = self.cases.filter(pl.col("added") <= day).with_columns(
+            retired=pl.when(retired).then(pl.col("retired")),
+            reason=pl.when(retired).then(pl.col("reason")),
+        )
+        return dataclasses.replace(self, cases=cases)
+
+    @property
+    def last_change(self) -> date | None:
+        """The day of the newest addition or retirement."""
+        last = self.cases.select(pl.max_horizontal(pl.col("added").max(), pl.col("retired").max()))
+        day = last.item()
+        return day if isinstance(day, date) else None
 
     @property
     def retired_names(self) -> frozenset[str]:
@@ -111,17 +130,17 @@ def load_manifest(path: Path) -> SuiteManifest:
         *_entries(check, data.get("cases"), "cases", CASE_FIELDS, archived=False),
         *_entries(check, data.get("archive"), "archive", ARCHIVE_FIELDS, archived=True),
     ]
-    # Column by column, the lists through Arrow: polars builds a list column from Python lists
-    # one Series per case (2 s at 10,000 cases); Arrow builds it in one call.
-    columns = list(zip(*rows, strict=True)) if rows else [()] * len(CASES_SCHEMA)
-    cases = pl.DataFrame(
-        {
-            name: pl.from_arrow(pa.array(values, type=pa.list_(pa.string())))
-            if dtype == pl.List(pl.String)
-            else pl.Series(name, values, dtype=dtype)
-            for (name, dtype), values in zip(CASES_SCHEMA.items(), columns, strict=True)
-        }
+    # Column by column, through Arrow: polars builds a list column from Python lists one Series
+    # per case (2 s at 10,000 cases); Arrow builds every column in one call each.
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ARROW_SCHEMA)
+    table = pa.table(
+        [
+            pa.array(values, type=field.type)
+            for field, values in zip(ARROW_SCHEMA, columns, strict=True)
+        ],
+        schema=ARROW_SCHEMA,
     )
+    cases = pl.DataFrame(pl.from_arrow(table))
     again = cases.filter(~pl.col("case").is_first_distinct())
     if again.height:
         case, where = again["case"][0], again["where"][0]

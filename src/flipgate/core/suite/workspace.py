@@ -73,9 +73,11 @@ class SuiteInputs:
     decisions: tuple[SignedDecision, ...]
 
     @property
-    def newest_run_day(self) -> date | None:
+    def last_day(self) -> date | None:
+        """The newest day the workspace records: a run made, a case added or retired."""
         days = [r.created.date() for r in (*self.history, self.today) if r and r.created]
-        return max(days, default=None)
+        changed = self.manifest.last_change
+        return max([*days, *([changed] if changed else [])], default=None)
 
 
 def system_of(run: Run) -> str:

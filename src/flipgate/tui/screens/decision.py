@@ -38,7 +38,7 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.evidence import TITLES
 from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -144,7 +144,8 @@ class DecisionScreen(Screen[Path | None]):
                     compact=True,
                 )
             yield Static(self._checklist_text(), id="checklist")
-            yield Button("Sign and write (ctrl+s)", variant="primary", id="sign", compact=True)
+            key = shown_keys(self.app, "decision-sign", first=True)
+            yield Button(f"Sign and write ({key})", variant="primary", id="sign", compact=True)
             yield ProgressLine()
             yield Static(id="outcome")
         yield KeyBar()

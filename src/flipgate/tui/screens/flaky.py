@@ -41,7 +41,7 @@ from flipgate.core.curation.entries import (
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.model import Run
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal, plural
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -86,7 +86,8 @@ class FlakyForm(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = self.form_title
-            box.border_subtitle = "enter to save · esc to cancel"
+            cancel = shown_keys(self.app, "flaky-form-cancel", first=True)
+            box.border_subtitle = Text(f"enter to save · {cancel} to cancel")
             yield Static(self.about, classes="form-about")
             for name, placeholder in self.fields.items():
                 yield Static(Text(f"{name} (required)"), classes="form-label")
@@ -191,6 +192,7 @@ class FlakyScreen(Screen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        self._show_header()
         self.refresh_list()
         self.query_one("#flaky-entries", DataTable).focus()
 
@@ -215,7 +217,9 @@ class FlakyScreen(Screen[None]):
             if len(self.suite_runs) >= 2:
                 progress("comparing both arms with the list")
                 flipped = flipped_in_run(self.suite_runs[0], self.suite_runs[1], self.spec, flaky)
-            progress(f"reviewing the entries against {len(self.identical_runs)} baseline runs")
+            progress(
+                f"reviewing the entries against {plural(len(self.identical_runs), 'baseline run')}"
+            )
             report = review(
                 flaky,
                 self.identical_runs,
@@ -242,8 +246,8 @@ class FlakyScreen(Screen[None]):
 
     # ------------------------------------------------------------------ showing
 
-    def _show(self) -> None:
-        report, proposal = self.report, self.proposal
+    def _show_header(self) -> None:
+        report = self.report
         header = Text.assemble(("Flaky list  ", "bold"), literal(self.flaky_path))
         if report is not None:
             header.append(
@@ -253,6 +257,10 @@ class FlakyScreen(Screen[None]):
             )
             header.append(f"{report.flaky_digest[:19]}…", style="dim")
         self.query_one("#flaky-header", Static).update(header)
+
+    def _show(self) -> None:
+        report, proposal = self.report, self.proposal
+        self._show_header()
         if self.problem is not None:
             self._status(self.problem, error=True)
 
@@ -333,7 +341,10 @@ class FlakyScreen(Screen[None]):
             return
         row = self._entry_under_cursor()
         if row is None:
-            empty = "The list could not be read." if self.problem else "The list is empty."
+            if self.problem:
+                empty = "The list could not be read."
+            else:  # nothing reviewed yet: the progress line says what is under way
+                empty = "The list is empty." if self.report is not None else ""
             detail.update(Text(empty, style="dim"))
             return
         entry = row.entry

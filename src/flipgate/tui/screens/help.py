@@ -7,30 +7,22 @@ from typing import ClassVar
 
 from rich import box
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from flipgate.tui.bindings import KEY_BINDINGS, bindings_for
-
-WHERE = {
-    "app": "everywhere",
-    "loading": "while loading",
-    "overview": "gate overview",
-    "matrix": "flip matrix",
-    "confirm-plan": "rerun plan exists",
-    "help": "this help",
-    "red-cases": "red cases",
-    "case": "case drill-down",
-    "triage": "triage checklist",
-    "decision": "signed decision",
-    "flaky": "flaky list",
-    "flaky-form": "flaky entry form",
-    "candidates": "candidates",
-    "campaign": "a candidate's overview",
-}
+from flipgate.tui.bindings import (
+    KEY_BINDINGS,
+    WHERE,
+    bindings_for,
+    display_keys,
+    keymap_of,
+    keys_of,
+    shown_keys,
+)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -49,7 +41,9 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help") as scroll:
             scroll.border_title = "keys"
-            scroll.border_subtitle = "esc to close"
+            scroll.border_subtitle = Text(
+                f"{shown_keys(self.app, 'close-help', first=True)} to close"
+            )
             yield Static(self._table())
 
     def _table(self) -> Table:
@@ -58,14 +52,14 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("does")
         table.add_column("where", style="dim")
         # The keys of the screen help was opened from come first, then everything else.
-        here = set()
-        if self.beneath is not None:
-            here = {
-                b.id for group in self.beneath._bindings.key_to_bindings.values() for b in group
-            }
+        beneath = type(self.beneath).BINDINGS if self.beneath is not None else []
+        here = {b.id for b in beneath if isinstance(b, Binding)}
+        keymap = keymap_of(self.app)
         for entry in sorted(KEY_BINDINGS, key=lambda entry: entry.id not in here):
             table.add_row(
-                entry.display_key, entry.description, WHERE.get(entry.screen, entry.screen)
+                display_keys(keys_of(entry, keymap)),
+                entry.description,
+                WHERE.get(entry.screen, entry.screen),
             )
         return table
 

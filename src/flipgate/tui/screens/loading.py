@@ -15,12 +15,12 @@ from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
 from flipgate.core.errors import InputError
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.key_bar import KeyBar
 
 
-def describe_error(error: BaseException) -> Group:
+def describe_error(error: BaseException, quit_key: str) -> Group:
     """The error as labelled rows (file, line, field, problem), long values indented under."""
     if isinstance(error, InputError):
         rows: list[tuple[str, str]] = [("file", str(error.path))]
@@ -36,7 +36,9 @@ def describe_error(error: BaseException) -> Group:
     table.add_column(overflow="fold")
     for label, value in rows:
         table.add_row(label, literal(value))
-    advice = Text("\nNothing was written. Fix the input and open it again; press q to quit.")
+    advice = Text(
+        f"\nNothing was written. Fix the input and open it again; press {quit_key} to quit."
+    )
     return Group(table, advice)
 
 
@@ -67,4 +69,5 @@ class LoadingScreen(Screen[None]):
     def show_error(self, error: BaseException) -> None:
         self.add_class("-failed")
         self.query_one("#heading", Static).update("flipgate · these runs cannot be opened")
-        self.query_one("#error", Static).update(describe_error(error))
+        quit_key = shown_keys(self.app, "quit", first=True)
+        self.query_one("#error", Static).update(describe_error(error, quit_key))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -25,7 +26,7 @@ from flipgate.core.suite.audit import audit
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.suite.workspace import is_suite_workspace, load_suite
 from flipgate.core.triage.walk import walk_path
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested
 from flipgate.tui.screens.flaky import FlakyScreen
@@ -89,16 +90,20 @@ class ConfirmPlanScreen(ModalScreen[str | None]):
         self.existing, self.new_name = existing, new_name
 
     def compose(self) -> ComposeResult:
+        choices = {
+            shown_keys(self.app, "plan-new-name"): Text.assemble(
+                "write ", literal(self.new_name.name), " instead"
+            ),
+            shown_keys(self.app, "plan-overwrite"): Text("overwrite it"),
+            shown_keys(self.app, "plan-cancel"): Text("cancel"),
+        }
+        width = max(len(keys) for keys in choices) + 2
         text = literal(str(self.existing))
-        text.append(" already exists.\n\n")
-        text.append("n / enter", "bold")
-        text.append("  write ")
-        text.append_text(literal(self.new_name.name))
-        text.append(" instead\n")
-        text.append("o", "bold")
-        text.append("          overwrite it\n")
-        text.append("esc", "bold")
-        text.append("        cancel")
+        text.append(" already exists.\n")
+        for keys, does in choices.items():
+            text.append(f"\n{keys}", "bold")
+            text.append(" " * (width - len(keys)))
+            text.append_text(does)
         with Vertical() as box:
             box.border_title = "rerun plan"
             yield Static(text)

@@ -128,7 +128,7 @@ class SuiteScreen(Screen[bool]):
         """Read the workspace again after a retirement and show the audit it gives now."""
         path = self.result.inputs.path
         try:
-            updated = audit(load_suite(path), self.result.as_of)
+            updated = audit(load_suite(path))  # as of the retirement just made
         except InputError as error:
             self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
             return

@@ -30,7 +30,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -44,6 +44,9 @@ FINDING_MARK: dict[Finding | None, str] = {
 }
 DECISION_LINE = "→ Record the signed decision"
 NARROW = 100  # below this many columns the step list shows findings as symbols only
+# Cases and facts shown per step: on a large run a step names thousands, and laying them all out
+# stalls the screen for seconds (8 s for the flaky step of 100,000 cases); the rest are counted.
+SHOWN = 100
 
 
 class TriageScreen(Screen[None]):
@@ -117,10 +120,15 @@ class TriageScreen(Screen[None]):
                 # The finding stays in view while the evidence scrolls above it.
                 with Vertical(id="finding-area"):
                     with Horizontal(id="finding-row"):
-                        yield Button("ruled out (o)", id="ruled_out", compact=True)
-                        yield Button("cause (c)", id="cause", compact=True)
-                        yield Button("unclear (u)", id="unclear", compact=True)
-                    yield Input(placeholder="note on this class (n)", id="note", compact=True)
+                        for finding in FINDINGS:
+                            key = self._key(f"triage-{finding.replace('_', '-')}")
+                            label = f"{finding.replace('_', ' ')} ({key})"
+                            yield Button(label, id=finding, compact=True)
+                    yield Input(
+                        placeholder=f"note on this class ({self._key('triage-note')})",
+                        id="note",
+                        compact=True,
+                    )
                     yield Static(id="save-state")
         yield KeyBar()
 
@@ -188,6 +196,9 @@ class TriageScreen(Screen[None]):
         prompt.append(mark[0] if self.narrow else mark, style="bold" if finding else "dim")
         return prompt
 
+    def _key(self, binding_id: str) -> str:
+        return shown_keys(self.app, binding_id, first=True)
+
     @property
     def narrow(self) -> bool:
         return self.size.width < NARROW
@@ -222,7 +233,7 @@ class TriageScreen(Screen[None]):
             self.query_one("#step-summary", Static).update(self._walk_summary())
             self.query_one("#step-facts", Static).update("")
             self.query_one("#cases-title", Static).update(
-                Text("Press enter (or d) to open the decision screen.")
+                Text(f"Press enter (or {self._key('triage-decide')}) to open the decision screen.")
             )
             cases.display = False
             finding_area.display = False
@@ -243,12 +254,19 @@ class TriageScreen(Screen[None]):
             )
         )
         cases.display = bool(step.cases)
-        cases.set_options(
+        options = [
             Option(
                 literal(case) + (Text("  explained", style="dim") if case in step.explains else "")
             )
-            for case in step.cases
-        )
+            for case in step.cases[:SHOWN]
+        ]
+        if len(step.cases) > SHOWN:
+            more = (
+                f"… {len(step.cases) - SHOWN} more: the red-case table "
+                f"({self._key('red-cases')} on the overview) lists every case"
+            )
+            options.append(Option(Text(more, style="dim"), disabled=True))
+        cases.set_options(options)
         cases.highlighted = 0 if step.cases else None
         finding_area.display = True
         for name in FINDINGS:
@@ -351,7 +369,7 @@ class TriageScreen(Screen[None]):
 
     def _back_from_case(self, case: str | None) -> None:
         cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
-        if case in cases:
+        if case in cases[:SHOWN]:
             self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
 
     def _uncommitted_note(self) -> str | None:
@@ -395,6 +413,8 @@ def _facts_table(step: TriageStep, label_width: int) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", max_width=label_width, overflow="fold")
     table.add_column(ratio=1, overflow="fold")
-    for label, value in step.facts:
+    for label, value in step.facts[:SHOWN]:
         table.add_row(literal(label), literal(value))
+    if len(step.facts) > SHOWN:
+        table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))
     return table

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.tui.bindings import shown_keys
 from flipgate.tui.format import count, literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -30,12 +31,19 @@ class EscalationPanel(Panel):
             plan = Text(
                 f"{cases} cases x {escalation.runs} repetitions x both arms · ", self.style("muted")
             )
+            export, load = (
+                shown_keys(self.app, k, first=True) for k in ("export-plan", "load-reruns")
+            )
             plan.append(
-                "e exports rerun-plan.yaml · l loads the rerun results", self.style("label")
+                f"{export} exports rerun-plan.yaml · {load} loads the rerun results",
+                self.style("label"),
             )
             lines.append(plan)
         elif escalation.action == "reviewer_decision":
+            triage = shown_keys(self.app, "triage", first=True)
             lines.append(
-                Text("c walks the triage checklist to a signed decision", self.style("label"))
+                Text(
+                    f"{triage} walks the triage checklist to a signed decision", self.style("label")
+                )
             )
         return Group(*lines)

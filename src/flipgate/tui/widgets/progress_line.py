@@ -1,9 +1,9 @@
-"""One line that says what a screen's worker is doing and how far it got; hidden when idle."""
+"""What a screen's worker is doing, which step of how many, and a pulse; hidden when idle."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
@@ -11,20 +11,21 @@ from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress
 
 
-class ProgressLine(Horizontal):
+class ProgressLine(Vertical):
     DEFAULT_CSS = """
-    ProgressLine { height: 1; padding: 0 1; display: none; }
+    ProgressLine { height: auto; padding: 0 1; display: none; }
     ProgressLine.-busy { display: block; }
-    ProgressLine > Static { width: auto; margin-right: 2; color: $text-muted; }
+    ProgressLine > Static { color: $text-muted; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static()
-        yield ProgressBar(total=None, show_eta=False)
+        yield ProgressBar(total=None, show_eta=False, show_percentage=False)
 
     def show(self, progress: Progress) -> None:
-        self.query_one(Static).update(literal(f"{progress.description} …"))
-        self.query_one(ProgressBar).update(total=progress.steps, progress=progress.step)
+        # The steps are few and uneven (one may take seconds): say which, and pulse meanwhile.
+        where = f"{progress.description} … (step {progress.step + 1} of {progress.steps})"
+        self.query_one(Static).update(literal(where))
         if not self.busy:
             self.add_class("-busy")
             self.screen.refresh_bindings()  # the screen's keys wait while it works
