@@ -19,9 +19,11 @@ from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
+from flipgate.cli_stats import add_stats_parser
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
+from flipgate.core.io.files import writing
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.text import literal, safe
 from flipgate.streams import exit_code, guarded_stdout
@@ -198,7 +200,13 @@ def cmd_gate(args: argparse.Namespace) -> int:
     result = comparison.result
     if args.rerun_plan is not None:
         if result.escalation is not None and result.escalation.action == "rerun_flipped":
-            write_rerun_plan(comparison, args.rerun_plan)
+            try:
+                with writing(args.rerun_plan):
+                    write_rerun_plan(comparison, args.rerun_plan, overwrite=args.replace_rerun_plan)
+            except FileExistsError:
+                raise InputError(
+                    args.rerun_plan, "exists: give --replace-rerun-plan to write over it"
+                ) from None
             print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
         else:
             print(
@@ -304,6 +312,9 @@ def cmd_decide(args: argparse.Namespace) -> int:
         reviewer = Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
         key = find_signing_key(args.key)
         comparison = load_comparison(inputs)
+        unknown = sorted(set(args.case) - set(comparison.cases["case"]))
+        if unknown:
+            raise InputError(Path("--case"), f"in neither run: {', '.join(map(repr, unknown))}")
         # A triage walk left in the workspace for these runs goes into the record, as in the app.
         walk = load_walk(walk_path(inputs.workspace), comparison) if inputs.workspace else None
         record = build_record(
@@ -316,7 +327,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
             checklist=checklist(walk) if walk else (),
             cases_reviewed=args.case,
         )
-        written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
+        with writing(out):
+            written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
     except InvalidDecision as bad:
         raise InputError(
             Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
@@ -366,7 +378,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--rerun-plan",
         type=Path,
         metavar="FILE",
-        help="on an INCONCLUSIVE full run, write the rerun plan here",
+        help="on an INCONCLUSIVE full run, write the rerun plan here (a new file)",
+    )
+    gate.add_argument(
+        "--replace-rerun-plan",
+        action="store_true",
+        help="write the rerun plan over an existing file",
     )
     _add_rerun_arguments(gate)
     gate.set_defaults(handler=cmd_gate)
@@ -427,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
     add_rank_parser(sub)
+    add_stats_parser(sub)
     add_suite_parser(sub)
     return parser
 

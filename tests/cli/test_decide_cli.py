@@ -129,3 +129,22 @@ def test_verify_shows_a_hostile_run_id_without_obeying_it(
     )
     out = capsys.readouterr().out
     assert "␛]0;PWNED␇␛[2J" in out and "\x1b" not in out and "\x07" not in out
+
+
+def test_a_decision_that_cannot_be_written_after_signing_says_why(
+    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = workspace / "a-file"
+    blocker.write_text("")
+    out = blocker / "decision.yaml"
+    assert _decide(workspace, make_key("ana"), "--out", str(out)) == 2
+    assert f"{out}: cannot be written" in capsys.readouterr().err
+    assert not (workspace / "decisions").exists()
+
+
+def test_a_case_reviewed_must_be_in_a_run(
+    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _decide(workspace, make_key("ana"), "--case", "case-999") == 2
+    assert "--case: in neither run: 'case-999'" in capsys.readouterr().err
+    assert not (workspace / "decisions").exists()

@@ -308,3 +308,35 @@ def test_an_ascii_only_stdout_gets_the_report_escaped(tmp_path: Path) -> None:
         done = _gate_into(out.fileno(), PYTHONIOENCODING="ascii")
     assert (done.returncode, done.stderr) == (1, b"")
     assert (tmp_path / "out.txt").read_bytes().decode("ascii").startswith("BLOCK")
+
+
+# --------------------------------------------------------------------------- writing the plan
+
+
+def test_a_rerun_plan_never_replaces_a_file_unless_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--rerun-plan` replaced any file, the baseline's results.jsonl included."""
+    ws = _workspace(tmp_path, 20, 12)
+    results = ws / "baseline" / "results.jsonl"
+    before = results.read_bytes()
+    code, out, err = _gate(capsys, str(ws), "--rerun-plan", str(results))
+    assert (code, out) == (2, "")
+    assert "exists: give --replace-rerun-plan to write over it" in err
+    assert results.read_bytes() == before
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("old plan\n")
+    code, _, _ = _gate(capsys, str(ws), "--rerun-plan", str(plan), "--replace-rerun-plan")
+    assert code == 3 and "flipgate_rerun_plan: 1" in plan.read_text()
+
+
+def test_a_rerun_plan_that_cannot_be_written_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ws = _workspace(tmp_path, 20, 12)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, out, err = _gate(capsys, str(ws), "--rerun-plan", str(blocker / "plan.yaml"))
+    assert (code, out) == (2, "")
+    assert f"{blocker / 'plan.yaml'}: cannot be written" in err
+    assert set(tmp_path.iterdir()) == {ws, blocker}  # nothing half-written

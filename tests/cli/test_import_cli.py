@@ -76,3 +76,16 @@ def test_bad_logs_exit_2_and_write_nothing(
     assert main(["import", str(log), str(out)]) == 2
     assert str(log) in capsys.readouterr().err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [log.name]
+
+
+@pytest.mark.parametrize("where", ["under a file", "read-only file system"])
+def test_an_import_that_cannot_be_written_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "run" if where == "under a file" else Path("/proc/flipgate-import")
+    code = main(["import", str(EXTERNAL / "inspect" / "baseline.eval"), str(out)])
+    assert code == 2
+    assert f"flipgate: error: {out}: cannot be written" in capsys.readouterr().err
+    assert not out.exists()

@@ -109,3 +109,24 @@ def test_an_empty_folder_is_filled(tmp_path: Path) -> None:
     run.mkdir()
     write_folder_atomic(run, {"run.yaml": "run_id: x\n"})
     assert (run / "run.yaml").read_text() == "run_id: x\n"
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_a_new_file_follows_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    """A decision a team shares was written 0600 whatever the umask said."""
+    old = os.umask(umask)
+    try:
+        write_atomic(tmp_path / "decision.yaml", "signed\n")
+        write_folder_atomic(tmp_path / "run", {"run.yaml": "run_id: r\n"})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "decision.yaml").stat().st_mode) == mode
+    assert stat.S_IMODE((tmp_path / "run" / "run.yaml").stat().st_mode) == mode
+
+
+def test_a_file_where_the_folder_should_be_is_no_existing_target(tmp_path: Path) -> None:
+    """`mkdir` says FileExistsError there, which read as "the file we write exists"."""
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(NotADirectoryError) as error:
+        write_atomic(tmp_path / "a-file" / "plan.yaml", "plan\n")
+    assert error.value.filename == str(tmp_path / "a-file")

@@ -183,6 +183,13 @@ def test_unpaired_cases_are_listed_never_counted(run_writer: RunWriter) -> None:
     }
 
 
+def test_the_same_run_id_in_both_arms_is_warned_of(run_writer: RunWriter) -> None:
+    same = {"run_id": "lr-2026-11-20"}
+    b, c = _pair(run_writer, {"a": [True]}, {"a": [True]}, base_manifest=same, cand_manifest=same)
+    [warning] = compare(b, c, default_spec()).result.warnings
+    assert warning.startswith("both arms have run_id 'lr-2026-11-20'")
+
+
 def test_flaky_cases_leave_b_and_c_but_are_reported(run_writer: RunWriter) -> None:
     b, c = _pair(run_writer, *_suite(10, 2))
     listed = ("case-188", "case-189")  # two of the b cases

@@ -427,3 +427,46 @@ def test_an_eval_member_is_read_whole_when_its_messages_need_attachments(tmp_pat
         archive.writestr("samples/a_epoch_1.json", json.dumps(sample))
     (record,) = read_external(log).records
     assert record["messages"] == [{"role": "user", "content": "the request, stored once"}]
+
+
+# --- hostile logs ---------------------------------------------------------------------------
+
+
+def test_a_member_that_decompresses_past_the_bound_is_refused_before_it_is_read(
+    tmp_path: Path,
+) -> None:
+    """A 625 KB archive holding a 400 MB member took 893 MB; here 4 MB of zeros, bound 1 MB."""
+    members = [*_legacy_members(), ("samples/bomb_epoch_1.json", bytes(4_000_000))]
+    log = _write_zip(tmp_path / "bomb.eval", members)
+    assert log.stat().st_size < 300_000  # the log's own members, and 4 KB of deflated zeros
+    with pytest.raises(InputError) as error:
+        read_external(log, ImportOptions(max_member_mb=1))
+    assert error.value.field == "samples/bomb_epoch_1.json"
+    assert "past the bound of 1 MB (raise it with --max-member-mb)" in error.value.message
+    with pytest.raises(InputError, match="member is not JSON"):  # read, under a raised bound
+        read_external(log, ImportOptions(max_member_mb=5))
+
+
+@pytest.mark.parametrize(
+    ("scores", "field"),
+    [
+        ({"match": ["C"]}, "scores.match"),
+        ([{"value": "C"}], "scores"),
+    ],
+)
+def test_a_score_of_the_wrong_shape_names_its_field(
+    tmp_path: Path, scores: Any, field: str
+) -> None:
+    sample = json.loads((INSPECT / "baseline.json").read_text())["samples"][0]
+    log = _small_log(tmp_path, [{**sample, "scores": scores}])
+    with pytest.raises(InputError) as error:
+        read_external(log)
+    assert error.value.field is not None and error.value.field.endswith(field)
+
+
+def test_a_pass_threshold_that_is_no_finite_number_is_refused() -> None:
+    from flipgate.core.importers import import_options
+
+    with pytest.raises(InputError) as error:
+        import_options({"pass_threshold": "nan"})
+    assert str(error.value.path) == "--pass-threshold" and "finite" in error.value.message

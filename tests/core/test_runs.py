@@ -265,6 +265,7 @@ def test_an_infra_repetition_may_carry_a_half_written_decision(tmp_path: Path) -
         ([row(), row(case="b").replace('"rep": 0', '"rep": 0, "rep": 1')], 2, "rep", "given twice"),
         ([row(), row(case="b", safety="yes")], 2, "safety", "true/false"),
         ([row(), row(case="b", expected={"r1": 3})], 2, "expected.r1", "a label"),
+        ([row(case=None)], 1, "case", "required"),  # a column of nulls, to Arrow's reader
     ],
 )
 def test_hostile_lines(

@@ -200,4 +200,9 @@ def warnings(judged: Judged) -> tuple[str, ...]:
             f"cases retired after the baseline run was created ({', '.join(retired_late)}): "
             "a retirement should land in its own reviewed change, not while this one is judged"
         )
+    if judged.baseline.run_id == judged.candidate.run_id:
+        found.append(
+            f"both arms have run_id {judged.baseline.run_id!r}: one run compared with itself, "
+            "or a run.yaml copied without a new run_id"
+        )
     return tuple(found)

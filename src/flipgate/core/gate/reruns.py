@@ -71,7 +71,7 @@ def rerun_plan(comparison: Comparison) -> dict[str, object]:
     }
 
 
-def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = True) -> None:
+def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = False) -> None:
     """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
     write_atomic(target, dump_yaml(rerun_plan(comparison), width=1000), overwrite=overwrite)
 

@@ -25,6 +25,7 @@ from flipgate.core.importers.base import (
     Option,
 )
 from flipgate.core.io.atomic import write_folder_atomic
+from flipgate.core.io.files import unwritable
 from flipgate.core.io.yamlio import dump_yaml
 
 IMPORTERS: tuple[Importer, ...] = (inspect_log.IMPORTER, promptfoo.IMPORTER)  # asked in turn
@@ -100,7 +101,7 @@ def write_run(imported: ImportedRun, out_dir: Path) -> None:
             out_dir, "already exists and is not an empty directory; choose a new one"
         ) from None
     except OSError as exc:
-        raise InputError(out_dir, f"cannot move the run into place: {exc}") from None
+        raise unwritable(out_dir, exc) from None
 
 
 __all__ = [

@@ -26,6 +26,7 @@ class ImportOptions:
 
     partial_passes: bool = False  # Inspect `P` counts as a pass
     pass_threshold: float = 1.0  # numeric Inspect scores pass at or above this
+    max_member_mb: float = 256  # an Inspect .eval member decompresses to at most this
     select: dict[str, str] = field(default_factory=dict)  # promptfoo: {"provider": LABEL} ...
     labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
 

@@ -14,6 +14,7 @@ and decompressed with `zstandard`. Deflate members (older Inspect) go through pl
 from __future__ import annotations
 
 import json
+import math
 import re
 import struct
 import zipfile
@@ -52,7 +53,7 @@ ATTACHMENT = "attachment://"
 
 def read_eval_archive(path: Path, options: ImportOptions) -> ImportedRun:
     """Import a `.eval` log (a zip; a JSON log goes through `log_from_json`)."""
-    header, samples = _read_eval_zip(path)
+    header, samples = _read_eval_zip(path, int(options.max_member_mb * 1e6))
     return imported_run(path, header, samples, options)
 
 
@@ -75,7 +76,7 @@ def log_from_json(doc: Any, path: Path) -> tuple[dict[str, Any], list[dict[str, 
     return doc, samples
 
 
-def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _read_eval_zip(path: Path, max_member: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -86,7 +87,7 @@ def _read_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         for info in archive.infolist():
             _check_member_name(path, info.filename)
             members[info.filename] = info
-        reader = EvalMemberReader(path, archive, raw)
+        reader = EvalMemberReader(path, archive, raw, max_member)
         # A crashed or running eval has no header.json yet; its journal holds the same eval spec.
         header_info = members.get("header.json") or members.get("_journal/start.json")
         if header_info is None:
@@ -161,8 +162,11 @@ def _check_member_name(path: Path, name: str) -> None:
 class EvalMemberReader:
     """Decompress members of one `.eval` archive: zstd by hand, the rest through `zipfile`."""
 
-    def __init__(self, path: Path, archive: zipfile.ZipFile, raw: BinaryIO) -> None:
+    def __init__(
+        self, path: Path, archive: zipfile.ZipFile, raw: BinaryIO, max_member: int
+    ) -> None:
         self.path = path
+        self._max_member = max_member
         self._archive = archive
         self._raw = raw
         import zstandard  # here, not at the top: the gate's start-up needs no importer's reader
@@ -209,6 +213,16 @@ class EvalMemberReader:
         return fields
 
     def read(self, info: zipfile.ZipInfo) -> bytes:
+        """The member's bytes. Both decompressors stop at the size the archive declares, so a
+        declared size within the bound bounds what a member takes: a 625 KB archive can hold a
+        400 MB member (a zip bomb), and reading it took 893 MB."""
+        if info.file_size > self._max_member:
+            raise InputError(
+                self.path,
+                f"decompresses to {info.file_size / 1e6:,.0f} MB, past the bound of "
+                f"{self._max_member / 1e6:,.0f} MB (raise it with --max-member-mb)",
+                field=info.filename,
+            )
         try:
             if info.compress_type != ZIP_ZSTANDARD:
                 return self._archive.open(info).read()
@@ -435,12 +449,22 @@ def _decisions(
     scores = sample.get("scores") or {}
     if not scores:
         raise InputError(path, "the sample has neither scores nor an error", field=where)
+    if not isinstance(scores, dict):
+        raise InputError(path, "must map each scorer to its score", field=f"{where}.scores")
+    for scorer, score in scores.items():
+        if not isinstance(score, dict):
+            raise InputError(
+                path, "a score is an object with its value", field=f"{where}.scores.{scorer}"
+            )
+    output = sample.get("output") or {}
+    if not isinstance(output, dict):
+        raise InputError(path, "must be an object with the completion", field=f"{where}.output")
     expected_label = _as_label(sample.get("target"), labels)
     expected: dict[str, str] = {}
     actual: dict[str, str] = {}
     passed: dict[str, bool] = {}
     reasons: dict[str, str] = {}
-    completion = (sample.get("output") or {}).get("completion")
+    completion = output.get("completion")
     for scorer, score in scores.items():
         answer_label = _as_label(score.get("answer"), labels)
         if expected_label is not None and answer_label is not None:
@@ -498,6 +522,20 @@ def _check_unique(path: Path, records: list[dict[str, Any]]) -> None:
         seen.add(key)
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, not {text!r}")
+    return number
+
+
+def _positive(text: str) -> float:
+    number = _finite(text)
+    if number <= 0:
+        raise ValueError(f"must be above 0, not {text!r}")
+    return number
+
+
 def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
     if file.is_zip:  # even a truncated one: the reader says what is wrong with it
         return read_eval_archive(file.path, options)
@@ -514,7 +552,15 @@ IMPORTER = Importer(
             "pass_threshold",
             "numeric scores pass at this (default 1)",
             takes="value",
-            read=float,
+            read=_finite,
+        ),
+        Option(
+            "max_member_mb",
+            "refuse an .eval member that decompresses to more than this many MB "
+            f"(default {ImportOptions.max_member_mb})",
+            takes="value",
+            read=_positive,
+            metavar="MB",
         ),
     ),
     recognises=lambda file: file.is_zip or is_inspect_json(file.document),

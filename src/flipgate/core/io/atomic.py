@@ -14,7 +14,21 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-NEW_FILE_MODE = 0o644
+
+def new_file_mode() -> int:
+    """The mode `open` gives a new file: 0o666 less the umask. A file written through a temporary
+    one would otherwise be 0600 (mkstemp's): unreadable by the team that shares a decision."""
+    try:
+        status = Path("/proc/self/status").read_text()
+        mask = int(
+            next(line for line in status.splitlines() if line.startswith("Umask:")).split()[1], 8
+        )
+    except (OSError, StopIteration, ValueError):  # no /proc: ask, and put it back at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
 # What `link` raises on a file system without hard links (some network and FUSE mounts).
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV})
 
@@ -34,10 +48,10 @@ def write_atomic(
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     if not overwrite and path.exists():
         raise FileExistsError(errno.EEXIST, "the file exists and is never overwritten", str(path))
-    mode = path.stat().st_mode & 0o777 if overwrite and path.exists() else NEW_FILE_MODE
+    mode = path.stat().st_mode & 0o777 if overwrite and path.exists() else new_file_mode()
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     temp = Path(temp_name)
     try:
@@ -62,12 +76,14 @@ def write_folder_atomic(folder: Path, files: Mapping[str, str | bytes]) -> None:
     """
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise FileExistsError(errno.EEXIST, "exists and is not an empty folder", str(folder))
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder.parent)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
     try:
         for name, data in files.items():
             payload = data.encode("utf-8") if isinstance(data, str) else data
-            fd = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE)
+            fd = os.open(
+                staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666
+            )  # less the umask
             _write_synced(fd, payload)
         _sync_folder(staging)
         os.chmod(staging, 0o755)  # mkdtemp makes it private; a run folder is read by others
@@ -81,6 +97,18 @@ def write_folder_atomic(folder: Path, files: Mapping[str, str | bytes]) -> None:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _sync_folder(folder.parent)
+
+
+def _make_folder(folder: Path) -> None:
+    """Make `folder` and those above it. A file where one should be is said as such: `mkdir`
+    reports it as FileExistsError, which would read as "the file we write exists"."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        blocker = next(p for p in (folder, *folder.parents) if p.exists() and not p.is_dir())
+        raise NotADirectoryError(
+            errno.ENOTDIR, "a file where a folder should be", str(blocker)
+        ) from None
 
 
 def _write_synced(fd: int, payload: bytes) -> None:
@@ -100,7 +128,7 @@ def _link_new(temp: Path, path: Path, payload: bytes) -> None:
         if refused.errno not in _NO_HARD_LINKS:
             raise
         # No hard links here: O_EXCL still never overwrites, though a reader may see it growing.
-        _write_synced(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE), payload)
+        _write_synced(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), payload)
 
 
 def _sync_folder(folder: Path) -> None:

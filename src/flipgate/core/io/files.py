@@ -1,4 +1,5 @@
-"""Reading the files we are given: regular files only, and every failure an `InputError`.
+"""Reading the files we are given (regular files only) and writing ours: every failure an
+`InputError` that names the file and says why.
 
 A pull request can commit a FIFO, or a link to `/dev/zero`, where a results file should be: read,
 either hangs the gate. A directory, an unreadable file and a vanished one are bad input too,
@@ -8,6 +9,8 @@ never a traceback.
 from __future__ import annotations
 
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from flipgate.core.errors import InputError
@@ -46,3 +49,22 @@ def read_bytes(path: Path) -> bytes:
 
 def unreadable(path: Path, exc: OSError) -> InputError:
     return InputError(path, f"cannot be read: {exc.strerror or exc}")
+
+
+@contextmanager
+def writing(path: Path) -> Iterator[None]:
+    """A failed write of `path` as the error that says what could not be written and why:
+    exit 2, where a traceback was exit 1, which CI reads as BLOCK. The writers are atomic
+    (`core.io.atomic`): a write that fails leaves nothing behind. That the file exists is left
+    to the caller to say (FileExistsError)."""
+    try:
+        yield
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise unwritable(path, exc) from None
+
+
+def unwritable(path: Path, exc: OSError) -> InputError:
+    where = f" ({exc.filename})" if exc.filename and Path(exc.filename) != path else ""
+    return InputError(path, f"cannot be written{where}: {exc.strerror or exc}")

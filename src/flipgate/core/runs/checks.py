@@ -129,7 +129,7 @@ def column_problem(schema: Mapping[str, pl.DataType]) -> tuple[str, str] | None:
                 return spec.name, "required on every line"
             continue
         dtype = schema[spec.name]
-        if spec.required and isinstance(dtype, pl.Null):  # null on every line: never given
+        if spec.required and dtype == pl.Null:  # null on every line
             return spec.name, "required on every line"
         if spec.kind.column_holds is not None:
             if not spec.kind.column_holds(dtype):
@@ -185,12 +185,13 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
     allowed = list(labels.all())
     named = ", ".join(allowed).replace("{", "{{").replace("}", "}}")
     return [
+        ValueCheck("case", "reps", pl.col("case").is_null(), "case", "required on every line"),
         ValueCheck(
-            "case",
+            "blank case",
             "reps",
-            pl.col("case").is_null() | (pl.col("case").str.strip_chars() == ""),
+            pl.col("case").str.strip_chars() == "",
             "case",
-            "required on every line, a non-empty string",
+            "must be a non-empty string",
         ),
         ValueCheck("rep", "reps", pl.col("rep") < 0, "rep", f"must be {WHOLE.word}, not {{rep}}"),
         ValueCheck(

@@ -115,9 +115,12 @@ class SuiteManifest:
         return self.started or (first if isinstance(first, date) else None)
 
 
-def load_manifest(path: Path) -> SuiteManifest:
-    """Read and check `suite.yaml`: every problem names the file, the line and the field."""
-    data, check = load_mapping(path, TOP_FIELDS, "a suite manifest has `suite` and `cases`")
+def load_manifest(path: Path, *, text: str | None = None) -> SuiteManifest:
+    """Read and check `suite.yaml` (or `text`, as it stood at a git revision, named `path`):
+    every problem names the file, the line and the field."""
+    data, check = load_mapping(
+        path, TOP_FIELDS, "a suite manifest has `suite` and `cases`", text=text
+    )
     lines = check.lines
     suite = check.text(data.get("suite"), "suite")
     version = check.text(data["version"], "version") if data.get("version") is not None else None
