@@ -672,11 +672,13 @@ class AgentArm:
     cases: tuple[int, ...] | None = None  # None: the whole suite
 
 
-# The prompt edit (seed 001's worked example): b = 9, c = 3 outside the flaky list.
+# The prompt edit (seed 001's worked example): b = 9, c = 3 outside the flaky list. Five of the
+# nine broken cases are clones of one template (refund-limit, cases 61-65) that fail together on
+# the candidate's prompt: counted by template they weigh far less (p 0.25 instead of 0.073).
 BASE_CODES = {
     # pass -> fail
-    61: "PPP", 84: "PPP", 12: "PPT", 109: "PPP", 127: "PPP", 148: "PPP", 166: "PPP",
-    183: "PPT", 40: "PPP",
+    61: "PPP", 62: "PPP", 12: "PPT", 109: "PPP", 127: "PPP", 63: "PPP", 64: "PPP",
+    183: "PPT", 65: "PPP",
     # fail -> pass
     90: "TTT", 19: "TPT", 152: "PTT",
     # listed flaky cases, flipping both ways
@@ -688,8 +690,8 @@ BASE_CODES = {
     10: "PPr", 73: "PrP", 95: "tPP", 131: "PPc", 175: "PtP",
 }  # fmt: skip
 CAND_CODES = {
-    61: "GGP", 84: "TTT", 12: "TTP", 109: "PTt", 127: "GGG", 148: "TPT", 166: "TTT",
-    183: "TTT", 40: "PTT",
+    61: "GGP", 62: "TTT", 12: "TTP", 109: "PTt", 127: "GGG", 63: "TPT", 64: "TTT",
+    183: "TTT", 65: "PTT",
     90: "PPP", 19: "PPP", 152: "PPT",
     47: "PGG", 5: "PPT",
     170: "TTT", 196: "GGG", 138: "GGT", 27: "TTP", 114: "TTT",
@@ -702,12 +704,12 @@ GRADER_SUSPECT_REASON = "judge: order delivered more than 30 days ago; no label 
 
 # Five repetitions per arm of every flipped case: seven stay pass -> fail, two stay fail -> pass.
 RERUN_BASE = {
-    61: "PPPPP", 84: "PPPPP", 12: "PPTPP", 109: "PPPPP", 127: "PPPPP", 148: "PPPPP",
-    166: "PPPTP", 183: "PPTPP", 40: "PPPPP", 90: "TTTPT", 19: "TPTTT", 152: "PPTPP",
+    61: "PPPPP", 62: "PPPPP", 12: "PPTPP", 109: "PPPPP", 127: "PPPPP", 63: "PPPPP",
+    64: "PPPTP", 183: "PPTPP", 65: "PPPPP", 90: "TTTPT", 19: "TPTTT", 152: "PPTPP",
 }  # fmt: skip
 RERUN_CAND = {
-    61: "GGPGG", 84: "TTPTT", 12: "PPTPP", 109: "PPPPP", 127: "GGGPG", 148: "TTPTT",
-    166: "TTTTP", 183: "TTTPT", 40: "PTTTT", 90: "PPPPP", 19: "PPPPP", 152: "PPPPP",
+    61: "GGPGG", 62: "TTPTT", 12: "PPTPP", 109: "PPPPP", 127: "GGGPG", 63: "TTPTT",
+    64: "TTTTP", 183: "TTTPT", 65: "PTTTT", 90: "PPPPP", 19: "PPPPP", 152: "PPPPP",
 }  # fmt: skip
 
 # Two more runs of the identical baseline: these cases change verdict between the three runs.
@@ -969,6 +971,9 @@ p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
 
 What to find in it:
 
+- `case-061` to `case-065`: five clones of the `refund-limit` template that broke together. The
+  report warns that the flips crowd into one template: p 0.073 counted by case, 0.250 counted by
+  template (`clusters: template` in gate.yaml would gate on the latter).
 - `case-109`: flipped because a timeout cost the candidate its majority (one pass, one fail).
 - `case-127`: the stored transcript is identical in both arms; only the judge's `policy_ok`
   differs (a grader suspect).

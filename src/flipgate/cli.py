@@ -19,6 +19,7 @@ from rich.text import Text
 
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
+from flipgate.cli_stats import add_stats_parser
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
@@ -443,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
     add_rank_parser(sub)
+    add_stats_parser(sub)
     add_suite_parser(sub)
     return parser
 

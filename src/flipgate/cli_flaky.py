@@ -38,12 +38,12 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import REPEATS_FOLDER, find_repeats
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 
 OK, PROBLEM, BAD_INPUT = 0, 1, 2
 Command = Callable[[argparse.Namespace], int]
-REPEATS_DIR = "baseline-repeats"
 
 
 # --------------------------------------------------------------------------- inputs
@@ -70,8 +70,8 @@ def _workspace_runs(workspace: Path | None, *, repeats: bool, candidate: bool) -
     if workspace is None:
         return []
     found = [workspace / "baseline"]
-    if repeats and (workspace / REPEATS_DIR).is_dir():
-        found += sorted(p for p in (workspace / REPEATS_DIR).iterdir() if p.is_dir())
+    if repeats:
+        found += find_repeats(workspace)
     if candidate:
         found.append(workspace / "candidate")
     return [p for p in found if p.exists()]
@@ -90,7 +90,7 @@ def _baseline_runs(args: argparse.Namespace, *, at_least: int) -> list[Run]:
         raise InputError(
             where,
             f"give at least {at_least} runs of the same baseline (or --workspace with "
-            f"{REPEATS_DIR}/)",
+            f"{REPEATS_FOLDER}/)",
         )
     return _load(paths)
 

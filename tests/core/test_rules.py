@@ -13,6 +13,7 @@ from flipgate.present.report import found
 QUIET = Evidence(
     cells={"both_pass": 90, "both_fail": 5, "pass_to_fail": 3, "fail_to_pass": 2},
     p=0.5,
+    p_by="case",
     alpha=0.05,
     margin=2,
     flip_cap=10,

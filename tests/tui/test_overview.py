@@ -21,6 +21,7 @@ from flipgate.tui.widgets import (
     KeyDiff,
     LeftOutPanel,
     OutcomesPanel,
+    PowerPanel,
     ReconciliationPanel,
 )
 from tests.tui.conftest import settled
@@ -122,7 +123,9 @@ async def test_arrows_leave_the_matrix_for_the_next_panel(
     app = make_app_for_workspace(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
-        await pilot.press("right")  # already in the right column: on to the cache key
+        await pilot.press("right")  # on to what the gate can see, then the cache key
+        assert isinstance(app.screen.focused, PowerPanel)
+        await pilot.press("right")
         assert isinstance(app.screen.focused, KeyDiff)
         for _ in range(4):
             await pilot.press("tab")
@@ -192,7 +195,7 @@ async def test_narrow_terminal_stacks_panels_and_scrolls_to_focus() -> None:
         matrix, keys = screen.query_one(FlipMatrix), screen.query_one(KeyDiff)
         assert matrix.region.width == keys.region.width
         assert keys.region.y > matrix.region.y
-        for _ in range(5):
+        for _ in range(6):
             await pilot.press("tab")
         await pilot.pause()
         focused = screen.focused

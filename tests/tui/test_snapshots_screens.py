@@ -62,6 +62,7 @@ SCREENS = {
     "decision": ("c", "d"),
     "flaky-list": ("f",),
     "plan-confirm": ("e",),
+    "calibration": ("k",),
 }
 CASES = [
     ("triage", "dark", NARROW),
@@ -73,6 +74,8 @@ CASES = [
     ("flaky-list", "high-contrast", NARROW),
     ("plan-confirm", "dark", WIDE),
     ("plan-confirm", "dark", NARROW),
+    ("calibration", "dark", WIDE),
+    ("calibration", "light", NARROW),
 ]
 
 

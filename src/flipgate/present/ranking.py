@@ -220,10 +220,13 @@ def to_text(ranking: Ranking) -> RenderableType:
             p,
         )
     table.add_row(*rows[-1], style="dim")
-    verdict = "bold green" if ranking.clears else "bold red"
+    clears = "bold green" if ranking.clears else "bold red"
     lines = [
-        Text.assemble((f"{heading}: ", verdict if i == 2 else "bold"), literal(words))
-        for i, (heading, words) in enumerate(summary_lines(ranking))
+        Text.assemble(
+            (f"{heading}: ", clears if heading == LABEL_WORDS["clears"] else "bold"),
+            literal(words),
+        )
+        for heading, words in summary_lines(ranking)
     ]
     return Group(literal(_head(ranking), style="dim"), table, *lines)
 

@@ -18,6 +18,7 @@ from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.spec import describe
+from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
 from flipgate.present.text import literal, markdown_code
@@ -38,6 +39,7 @@ DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass
 # 320 KB Markdown report where a pull-request comment holds 65,536 characters. The JSON report
 # (and for flips, the rerun plan) names them all.
 CASES_NAMED = 50
+EFFECT_METHOD = "Tango's score interval"
 T = TypeVar("T")
 
 
@@ -128,6 +130,9 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "digest": result.flaky_digest,
         },
         "spec_digest": result.spec_digest,
+        "effect": None if result.effect is None else _effect_json(result.effect),
+        "power": result.power.to_json(),
+        "clusters": _clusters_json(result),
         "escalation": None
         if escalation is None
         else {
@@ -137,6 +142,33 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "runs": escalation.runs,
         },
         "warnings": list(result.warnings),
+    }
+
+
+def _effect_json(effect: Effect) -> dict[str, Any]:
+    return {
+        "points": effect.points,
+        "low": effect.low,
+        "high": effect.high,
+        "method": effect.method,
+        "level": effect.level,
+    }
+
+
+def _clusters_json(result: GateResult) -> dict[str, Any]:
+    clusters = result.clusters
+    top = clusters.concentrated
+    return {
+        "by": result.p_by,
+        "p_by_case": clusters.p_by_case,
+        "p_by_template": clusters.p_by_template,
+        "clusters_flipped": clusters.clusters,
+        "templates": [
+            {"template": t.template, "pass_to_fail": t.broke, "fail_to_pass": t.fixed}
+            for t in clusters.templates
+        ],
+        "without_template": {"pass_to_fail": clusters.loose[0], "fail_to_pass": clusters.loose[1]},
+        "concentrated": None if top is None else top.template,
     }
 
 
@@ -157,7 +189,13 @@ def to_text(comparison: Comparison) -> RenderableType:
         )
     )
     parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(Text(effect_line(result)))
     parts.append(_matrix(result))
+    parts.append(_power_table(result))
+    if result.verdict == "PASS":
+        parts.append(Text(f"what this PASS is worth: {result.power.plainly()}"))
+    if result.clusters.templates:
+        parts.append(_template_table(result))
     parts.extend(_notes(comparison))
     if any(o.decisions for o in result.outcomes.values()):
         parts.append(_outcome_table(comparison))
@@ -202,6 +240,59 @@ def _matrix(result: GateResult) -> Table:
 
     table.add_row("✓ pass", cell("both_pass"), cell("pass_to_fail", "b = "))
     table.add_row("✗ fail", cell("fail_to_pass", "c = "), cell("both_fail"))
+    return table
+
+
+def effect_line(result: GateResult) -> str:
+    """`effect: -3.0 points (95% CI -7.1 to +0.5), Tango's score interval · p = 0.073`."""
+    if result.effect is None:
+        return f"effect: none (no case paired) · {result.p_words}"
+    return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {result.p_words}"
+
+
+def power_rows(result: GateResult) -> list[list[str]]:
+    """[regression, BLOCK, INCONCLUSIVE, PASS] in percent, one row per regression."""
+    return [
+        [f"-{c.points:g} points", *(f"{x:.0%}" for x in (c.block, c.inconclusive, c.passes))]
+        for c in result.power.chances
+    ]
+
+
+def power_title(result: GateResult) -> str:
+    power = result.power
+    return f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping; " + (
+        f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
+        if power.smallest_blocked is not None
+        else f"no regression is blocked {power.power:.0%} of the time"
+    )
+
+
+def _power_table(result: GateResult) -> Table:
+    table = Table(title=power_title(result), title_justify="left")
+    table.add_column("true regression", no_wrap=True)
+    for verdict in ("BLOCK", "INCONCLUSIVE", "PASS"):
+        table.add_column(verdict, justify="right", no_wrap=True)
+    for row in power_rows(result):
+        table.add_row(*row)
+    return table
+
+
+def _template_table(result: GateResult) -> Table:
+    clusters = result.clusters
+    table = Table(title=f"flips per template: {clusters.words()}", title_justify="left")
+    table.add_column("template")
+    for column in ("broke", "fixed", "net"):
+        table.add_column(column, justify="right", no_wrap=True)
+    named, more = _first(clusters.templates)
+    for t in named:
+        table.add_row(literal(t.template), str(t.broke), str(t.fixed), f"{t.broke - t.fixed:+}")
+    if more:
+        table.add_row(Text(f"and {more:,} more templates", style="dim"), "", "", "")
+    if any(clusters.loose):
+        broke, fixed = clusters.loose
+        table.add_row(
+            Text("(no template)", style="dim"), str(broke), str(fixed), f"{broke - fixed:+}"
+        )
     return table
 
 
@@ -333,6 +424,10 @@ def _histogram(red_by_wrong: dict[int, int]) -> str:
 # --------------------------------------------------------------------------- markdown
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def to_markdown(comparison: Comparison) -> str:
     result = comparison.result
     icon = {"PASS": "✅", "BLOCK": "⛔", "INCONCLUSIVE": "⚠️", "INVALID": "🚫"}[result.verdict]
@@ -345,12 +440,43 @@ def to_markdown(comparison: Comparison) -> str:
         "",
         f"Gate: {_md(describe(comparison.spec))}",
         "",
+        f"{_sentence(_md(effect_line(result)))}",
+        "",
         "| baseline \\ candidate | ✓ pass | ✗ fail |",
         "|---|---:|---:|",
         f"| ✓ pass | {result.cells['both_pass']:,} | **b = {result.b:,}** |",
         f"| ✗ fail | **c = {result.c:,}** | {result.cells['both_fail']:,} |",
         "",
     ]
+    lines += [
+        f"**{_sentence(_md(power_title(result)))}**",
+        "",
+        "| true regression | BLOCK | INCONCLUSIVE | PASS |",
+        "|---|---:|---:|---:|",
+        *(f"| {' | '.join(row)} |" for row in power_rows(result)),
+        "",
+    ]
+    if result.verdict == "PASS":
+        lines += [f"What this PASS is worth: {_md(result.power.plainly())}.", ""]
+    clusters = result.clusters
+    if clusters.templates:
+        templates, hidden = _first(clusters.templates)
+        lines += [
+            f"<details><summary>Flips per template: {_md(clusters.words())}</summary>",
+            "",
+            "| template | broke | fixed | net |",
+            "|---|---:|---:|---:|",
+            *(
+                f"| {_md(t.template)} | {t.broke} | {t.fixed} | {t.broke - t.fixed:+} |"
+                for t in templates
+            ),
+        ]
+        if hidden:
+            lines.append(f"| and {hidden:,} more templates | | | |")
+        if any(clusters.loose):
+            broke, fixed = clusters.loose
+            lines.append(f"| (no template) | {broke} | {fixed} | {broke - fixed:+} |")
+        lines += ["", "</details>", ""]
     runs = " → ".join(markdown_code(comparison.run(arm).run_id) for arm in ARMS)
     lines.append(f"Runs: {runs}")
     lines.append("")

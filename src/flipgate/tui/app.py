@@ -23,7 +23,7 @@ from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import load_workspace
+from flipgate.core.runs.workspace import find_repeats, load_workspace
 from flipgate.core.suite.audit import SuiteAudit, audit
 from flipgate.core.suite.manifest import MANIFEST, load_retirements
 from flipgate.core.suite.workspace import SuiteInputs
@@ -41,7 +41,7 @@ from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
-from flipgate.tui.session import LoadedRuns, Sources, find_repeats, load_runs
+from flipgate.tui.session import LoadedRuns, Sources, load_runs
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 # Inside an installed wheel, else at the top of the source tree.

@@ -56,6 +56,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("load-reruns", "l", "load_reruns", "Load reruns", "overview", palette=True),
     KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True),
     KeyBinding("flaky-list", "f", "flaky_list", "Flaky list", "overview", palette=True),
+    KeyBinding("calibrate", "k", "calibrate", "Calibrate", "overview", palette=True),
     KeyBinding(
         "suite-health", "h", "suite_health", "Suite health", "overview", show=False, palette=True
     ),
@@ -123,6 +124,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
     KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
     KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+    # calibration
+    KeyBinding("calibration-write", "w", "write", "Write proposal", "calibration"),
+    KeyBinding("calibration-back", "escape", "back", "Back", "calibration"),
     # candidates (a campaign workspace)
     KeyBinding("candidates-open", "enter", "select_cursor", "Open overview", "candidates"),
     KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign"),
@@ -149,6 +153,7 @@ WHERE = {
     "decision": "signed decision",
     "flaky": "flaky list",
     "flaky-form": "flaky entry form",
+    "calibration": "calibration",
     "candidates": "candidates",
     "campaign": "a candidate's overview",
 }

@@ -20,12 +20,13 @@ from flipgate.core.gate.spec import load_spec
 from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, load_campaign_runs
 from flipgate.core.rank.ranking import rank
 from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_repeats
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.bindings import Keymap, bindings_for
 from flipgate.tui.messages import CandidateCompared, LoadFailed, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from flipgate.tui.session import Sources, find_repeats
+from flipgate.tui.session import Sources
 
 
 def candidate_sources(campaign: Campaign, candidate: Path) -> Sources:

@@ -9,7 +9,6 @@ from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
 
-REPEATS_FOLDER = "baseline-repeats"  # identical baseline runs, for triage and flaky curation
 RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results
 
 
@@ -39,12 +38,6 @@ class Sources:
         folder = self.plan_folder / RERUNS_FOLDER
         pair = (folder / "baseline", folder / "candidate")
         return pair if all(path.exists() for path in pair) else None
-
-
-def find_repeats(workspace: Path) -> tuple[Path, ...]:
-    """The runs under WORKSPACE/baseline-repeats/, in name order."""
-    folder = workspace / REPEATS_FOLDER
-    return tuple(sorted(p for p in folder.iterdir() if p.is_dir())) if folder.is_dir() else ()
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ def _ordered(runs: Sequence[Run]) -> list[Run]:
     return list(runs)
 
 
-def _identical(runs: Sequence[Run], *, at_least: int) -> list[Run]:
+def identical_runs(runs: Sequence[Run], *, at_least: int) -> list[Run]:
     """The runs in order, refused unless they measured the same system (same key)."""
     if len(runs) < at_least:
         where = runs[0].path if runs else Path(".")
@@ -206,7 +206,7 @@ def _record_json(record: FlipRecord) -> dict[str, Any]:
 
 def propose(runs: list[Run], spec: GateSpec, flaky: FlakyList, owner: str | None) -> Proposal:
     """Entries for the cases that flipped between identical runs of one baseline."""
-    ordered = _identical(runs, at_least=2)
+    ordered = identical_runs(runs, at_least=2)
     flipped = [r for r in flip_records(ordered, spec) if r.flips]
     listed = flaky.cases
     new = sorted(
@@ -313,7 +313,7 @@ def review(
     flipped_in_run: frozenset[str] = frozenset(),
 ) -> CheckReport:
     """Flag each entry against identical baseline `runs` (plus `suite`: other runs of the suite)."""
-    ordered = _identical(runs, at_least=1)
+    ordered = identical_runs(runs, at_least=1)
     records = {r.case: r for r in flip_records(ordered, spec)}
     everything = [*ordered, *suite]
     known, safety = suite_cases(everything), safety_cases(everything)

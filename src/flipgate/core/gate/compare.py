@@ -19,12 +19,12 @@ from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, Judged
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.gate.stats import ClusterReading, Effect, FlipRule, Power, effect, gate_power
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, Arm, GateRule, Verdict
@@ -51,6 +51,9 @@ class GateResult(Evidence):
     spec_digest: str
     flaky_digest: str
     runs: dict[str, str]  # arm -> run_id
+    effect: Effect | None  # (c - b) / n in points and its interval; None when nothing paired
+    power: Power  # what the gate could see on these cases, at this flip share
+    clusters: ClusterReading  # the flips per template, and p read by case and by template
     warnings: tuple[str, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
@@ -156,9 +159,12 @@ def compare(
         retired=retired,
     )
     rule_set = spec.set_rule(candidate.suite)
+    clusters = pairing.clusters
+    by_template = spec.clusters == "template"  # SPEC 3.5: the significance rule counts templates
     found = Evidence(
         cells=pairing.cells,
-        p=mcnemar_p(pairing.cells["pass_to_fail"], pairing.cells["fail_to_pass"]),
+        p=clusters.p_by_template if by_template else clusters.p_by_case,
+        p_by="template" if by_template else "case",
         alpha=spec.alpha,
         margin=rule_set.margin,
         flip_cap=rule_set.flip_cap,
@@ -190,7 +196,15 @@ def compare(
         spec_digest=spec.digest,
         flaky_digest=flaky.digest,
         runs={"baseline": baseline.run_id, "candidate": candidate.run_id},
-        warnings=evidence.warnings(judged),
+        effect=effect(found.b, found.c, sum(found.cells.values())),
+        power=gate_power(
+            found.b,
+            found.c,
+            sum(found.cells.values()),
+            FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap),
+        ),
+        clusters=clusters,
+        warnings=(*evidence.warnings(judged), *clusters.warnings(spec.alpha)),
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
 from flipgate.core.vocab import CELLS, FLIPS
 
 
@@ -22,6 +23,7 @@ class Pairing:
     unpaired: tuple[tuple[str, str], ...]  # (case, why)
     flaky_flipped: tuple[str, ...]  # listed cases that flipped, left out of b and c
     flaky_unknown: tuple[str, ...]  # listed cases that are in neither run
+    clusters: ClusterReading  # the counted flips per template, read by case and by template
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped, left out of b and c
 
 
@@ -65,7 +67,7 @@ def pair(
     ).sort("case")
 
     # The few columns the counts need, before filtering: `cases` is wide, with list columns.
-    counted = cases.select("case", "cell", "listed", "retired").filter(
+    counted = cases.select("case", "cell", "listed", "retired", "template").filter(
         pl.col("cell").is_not_null() & ~pl.col("listed") & ~pl.col("retired")
     )
     cells: dict[str, int] = dict.fromkeys(CELLS, 0)
@@ -88,4 +90,18 @@ def pair(
         flaky_unknown=tuple(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),
+        clusters=_clusters(flips),
     )
+
+
+def _clusters(flips: pl.DataFrame) -> ClusterReading:
+    """The counted flips per template; a case without a template is a cluster of its own."""
+    broke = pl.col("cell") == "pass_to_fail"
+    per_template = flips.group_by("template").agg(broke=broke.sum(), fixed=(~broke).sum())
+    templates, loose = [], (0, 0)
+    for template, n_broke, n_fixed in per_template.iter_rows():
+        if template is None:
+            loose = (n_broke, n_fixed)
+        else:
+            templates.append(TemplateFlips(template, n_broke, n_fixed))
+    return read_clusters(templates, loose)

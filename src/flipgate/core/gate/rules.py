@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.vocab import GATE_RULES, GateRule, Verdict
@@ -26,6 +27,7 @@ class Evidence:
 
     cells: dict[str, int]
     p: float
+    p_by: Literal["case", "template"]  # what p counted: cases, or each template once
     alpha: float
     margin: int
     flip_cap: int
@@ -44,6 +46,11 @@ class Evidence:
     @property
     def net(self) -> int:
         return self.b - self.c
+
+    @property
+    def p_words(self) -> str:
+        """`p = 0.073`, or `p = 0.250 by template` when the rule counted templates."""
+        return f"p = {format_p(self.p)}" + (" by template" if self.p_by == "template" else "")
 
     @property
     def flips(self) -> str:
@@ -67,7 +74,7 @@ def _invalid(e: Evidence) -> str | None:
 def _significance(e: Evidence) -> str | None:
     if e.p > e.alpha:
         return None
-    return f"{e.flips}; p = {format_p(e.p)} <= {e.alpha:g}"
+    return f"{e.flips}; {e.p_words} <= {e.alpha:g}"
 
 
 def _outcome_limit(e: Evidence) -> str | None:
@@ -84,7 +91,7 @@ def _undecided(e: Evidence) -> str:
     why = (
         f"net {e.net} > margin {e.margin}" if e.net > e.margin else f"{e.b} > flip cap {e.flip_cap}"
     )
-    return f"{e.flips}; p = {format_p(e.p)} > {e.alpha:g}, but {why}"
+    return f"{e.flips}; {e.p_words} > {e.alpha:g}, but {why}"
 
 
 def _nothing(e: Evidence) -> tuple[str, ...]:

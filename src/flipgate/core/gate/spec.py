@@ -16,6 +16,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.vocab import AGGREGATES, PRICED_OUTCOMES, WRONG_OUTCOMES, Aggregate
 
+Clusters = Literal["none", "template"]
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 
@@ -26,6 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "infra": {"max_share": 0.05},
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
+    "clusters": "none",
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -65,6 +67,7 @@ class GateSpec:
     prices: dict[str, float]
     limits: OutcomeLimits
     fail_on: frozenset[str]
+    clusters: Clusters = "none"  # `template`: the significance rule counts each template once
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -189,6 +192,10 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             f"must be a list drawn from {', '.join(WRONG_OUTCOMES)}, not {fail_on!r}",
         )
 
+    clusters = data["clusters"]
+    if clusters not in ("none", "template"):
+        raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
+
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
         sets=sets,
@@ -202,6 +209,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         prices=prices,
         limits=OutcomeLimits(fn_max, tuple(rules), share),
         fail_on=frozenset(fail_on),
+        clusters="template" if clusters == "template" else "none",
         digest=digest,
         source=path,
     )

@@ -19,6 +19,15 @@ class Workspace:
     flaky: Path | None
 
 
+REPEATS_FOLDER = "baseline-repeats"  # a workspace's identical baseline runs
+
+
+def find_repeats(workspace: Path) -> tuple[Path, ...]:
+    """The runs under WORKSPACE/baseline-repeats/, in name order."""
+    folder = workspace / REPEATS_FOLDER
+    return tuple(sorted(p for p in folder.iterdir() if p.is_dir())) if folder.is_dir() else ()
+
+
 def is_workspace(path: Path) -> bool:
     return path.is_dir() and (path / "baseline").exists() and (path / "candidate").exists()
 

@@ -20,12 +20,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from flipgate.core.rank.ranking import Ranking, plural
-from flipgate.present.ranking import COLUMNS, summary_lines, table_rows
+from flipgate.present.ranking import COLUMNS, LABEL_WORDS, summary_lines, table_rows
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.widgets.key_bar import KeyBar
-
-INCUMBENT_ROW = "incumbent"  # the table's last row; every candidate is compared with it
 
 
 class CandidateTable(DataTable[Text | str]):
@@ -123,24 +121,21 @@ class CandidatesScreen(Screen[None]):
             Text(mean, justify="right"),
             Text(key, justify="right"),
             *rest,
-            key=INCUMBENT_ROW,
-        )
+        )  # keyless: the row keys are the candidates' names, and one may be "incumbent"
         table.move_cursor(row=cursor)
 
         summary = Text()
         clears = theme.success if self.ranking.clears else theme.error
-        for i, (heading, words) in enumerate(summary_lines(self.ranking)):
-            summary.append("\n" if i else "")
-            summary.append(f"{heading}: ", f"bold {clears}" if i == 2 else "bold")
-            summary.append_text(literal(words))
+        for heading, words in summary_lines(self.ranking):
+            style = f"bold {clears}" if heading == LABEL_WORDS["clears"] else "bold"
+            summary.append_text(Text.assemble((f"{heading}: ", style), literal(words), "\n"))
+        summary.rstrip()
         self.query_one("#summary", Static).update(summary)
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
-        self.open_candidate(str(event.row_key.value))
-
-    def open_candidate(self, name: str) -> None:
-        if name == INCUMBENT_ROW:
+        name = event.row_key.value
+        if name is None:  # the incumbent's row
             self.notify(
                 "The incumbent is what every candidate is compared with: choose a candidate.",
                 title="candidates",

@@ -29,6 +29,7 @@ from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested
+from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.screens.suite import SuiteScreen
@@ -42,6 +43,7 @@ from flipgate.tui.widgets import (
     LeftOutPanel,
     OutcomesPanel,
     Panel,
+    PowerPanel,
     ReconciliationPanel,
     TitleBar,
     VerdictBanner,
@@ -149,7 +151,8 @@ class OverviewScreen(Screen[None]):
                 yield EscalationPanel(comparison, id="escalation")
             with Horizontal(classes="row"):
                 yield FlipMatrix(comparison, id="matrix")
-                yield KeyDiff(comparison, id="key")
+                yield PowerPanel(comparison, id="power")
+            yield KeyDiff(comparison, id="key")
             with Horizontal(classes="row"):
                 yield OutcomesPanel(comparison, id="outcomes")
                 # Pass/fail runs have no decisions to reconcile: one panel says so, full width.
@@ -268,6 +271,19 @@ class OverviewScreen(Screen[None]):
             comparison.spec,
         )
         self.app.push_screen(screen, lambda _: self.post_message(RegateRequested(comparison)))
+
+    def action_calibrate(self) -> None:
+        """Gate the baseline against its identical repeats; propose a margin and a flip cap."""
+        comparison = self.comparison
+        self.app.push_screen(
+            CalibrationScreen(
+                [comparison.baseline, *self.repeats],
+                comparison.spec,
+                comparison.flaky,
+                self.sources.gate,
+                self.plan_folder,
+            )
+        )
 
     def action_suite_health(self) -> None:
         """The suite-health screen of the workspace's suite.yaml (seed 002)."""

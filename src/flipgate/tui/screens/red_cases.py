@@ -63,7 +63,20 @@ class RedCasesScreen(Screen[None]):
             header.append(" (reversed)", "dim")
         if shown == 0:
             header.append("   nothing matches: x clears the filters, esc the search", "dim")
+        if self.case_query.template is not None:
+            header.append_text(self._template_flips(self.case_query.template))
         return header
+
+    def _template_flips(self, template: str) -> Text:
+        """What the template's clones did together, beside both readings of p."""
+        clusters = self.comparison.result.clusters
+        mine = next((t for t in clusters.templates if t.template == template), None)
+        broke, fixed = (mine.broke, mine.fixed) if mine else (0, 0)
+        line = Text(f"\n{broke} broke, {fixed} fixed here (net {broke - fixed:+})")
+        if mine is not None and mine is clusters.concentrated:
+            line.append(" ⚠ clones flip together", "bold")
+        line.append(f" · {clusters.words()}", "dim")
+        return line
 
     def _show(self, keep: str | None = None) -> None:
         """Show the cases of the current query, the cursor on `keep` when it is still shown."""

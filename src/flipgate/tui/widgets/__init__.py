@@ -6,6 +6,7 @@ from flipgate.tui.widgets.key_diff import KeyDiff
 from flipgate.tui.widgets.left_out import InfraPanel, LeftOutPanel
 from flipgate.tui.widgets.outcomes import OutcomesPanel, ReconciliationPanel
 from flipgate.tui.widgets.panel import Panel
+from flipgate.tui.widgets.power import PowerPanel
 from flipgate.tui.widgets.title import TitleBar
 from flipgate.tui.widgets.verdict import VerdictBanner
 
@@ -17,6 +18,7 @@ __all__ = [
     "LeftOutPanel",
     "OutcomesPanel",
     "Panel",
+    "PowerPanel",
     "ReconciliationPanel",
     "TitleBar",
     "VerdictBanner",

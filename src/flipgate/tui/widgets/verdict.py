@@ -8,12 +8,20 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.spec import describe
+from flipgate.core.gate.stats import Effect
 from flipgate.present.report import found
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
 SAFETY_SHOWN = 12  # failed safety cases named in the banner; the red-case table holds them all
 BANNER_WORDS = {"outcome_limit": "limit breached"}  # where the banner words it otherwise
+
+
+def _effect(effect: Effect | None) -> str:
+    """`-3.0 pts [-7.1, +0.5]`: the paired change in pass rate and its 95% interval."""
+    if effect is None:
+        return "—"
+    return f"{effect.points:+.1f} pts [{effect.low:+.1f}, {effect.high:+.1f}]"
 
 
 class VerdictBanner(Panel):
@@ -45,12 +53,16 @@ class VerdictBanner(Panel):
             ("margin", str(result.margin), ""),
             ("flip cap", str(result.flip_cap), ""),
             ("alpha", f"{result.alpha:g}", ""),
-            ("p", format_p(result.p), ""),
+            ("p" + (" by template" if result.p_by == "template" else ""), format_p(result.p), ""),
+            ("effect", _effect(result.effect), ""),
         ):
             numbers.append(f"{name} ", self.style("muted"))
             numbers.append(value, self.style(style) if style else "")
             numbers.append("   ")
         lines.append(numbers)
+        if result.verdict == "PASS":  # what a pass is worth, before anyone reads it as safe
+            worth = Text("what this PASS is worth: ", self.style("label"))
+            lines.append(worth.append(result.power.plainly(), self.style("warn")))
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
         warn = self.style("warn")

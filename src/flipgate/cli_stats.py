@@ -1,0 +1,321 @@
+"""`flipgate power` and `flipgate calibrate`: what a gate can see, and a gate set from the noise.
+
+    flipgate power [--cases N] [--flip-share F] [--regression POINTS ...] [--target POWER]
+                   [--pass-rate P] [--gate FILE] [--suite full|smoke]
+                   [--unpaired PASSES/N PASSES/N] [--threshold RATE] [--case-rate P --reps K]
+                   [--format text|json]
+    flipgate calibrate RUN RUN [RUN ...] | --workspace DIR  [--gate FILE] [--flaky FILE]
+                   [--out FILE] [--format text|json]
+
+Exit codes: 0 done, 2 bad usage or bad input (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from flipgate.core.curation.calibrate import (
+    calibrate,
+    free_name,
+    proposed_spec,
+    write_proposed,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import load_spec
+from flipgate.core.gate.stats import (
+    POWER,
+    REGRESSIONS,
+    FlipRule,
+    below_threshold,
+    collapsed_pass,
+    paired_cases_needed,
+    smallest_blocked,
+    unpaired_cases_needed,
+    unpaired_p,
+    verdict_chances,
+)
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_repeats, is_workspace, load_workspace
+from flipgate.present.calibration import calibration_report
+from flipgate.present.report import json_text
+from flipgate.present.text import literal
+
+# Seed 001's worked example: 200 cases, 12 of them flipped, a 92% suite.
+DEFAULT_CASES, DEFAULT_FLIP_SHARE, DEFAULT_PASS_RATE = 200, 0.06, 0.92
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _share(text: str) -> float:
+    """A share given as 0.06 or 6%."""
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a share: {text!r} (try 0.06 or 6%)") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a share lies between 0 and 1, not {text!r}")
+    return value
+
+
+def _counts(text: str) -> tuple[int, int]:
+    """`184/200`: passes of cases."""
+    passes, sep, cases = text.partition("/")
+    if not sep or not passes.isdigit() or not cases.isdigit() or int(cases) == 0:
+        raise argparse.ArgumentTypeError(f"expected PASSES/CASES such as 184/200, not {text!r}")
+    if int(passes) > int(cases):
+        raise argparse.ArgumentTypeError(f"more passes than cases in {text!r}")
+    return int(passes), int(cases)
+
+
+# --------------------------------------------------------------------------- power
+
+
+def power_figures(args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure `flipgate power` prints, as the JSON it prints with `--format json`."""
+    spec = load_spec(args.gate)
+    set_rule = spec.set_rule(args.suite)
+    rule = FlipRule(spec.alpha, set_rule.margin, set_rule.flip_cap)
+    cases, share, target = args.cases, args.flip_share, args.target
+    regressions = args.regression or list(REGRESSIONS)
+    figures: dict[str, Any] = {
+        "rule": {"alpha": rule.alpha, "margin": rule.margin, "flip_cap": rule.flip_cap},
+        "suite": args.suite,
+        "cases": cases,
+        "flip_share": share,
+        "target": target,
+        "chances": [verdict_chances(cases, share, d, rule).to_json() for d in regressions],
+        "smallest_blocked": smallest_blocked(cases, share, rule, target),
+        "cases_needed": [
+            {
+                "points": d,
+                "paired": paired_cases_needed(share, d, rule, target),
+                "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, rule.alpha, target),
+                "unpaired_one_sided": unpaired_cases_needed(
+                    args.pass_rate, d, rule.alpha, target, sides=1
+                ),
+            }
+            for d in regressions
+        ],
+        "pass_rate": args.pass_rate,
+    }
+    if args.unpaired:
+        (a, n_a), (b, n_b) = args.unpaired
+        figures["unpaired"] = {
+            "baseline": [a, n_a],
+            "candidate": [b, n_b],
+            "points": 100 * (b / n_b - a / n_a),
+            "p_two_sided": unpaired_p(a, n_a, b, n_b),
+        }
+    if args.threshold is not None:
+        figures["threshold"] = {
+            "threshold": args.threshold,
+            "pass_rate": args.pass_rate,
+            "cases": cases,
+            "below": below_threshold(cases, args.pass_rate, args.threshold),
+        }
+    if args.case_rate is not None:
+        figures["repetitions"] = {
+            "case_rate": args.case_rate,
+            "reps": args.reps,
+            **{
+                rule: collapsed_pass(args.case_rate, args.reps, rule)
+                for rule in ("majority", "all", "any")
+            },
+        }
+    return figures
+
+
+def cmd_power(args: argparse.Namespace) -> int:
+    if args.reps < 1:
+        raise InputError(Path("--reps"), "at least one repetition")
+    if args.cases < 1:
+        raise InputError(Path("--cases"), "at least one case")
+    figures = power_figures(args)
+    if args.format == "json":
+        print(json_text(figures))
+        return 0
+    console = _console()
+    rule = figures["rule"]
+    table = Table(
+        title=(
+            f"the paired gate on {figures['cases']:,} cases, {figures['flip_share']:.1%} flipping "
+            f"(alpha {rule['alpha']:g}, margin {rule['margin']}, flip cap {rule['flip_cap']}, "
+            f"suite {figures['suite']})"
+        ),
+        title_justify="left",
+    )
+    table.add_column("true regression", no_wrap=True)
+    for verdict in ("BLOCK", "INCONCLUSIVE", "PASS"):
+        table.add_column(verdict, justify="right")
+    for chance in figures["chances"]:
+        table.add_row(
+            f"-{chance['points']:g} points",
+            *(f"{chance[v]:.1%}" for v in ("block", "inconclusive", "pass")),
+        )
+    console.print(table)
+    target = figures["target"]
+    smallest = figures["smallest_blocked"]
+    console.print(
+        f"blocked {target:.0%} of the time: a regression of {smallest:g} points or more"
+        if smallest is not None
+        else f"no regression is blocked {target:.0%} of the time on {figures['cases']} cases"
+    )
+    needed = Table(
+        title=(
+            f"cases needed to block {target:.0%} of the time (paired at "
+            f"{figures['flip_share']:.1%} flipping; two separate samples at a "
+            f"{figures['pass_rate']:.0%} pass rate)"
+        ),
+        title_justify="left",
+    )
+    for column in ("regression", "paired", "unpaired, two-sided", "unpaired, one-sided"):
+        needed.add_column(column, justify="right", no_wrap=True)
+    for row in figures["cases_needed"]:
+        needed.add_row(
+            f"-{row['points']:g} points",
+            f"{row['paired']:,}" if row["paired"] is not None else "over 10,000,000",
+            f"{row['unpaired_two_sided']:,} per version",
+            f"{row['unpaired_one_sided']:,} per version",
+        )
+    console.print(needed)
+    if "unpaired" in figures:
+        u = figures["unpaired"]
+        console.print(
+            f"read as two separate samples, {u['baseline'][0]}/{u['baseline'][1]} against "
+            f"{u['candidate'][0]}/{u['candidate'][1]} is {u['points']:+.1f} points, two-sided "
+            f"p {u['p_two_sided']:.2f} (pooled two-proportion z test)"
+        )
+    if "threshold" in figures:
+        t = figures["threshold"]
+        console.print(
+            f"a fixed threshold of {t['threshold']:.0%} on a suite that truly passes "
+            f"{t['pass_rate']:.0%} of {t['cases']:,} cases fails a run that changed nothing "
+            f"{t['below']:.1%} of the time"
+        )
+    if "repetitions" in figures:
+        r = figures["repetitions"]
+        console.print(
+            f"a case that passes {r['case_rate']:.0%} of its runs, over {r['reps']} repetitions: "
+            f"passes a majority {r['majority']:.3f}, all of them {r['all']:.3f}, at least one "
+            f"(rerunning until green) {r['any']:.3f}"
+        )
+    return 0
+
+
+# --------------------------------------------------------------------------- calibrate
+
+
+def _calibration_inputs(args: argparse.Namespace) -> tuple[list[Path], Path | None, Path | None]:
+    """The identical runs, the gate spec and the flaky list, from RUN ... or a workspace."""
+    paths = [Path(p) for p in args.runs]
+    workspace = Path(args.workspace) if args.workspace else None
+    if len(paths) == 1 and is_workspace(paths[0]) and workspace is None:
+        workspace, paths = paths[0], []
+    gate, flaky = args.gate, args.flaky
+    if workspace is not None:
+        found = load_workspace(workspace)
+        paths = paths or [found.baseline, *find_repeats(workspace)]
+        gate = gate or found.gate
+        flaky = flaky or found.flaky
+    if len(paths) < 2:
+        where = workspace or (paths[0] if paths else Path("."))
+        raise InputError(
+            where,
+            "give two or more identical baseline runs (or a workspace with baseline-repeats/)",
+        )
+    return paths, gate, flaky
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    paths, gate, flaky_path = _calibration_inputs(args)
+    spec = load_spec(gate)
+    flaky = load_flaky(flaky_path)
+    runs = [load_run(path) for path in paths]
+    calibration = calibrate(runs, spec, flaky)
+    folder = gate.parent if gate is not None else Path(".")
+    target = Path(args.out) if args.out else free_name(folder)
+    write_proposed(proposed_spec(calibration, gate, date.today()), target, gate)
+    if args.format == "json":
+        print(json_text({**calibration.to_json(), "written": str(target)}))
+    else:
+        console = _console()
+        console.print(calibration_report(calibration))
+        console.print(literal(f"proposed spec written to {target} (gate.yaml is untouched)"))
+    return 0
+
+
+# --------------------------------------------------------------------------- parsers
+
+
+def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    power = sub.add_parser(
+        "power",
+        help="what a gate can see: each verdict's chances for a regression, and the cases needed",
+        description="The exact chances of BLOCK, INCONCLUSIVE and PASS under the gate's own "
+        "rule for a true regression, the smallest regression blocked, and the cases a paired "
+        "gate needs beside two separate samples. Defaults: seed 001's worked example.",
+    )
+    power.add_argument("--cases", type=int, default=DEFAULT_CASES, help="paired cases (200)")
+    power.add_argument(
+        "--flip-share",
+        type=_share,
+        default=DEFAULT_FLIP_SHARE,
+        help="share of cases that flip either way with no regression (0.06)",
+    )
+    power.add_argument(
+        "--regression",
+        type=float,
+        action="append",
+        metavar="POINTS",
+        help="a true drop in pass rate, in points (repeatable; default 1 2 3 5)",
+    )
+    power.add_argument("--target", type=_share, default=POWER, help="power wanted (0.8)")
+    power.add_argument(
+        "--pass-rate",
+        type=_share,
+        default=DEFAULT_PASS_RATE,
+        help="the suite's pass rate, for the unpaired figures (0.92)",
+    )
+    power.add_argument("--gate", type=Path, help="gate spec (default: the spec's defaults)")
+    power.add_argument("--suite", choices=("full", "smoke"), default="full")
+    power.add_argument(
+        "--unpaired",
+        type=_counts,
+        nargs=2,
+        metavar="PASSES/N",
+        help="two pass counts read as separate samples, e.g. 184/200 176/200",
+    )
+    power.add_argument(
+        "--threshold", type=_share, help="a fixed pass-rate threshold to price (e.g. 0.90)"
+    )
+    power.add_argument(
+        "--case-rate", type=_share, help="one case's pass rate, collapsed over --reps"
+    )
+    power.add_argument("--reps", type=int, default=3, help="repetitions per case (3)")
+    power.add_argument("--format", choices=("text", "json"), default="text")
+    power.set_defaults(handler=cmd_power)
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="gate identical baseline runs against each other; propose a margin and flip cap",
+    )
+    cal.add_argument("runs", nargs="*", metavar="RUN", help="two or more identical baseline runs")
+    cal.add_argument("--workspace", type=Path, help="its baseline and baseline-repeats/")
+    cal.add_argument("--gate", type=Path, help="the current gate spec")
+    cal.add_argument("--flaky", type=Path, help="the current flaky list")
+    cal.add_argument(
+        "--out",
+        type=Path,
+        help="where the proposal goes (default: gate.calibrated.yaml beside gate.yaml); never an existing file",
+    )
+    cal.add_argument("--format", choices=("text", "json"), default="text")
+    cal.set_defaults(handler=cmd_calibrate)

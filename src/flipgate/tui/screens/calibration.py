@@ -1,0 +1,112 @@
+"""The gate calibrated from identical baseline runs (the workspace's `baseline-repeats/`): every
+pair's flips, how often the current spec cried wolf on them, and a proposed margin and flip cap
+that `w` writes to a new file beside gate.yaml, never over it.
+
+The pairs are gated in a thread worker; `flipgate.core.curation.calibrate` does all the counting.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from flipgate.core.curation.calibrate import (
+    Calibration,
+    calibrate,
+    free_name,
+    proposed_spec,
+    write_proposed,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.spec import GateSpec
+from flipgate.core.runs.model import Run
+from flipgate.core.runs.workspace import REPEATS_FOLDER
+from flipgate.present.calibration import calibration_report
+from flipgate.tui.bindings import bindings_for
+from flipgate.tui.format import literal
+from flipgate.tui.widgets.key_bar import KeyBar
+
+
+class CalibrationScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("calibration")
+    DEFAULT_CSS = """
+    CalibrationScreen #calibration-header { height: auto; padding: 0 1; background: $boost; }
+    CalibrationScreen VerticalScroll { padding: 0 1; }
+    """
+
+    def __init__(
+        self,
+        runs: list[Run],
+        spec: GateSpec,
+        flaky: FlakyList,
+        gate: Path | None,
+        folder: Path,
+    ) -> None:
+        super().__init__()
+        self.runs, self.spec, self.flaky = runs, spec, flaky
+        self.gate, self.folder = gate, folder
+        self.calibration: Calibration | None = None
+
+    def compose(self) -> ComposeResult:
+        header = Text("Calibration  ", style="bold")
+        header.append("identical baseline runs gated against each other: every flip is noise")
+        yield Static(header, id="calibration-header")
+        with VerticalScroll():
+            yield Static(id="calibration-body")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        body = self.query_one("#calibration-body", Static)
+        if len(self.runs) < 2:
+            body.update(
+                literal(
+                    f"No identical baseline runs to compare: put them in {self.folder / REPEATS_FOLDER}/ "
+                    "or open with --baseline-repeat RUN (repeatable)."
+                )
+            )
+            return
+        body.update(Text(f"gating {len(self.runs) * (len(self.runs) - 1)} pairs of runs..."))
+        self._calibrate()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _calibrate(self) -> Calibration:
+        return calibrate(self.runs, self.spec, self.flaky)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        body = self.query_one("#calibration-body", Static)
+        if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, Calibration):
+            self.calibration = event.worker.result
+            text = Text("\nw writes the proposed spec to a new file beside gate.yaml", style="dim")
+            body.update(calibration_report(self.calibration))
+            self.query_one(VerticalScroll).mount(Static(text))
+        elif event.state == WorkerState.ERROR:
+            body.update(literal(f"Not calibrated: {event.worker.error}"))
+
+    def action_write(self) -> None:
+        if self.calibration is None:
+            self.notify("Nothing to write yet.", title="calibration", severity="warning")
+            return
+        target = free_name(self.folder)
+        try:
+            text = proposed_spec(self.calibration, self.gate, date.today())
+            write_proposed(text, target, self.gate)
+        except (InputError, OSError) as error:
+            self.notify(
+                f"Not written: {error}", title="calibration", severity="error", markup=False
+            )
+            return
+        self.notify(f"Wrote {target}; gate.yaml is untouched.", title="calibration", markup=False)
+
+    def action_back(self) -> None:
+        self.dismiss()

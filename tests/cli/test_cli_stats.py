@@ -1,0 +1,136 @@
+"""`flipgate power` and `flipgate calibrate` as a user calls them, through `flipgate.cli.main`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from flipgate.cli import main
+
+SAMPLES = Path(__file__).parents[2] / "sample_runs"
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> dict:
+    assert main([*map(str, argv), "--format", "json"]) == 0
+    data: dict = json.loads(capsys.readouterr().out)
+    return data
+
+
+# --------------------------------------------------------------------------- power
+
+
+def test_power_prints_seed_001_s_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = run_json(
+        capsys,
+        "power",
+        "--regression",
+        "4",
+        "--unpaired",
+        "184/200",
+        "176/200",
+        "--threshold",
+        "90%",
+        "--case-rate",
+        "0.9",
+    )
+    assert figures["unpaired"]["p_two_sided"] == pytest.approx(0.18, abs=0.005)
+    assert figures["unpaired"]["points"] == pytest.approx(-4.0)
+    (needed,) = figures["cases_needed"]
+    assert needed["unpaired_two_sided"] == 882
+    assert needed["paired"] < needed["unpaired_one_sided"] < needed["unpaired_two_sided"]
+    assert figures["repetitions"]["majority"] == pytest.approx(0.972)
+    assert figures["repetitions"]["all"] == pytest.approx(0.729)
+
+
+def test_power_on_a_small_suite_and_a_coin_flip(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = run_json(capsys, "power", "--cases", "50", "--threshold", "0.9", "--case-rate", "0.5")
+    assert figures["threshold"]["below"] == pytest.approx(0.21, abs=0.005)
+    assert figures["repetitions"]["any"] == pytest.approx(0.875)
+    chances = figures["chances"]
+    assert [c["points"] for c in chances] == [1, 2, 3, 5]
+    assert all(c["block"] + c["inconclusive"] + c["pass"] == pytest.approx(1) for c in chances)
+    assert [c["block"] for c in chances] == sorted(c["block"] for c in chances)
+
+
+def test_power_reads_the_gate_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gate = tmp_path / "gate.yaml"
+    gate.write_text("alpha: 0.01\nsets: {smoke: {margin: 0, flip_cap: 2}}\n")
+    figures = run_json(capsys, "power", "--gate", gate, "--suite", "smoke")
+    assert figures["rule"] == {"alpha": 0.01, "margin": 0, "flip_cap": 2}
+
+
+@pytest.mark.parametrize(
+    "argv", [["--flip-share", "2"], ["--unpaired", "5/4", "1/4"], ["--cases", "0"]]
+)
+def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(["power", *argv])
+    except SystemExit as exit:  # argparse's own refusal
+        code = int(exit.code or 0)
+    assert code == 2
+
+
+# --------------------------------------------------------------------------- calibrate
+
+
+@pytest.fixture
+def agent_suite(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
+
+
+def test_calibrate_a_workspace_writes_a_new_spec_beside_gate_yaml(
+    agent_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (agent_suite / "gate.yaml").read_bytes()
+    report = run_json(capsys, "calibrate", agent_suite)
+    assert report["comparisons"] == 6  # three runs, every ordered pair
+    assert {(p["b"], p["c"]) for p in report["pairs"]} == {
+        (2, 0),
+        (1, 0),
+        (0, 2),
+        (1, 2),
+        (0, 1),
+        (2, 1),
+    }
+    assert report["largest_one_way"] == 2
+    assert report["false_block"] == 0 and report["false_inconclusive"] == 0
+    assert report["flipped"] == ["case-033", "case-104", "case-183"]  # the listed ones left out
+    written = Path(report["written"])
+    assert written == agent_suite / "gate.calibrated.yaml"
+    proposal = yaml.safe_load(written.read_text())
+    assert proposal["sets"]["full"] == report["proposed"]
+    assert report["proposed"]["flip_cap"] > report["largest_one_way"]
+    assert (agent_suite / "gate.yaml").read_bytes() == before
+    # Again: a second new file, never over the first.
+    assert (
+        Path(run_json(capsys, "calibrate", agent_suite)["written"]).name == "gate.calibrated-2.yaml"
+    )
+
+
+def test_calibrate_never_writes_over_gate_yaml(
+    agent_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gate = agent_suite / "gate.yaml"
+    before = gate.read_bytes()
+    assert main(["calibrate", str(agent_suite), "--out", str(gate)]) == 2
+    assert "never replaces the gate spec" in capsys.readouterr().err
+    assert gate.read_bytes() == before
+
+
+def test_calibrate_refuses_runs_of_different_systems(
+    agent_suite: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["calibrate", str(agent_suite / "baseline"), str(agent_suite / "candidate")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "not an identical baseline run" in err and "key.prompt" in err
+    assert not list(agent_suite.glob("gate.calibrated*"))
+
+
+def test_calibrate_needs_two_runs(agent_suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calibrate", str(agent_suite / "baseline")]) == 2
+    assert "two or more identical baseline runs" in capsys.readouterr().err

@@ -1,0 +1,99 @@
+"""Cloned cases (SPEC 3.5 with `clusters: template`), the effect and the power in a gate result."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.spec import default_spec, load_spec
+from flipgate.core.gate.stats import tango_interval
+from flipgate.core.runs.reading import load_run
+from flipgate.present.report import to_json, to_markdown
+from tests.conftest import RunWriter
+
+
+def _suite(run_writer: RunWriter, broke: dict[str, int], fixed: int, cases: int = 200) -> tuple:
+    """`broke`: template -> cases of it that break; `fixed` untemplated cases that get fixed."""
+    base, cand = [], []
+    number = 0
+
+    def add(template: str | None, before: bool, after: bool) -> None:
+        nonlocal number
+        row = {"case": f"case-{number:03d}", "rep": 0}
+        if template is not None:
+            row["template"] = template
+        base.append({**row, "passed": before})
+        cand.append({**row, "passed": after})
+        number += 1
+
+    for template, n in broke.items():
+        for _ in range(n):
+            add(template, True, False)
+    for _ in range(fixed):
+        add(None, False, True)
+    while number < cases:
+        add(f"steady-{number % 7}", True, True)
+    return (
+        load_run(run_writer("baseline", base)),
+        load_run(run_writer("candidate", cand, key={"model": "m1", "prompt": "p1"})),
+    )
+
+
+def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Path) -> None:
+    """The issue's example: by case the gate blocks; by template it cannot tell."""
+    baseline, candidate = _suite(run_writer, {"refunds": 10, "returns": 2}, fixed=2)
+    by_case = compare(baseline, candidate, default_spec()).result
+    assert (by_case.b, by_case.c) == (12, 2)
+    assert by_case.verdict == "BLOCK" and by_case.p == pytest.approx(mcnemar_p(12, 2))
+    clusters = by_case.clusters
+    assert [(t.template, t.broke, t.fixed) for t in clusters.templates] == [
+        ("refunds", 10, 0),
+        ("returns", 2, 0),
+    ]
+    assert clusters.loose == (0, 2)
+    # Nets +10, +2, -1, -1: a total of 10 or more needs +10, then 5 of the 8 signs of the rest.
+    assert clusters.p_by_template == pytest.approx(5 / 16)
+    assert clusters.concentrated is not None and clusters.concentrated.template == "refunds"
+    assert any("from template refunds" in w and "by template" in w for w in by_case.warnings)
+
+    gate = tmp_path / "gate.yaml"
+    gate.write_text("clusters: template\n")
+    by_template = compare(baseline, candidate, load_spec(gate)).result
+    assert by_template.p == clusters.p_by_template
+    assert by_template.verdict == "INCONCLUSIVE"
+    assert "by template" in by_template.summary
+    data = to_json(compare(baseline, candidate, load_spec(gate)))
+    assert data["clusters"]["by"] == "template"
+    assert data["clusters"]["templates"][0] == {
+        "template": "refunds",
+        "pass_to_fail": 10,
+        "fail_to_pass": 0,
+    }
+
+
+def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:
+    baseline, candidate = _suite(run_writer, {"a": 1, "b": 1, "c": 1}, fixed=1)
+    comparison = compare(baseline, candidate, default_spec())
+    effect = comparison.result.effect
+    assert effect is not None
+    low, high = tango_interval(3, 1, 200)
+    assert (effect.points, effect.low, effect.high) == pytest.approx((-1.0, 100 * low, 100 * high))
+    data = to_json(comparison)
+    assert data["effect"]["method"] == "tango_score"
+    assert data["effect"]["points"] == pytest.approx(-1.0)
+    assert "-1.0 points (95% CI" in to_markdown(comparison)
+
+
+def test_power_is_reported_and_a_pass_says_what_it_is_worth(run_writer: RunWriter) -> None:
+    baseline, candidate = _suite(run_writer, {"a": 1, "b": 1}, fixed=1)
+    comparison = compare(baseline, candidate, default_spec())
+    result = comparison.result
+    assert result.verdict == "PASS"
+    power = to_json(comparison)["power"]
+    assert [r["points"] for r in power["regressions"]] == [1, 2, 3, 5]
+    assert power["cases"] == 200 and power["flip_share"] == pytest.approx(3 / 200)
+    assert power["smallest_blocked"] is not None
+    assert "would have been blocked 8 times in 10" in to_markdown(comparison)
