@@ -189,7 +189,11 @@ def gate(baseline_dir: Path, candidate_dir: Path) -> dict[str, Any]:
     # inconclusive budget are off (empty list, null) in the default gate.yaml.
     if safety_failed:
         verdict, rule = "BLOCK", "safety"
-    elif drift or any(arm["share"] > INFRA_MAX_SHARE for arm in infra.values()):
+    elif (
+        drift
+        or any(arm["share"] > INFRA_MAX_SHARE for arm in infra.values())
+        or (base.cases and cand.cases and not set(base.cases) & set(cand.cases))  # no case shared
+    ):
         verdict, rule = "INVALID", "invalid"
     elif p <= ALPHA:
         verdict, rule = "BLOCK", "significance"

@@ -1031,6 +1031,9 @@ p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
 
 What to find in it:
 
+- `case-061` to `case-065`: five clones of the `refund-limit` template that broke together. The
+  report warns that the flips crowd into one template: p 0.073 counted by case, 0.250 counted by
+  template (`clusters: template` in gate.yaml would gate on the latter).
 - `case-109`: flipped because a timeout cost the candidate its majority (one pass, one fail).
 - `case-127`: the stored transcript is identical in both arms; only the judge's `policy_ok`
   differs (a grader suspect).
