@@ -193,6 +193,7 @@ def gate(baseline_dir: Path, candidate_dir: Path) -> dict[str, Any]:
         drift
         or any(arm["share"] > INFRA_MAX_SHARE for arm in infra.values())
         or set(base.cases) - set(cand.cases)  # a case deleted in the change under test
+        or (base.cases and cand.cases and not set(base.cases) & set(cand.cases))  # no case shared
     ):
         verdict, rule = "INVALID", "invalid"
     elif p <= ALPHA:

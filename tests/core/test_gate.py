@@ -183,6 +183,21 @@ def test_unpaired_cases_are_listed_never_counted(run_writer: RunWriter) -> None:
     }
 
 
+def test_a_candidate_sharing_no_case_id_with_the_baseline_is_invalid(
+    run_writer: RunWriter,
+) -> None:
+    """`case-` renamed `CASE-`, every case failing: PASS with `unpaired: 40` as the only sign."""
+    base = {f"case-{i:02}": [True] for i in range(40)}
+    cand = {f"CASE-{i:02}": [False] for i in range(40)}
+    b, c = _pair(run_writer, base, cand)
+    result = compare(b, c, default_spec()).result
+    assert (result.verdict, result.rule) == ("INVALID", "invalid")
+    assert (
+        "no case id of the candidate's 40 is one of the baseline's 40; they differ only in upper "
+        "and lower case: nothing is compared"
+    ) in result.invalid_reasons
+
+
 def test_the_same_run_id_in_both_arms_is_warned_of(run_writer: RunWriter) -> None:
     same = {"run_id": "lr-2026-11-20"}
     b, c = _pair(run_writer, {"a": [True]}, {"a": [True]}, base_manifest=same, cand_manifest=same)

@@ -79,7 +79,8 @@ def test_cases_and_flips_match_the_raw_log(ext: str) -> None:
 def test_records_map_the_sample() -> None:
     run = read_external(INSPECT / "baseline.eval")
     assert len(run.records) == 90
-    first = run.records[0]
+    first = dict(run.records[0])
+    assert [turn["role"] for turn in first.pop("messages")] == ["system", "user", "assistant"]
     assert first == {
         "case": "lr-001",
         "rep": 0,
@@ -331,6 +332,101 @@ def test_write_run_writes_nothing_on_failure(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot write"):
         write_run(broken, out)
     assert list(tmp_path.iterdir()) == []
+
+
+# --- trajectories ------------------------------------------------------------------------------
+
+AGENT = Path(__file__).parents[1] / "fixtures" / "inspect_agent"
+
+
+def test_an_agent_log_gives_each_repetition_its_trajectory() -> None:
+    """The refund agent's real logs: the candidate's prompt drops the confirmation step."""
+    baseline, candidate = (
+        read_external(AGENT / f"{arm}.eval") for arm in ("baseline", "candidate")
+    )
+    turns = candidate.records[0]["messages"]
+    assert [t["role"] for t in turns] == [
+        "system", "user", "assistant", "tool", "assistant", "tool", "assistant",
+    ]  # fmt: skip
+    call = turns[4]["tool_calls"][0]
+    assert (call["name"], call["arguments"]) == (
+        "issue_refund",
+        {"order_id": "A-1041", "amount": 180},
+    )
+    assert (turns[5]["name"], turns[5]["tool_call_id"]) == ("issue_refund", call["id"])
+    asked = baseline.records[0]["messages"][4]
+    assert asked["role"] == "assistant" and "Please confirm" in asked["content"]
+    assert candidate.records[0]["passed"] == {"confirmed_first": False, "resolved": True}
+    assert "attachment://" not in json.dumps([r["messages"] for r in baseline.records])
+
+
+def test_attachments_and_content_parts_are_resolved(tmp_path: Path) -> None:
+    messages = [
+        {"role": "system", "content": "attachment://abc"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "look"}, {"type": "image", "image": "x"}],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "reasoning", "reasoning": "hmm"}],
+            "tool_calls": [
+                {"id": "c", "function": "run", "arguments": {"code": "attachment://def"}}
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c",
+            "function": "run",
+            "content": "",
+            "error": {"message": "boom"},
+        },
+    ]
+    sample = _sample(
+        "a",
+        1,
+        messages=messages,
+        scores={"s": {"value": "C"}},
+        attachments={"abc": "the long system prompt", "def": "print(1)"},
+    )
+    (record,) = read_external(_small_log(tmp_path, [sample])).records
+    system, user, assistant, tool = record["messages"]
+    assert system == {"role": "system", "content": "the long system prompt"}
+    assert user["content"] == "look\n(image)"
+    assert assistant["content"] == "(reasoning) hmm"
+    assert assistant["tool_calls"] == [
+        {"name": "run", "arguments": {"code": "print(1)"}, "id": "c"}
+    ]
+    assert tool == {
+        "role": "tool",
+        "content": "",
+        "tool_call_id": "c",
+        "name": "run",
+        "error": "boom",
+    }
+
+
+def test_an_eval_member_is_read_whole_when_its_messages_need_attachments(tmp_path: Path) -> None:
+    """A sample's attachments follow its events: the reader that stops after the scores goes on
+    to the end only when a message points into them."""
+    sample = _sample(
+        "a",
+        1,
+        messages=[{"role": "user", "content": "attachment://abc"}],
+        output={"completion": "done"},
+        scores={"s": {"value": "C"}},
+        events=[{"event": "model", "input": ["attachment://abc"]}],
+        attachments={"abc": "the request, stored once"},
+    )
+    log = tmp_path / "small.eval"
+    with zipfile.ZipFile(LEGACY / "baseline.eval") as real:  # deflate: zipfile reads it
+        header = real.read("header.json")
+    with zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("header.json", header)
+        archive.writestr("summaries.json", json.dumps([{"id": "a", "epoch": 1}]))
+        archive.writestr("samples/a_epoch_1.json", json.dumps(sample))
+    (record,) = read_external(log).records
+    assert record["messages"] == [{"role": "user", "content": "the request, stored once"}]
 
 
 # --- hostile logs ---------------------------------------------------------------------------

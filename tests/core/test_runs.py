@@ -351,3 +351,77 @@ def test_a_parquet_rep_past_int64_is_refused(tmp_path: Path) -> None:
     )
     error = _error(_parquet_run(tmp_path, table))
     assert (error.field, error.line) == ("rep", 2)
+
+
+TURNS = [
+    {"role": "system", "content": "You are a support agent."},
+    {"role": "user", "content": "Refund order A-1"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "name": "issue_refund", "arguments": {"amount": 180}}],
+    },
+    {"role": "tool", "tool_call_id": "c1", "name": "issue_refund", "content": "queued"},
+]
+
+
+BAD_TURNS = [
+    ("hello", "messages", "list of turns"),
+    ([{"content": "no role"}], "messages[0].role", "must be one of"),
+    ([TURNS[0], {"role": "robot"}], "messages[1].role", "'robot'"),
+    ([{"role": "user", "content": 3}], "messages[0].content", "must be a string"),
+    (
+        [{"role": "assistant", "tool_calls": [{"arguments": {}}]}],
+        "messages[0].tool_calls[0].name",
+        "name",
+    ),
+    (
+        [{"role": "assistant", "tool_calls": [{"name": "f", "arguments": [1]}]}],
+        "messages[0].tool_calls[0].arguments",
+        "object",
+    ),
+    ([{"role": "tool", "tool_call_id": 5}], "messages[0].tool_call_id", "must be a string"),
+]
+
+
+@pytest.mark.parametrize(("messages", "field", "words"), BAD_TURNS)
+def test_a_bad_trajectory_names_the_turn_and_field(
+    tmp_path: Path, messages: object, field: str, words: str
+) -> None:
+    """Whichever reader finds it (the columnar one's vectorised check flags a role outside the
+    four or a call without a name; a type Arrow cannot unify sends it to the line reader), the
+    same turn and field are named."""
+    rows = [row(messages=TURNS), row(case="b", messages=messages)]
+    error = _error(_lines(tmp_path, *rows))
+    assert (error.line, error.field) == (2, field)
+    assert words in error.message
+
+
+@pytest.mark.parametrize(("messages", "field"), [(m, f) for m, f, _ in BAD_TURNS[1:3]])
+def test_a_bad_trajectory_in_parquet_names_the_row_and_field(
+    tmp_path: Path, messages: object, field: str
+) -> None:
+    rows = [json.loads(row(messages=TURNS)), json.loads(row(case="b", messages=messages))]
+    run = write_run(tmp_path / "run", rows)
+    (run / "results.jsonl").unlink()
+    pl.DataFrame(rows).write_parquet(run / "results.parquet")
+    error = _error(run)
+    assert (error.path.name, error.line, error.field) == ("results.parquet", 2, field)
+
+
+@pytest.mark.parametrize("form", ["results.jsonl", "results.parquet"])
+def test_trajectories_are_kept_as_json_text(tmp_path: Path, form: str) -> None:
+    rows = [json.loads(row(messages=TURNS)), json.loads(row(case="b"))]
+    run = write_run(tmp_path / "run", rows)
+    if form == "results.parquet":
+        (run / "results.jsonl").unlink()
+        pl.DataFrame(rows).write_parquet(run / form)
+    loaded = load_run(run)
+    stored, none = loaded.reps.sort("case")["messages"].to_list()
+    assert none is None
+    turns = json.loads(stored)
+    # a columnar reader gives every turn the union of the fields: absent ones come back as null
+    assert [{k: v for k, v in t.items() if v is not None} for t in turns][:2] == TURNS[:2]
+    assert turns[2]["tool_calls"][0]["arguments"] == {"amount": 180}
+    assert "messages" not in (loaded.reps["extra"].drop_nulls().to_list() or [""])[0]
+    assert load_run(run, lean=True).reps["messages"].null_count() == 2

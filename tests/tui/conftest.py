@@ -5,6 +5,7 @@ The app shell is built elsewhere; these tests drive the case screens on their ow
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import load_workspace
+from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
@@ -72,3 +74,67 @@ class ScreenApp(App[None]):
 @pytest.fixture(scope="session")
 def comparison() -> Comparison:
     return load_comparison(CASES_WORKSPACE)
+
+
+# --------------------------------------------------------------------------- an agent suite
+
+HOSTILE_ARG = "[bold red]A-1[/bold red]\x1b[31m"
+HOSTILE_TURN = (
+    "[link=https://evil.example]click[/link] \x1b]8;;https://evil.example\x07x\x1b]8;;\x07"
+)
+LONG_RESULT = "\n".join(f"line {i}: order history entry" for i in range(1, 41))
+
+
+def agent_turns(*, confirms: bool, amount: int = 180) -> list[dict[str, Any]]:
+    """A refund conversation; without `confirms` the agent refunds without asking."""
+
+    def call(name: str, call_id: str, **arguments: Any) -> list[dict[str, Any]]:
+        return [
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": call_id, "name": name, "arguments": arguments}
+            ]},
+            {"role": "tool", "tool_call_id": call_id, "content": f"{name} done"},
+        ]  # fmt: skip
+
+    turns = [
+        {"role": "system", "content": "You are a support agent." + (" Confirm first." if confirms else "")},
+        {"role": "user", "content": f"Refund order A-1, please. {HOSTILE_TURN}"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "name": "lookup_order", "arguments": {"order_id": HOSTILE_ARG}}
+        ]},
+        {"role": "tool", "tool_call_id": "c1", "content": LONG_RESULT},
+    ]  # fmt: skip
+    if confirms:
+        turns += [
+            {"role": "assistant", "content": f"I can refund ${amount}. Shall I go ahead?"},
+            {"role": "user", "content": "Yes please."},
+        ]
+    return [*turns, *call("issue_refund", "c2", order_id="A-1", amount=amount),
+            {"role": "assistant", "content": f"Done: ${amount} refunded."}]  # fmt: skip
+
+
+def agent_rows(confirms: tuple[bool, ...], case: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "case": case,
+            "rep": rep,
+            "passed": {"confirmed_first": ok, "resolved": True},
+            "reasons": {
+                "confirmed_first": "ok" if ok else "refunded before the customer confirmed"
+            },
+            "output": json.dumps({"refund": 180, "confirmed": ok}),
+            "messages": agent_turns(confirms=ok),
+        }
+        for rep, ok in enumerate(confirms)
+    ]
+
+
+@pytest.fixture(scope="session")
+def agent_comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
+    """Two red cases of a refund agent whose candidate skips the confirmation in reps 1 and 2."""
+    root = tmp_path_factory.mktemp("agent")
+    runs = []
+    for arm, confirms in (("baseline", (True, True, True)), ("candidate", (True, False, False))):
+        rows = agent_rows(confirms, "refund-001") + agent_rows(confirms, "refund-002")
+        runs.append(load_run(write_run(root / arm, rows, key={"prompt": arm})))
+    return compare(*runs, load_spec(None), load_flaky(None), declared_change=("prompt",))

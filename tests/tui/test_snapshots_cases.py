@@ -5,11 +5,17 @@ checks) and on the bundled samples a new user opens first."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
-from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.spec import load_spec
+from flipgate.core.runs.reading import load_run
+from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 
@@ -72,3 +78,67 @@ def test_sample_case_with_reasons_wide(snap_compare: Snap, listing_reviewer: Com
 def test_sample_checks_case_diff_narrow(snap_compare: Snap, agent_suite: Comparison) -> None:
     app = red_cases(agent_suite, filter="pass_to_fail")
     assert snap_compare(app, press=["enter", "d"], terminal_size=NARROW)
+
+
+# --------------------------------------------------------------------------- trajectories
+
+AGENT_CASES = ("refund-001", "refund-002")
+
+
+def agent_case(comparison: Comparison) -> ScreenApp:
+    return ScreenApp(lambda: CaseScreen(comparison, "refund-001", AGENT_CASES))
+
+
+def test_trajectory_wide(snap_compare: Snap, agent_comparison: Comparison) -> None:
+    assert snap_compare(agent_case(agent_comparison), terminal_size=WIDE)
+
+
+def test_trajectory_narrow(snap_compare: Snap, agent_comparison: Comparison) -> None:
+    assert snap_compare(agent_case(agent_comparison), terminal_size=NARROW)
+
+
+def test_trajectory_unfolded_turn_diff_narrow(
+    snap_compare: Snap, agent_comparison: Comparison
+) -> None:
+    app = agent_case(agent_comparison)
+    assert snap_compare(app, press=["k", "enter", "k", "k", "k", "D"], terminal_size=NARROW)
+
+
+def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
+    """The real Inspect log of a refund agent: the candidate skips the confirmation."""
+    logs = Path(__file__).parents[1] / "fixtures" / "inspect_agent"
+    comparison = compare(
+        load_run(logs / "baseline.eval"),
+        load_run(logs / "candidate.eval"),
+        load_spec(None),
+        load_flaky(None),
+        declared_change=("prompt",),
+    )
+    app = red_cases(comparison)
+    assert snap_compare(app, press=["enter"], terminal_size=WIDE)
+
+
+async def _case_open(pilot: Pilot[Any]) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("r", "enter")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    ("theme", "size"),
+    [
+        ("dark", WIDE),
+        ("dark", NARROW),
+        ("light", WIDE),
+        ("light", NARROW),
+        ("high-contrast", WIDE),
+        ("high-contrast", NARROW),
+    ],
+    ids=lambda value: value if isinstance(value, str) else f"{value[0]}x{value[1]}",
+)
+def test_sample_agent_case_in_each_theme(
+    snap_compare: Snap, theme: str, size: tuple[int, int]
+) -> None:
+    app = make_app_for_workspace(SAMPLES / "agent-suite", theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=_case_open)

@@ -5,7 +5,7 @@
     table      one row per red case, with its display text precomputed, so that filtering,
                sorting and searching are vectorised polars work on 100,000 rows
     detail     one case: its decisions and checks rule by rule across the repetitions of both
-               arms, its stored outputs, second metrics and extra fields
+               arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs as unified or side-by-side lines (difflib)
 
 Pure functions over a `Comparison`: no terminal, no textual. The app only shows what these return.
@@ -26,6 +26,7 @@ from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_na
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.text import safe, safe_column
+from flipgate.present.trajectory import Alignment, align, parse_turns
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -66,8 +67,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("safety", "safety_shown", "safety"),
     ("flaky", "flaky_shown", "flaky"),
     ("template", "template_shown", "template"),
-    ("wrong b", "base_wrong", "wrong_baseline"),
-    ("wrong c", "cand_wrong", "wrong"),
+    # wrong decisions in each arm: not the cells b and c, which count cases
+    ("base wrong", "base_wrong", "wrong_baseline"),
+    ("cand wrong", "cand_wrong", "wrong"),
     ("cost Δ", "cost_shown", "cost"),
 )
 
@@ -342,6 +344,7 @@ class RepDetail:
     infra: str | None
     passed: bool | None  # None for infra
     output: str | None
+    messages: str | None  # the trajectory as the run stores it (JSON text), parsed when shown
     metrics: dict[str, float | None]
     extra: dict[str, Any]
 
@@ -362,6 +365,18 @@ class CaseDetail:
 
     def rep(self, arm: str, index: int) -> RepDetail | None:
         return self.arms[arm][index]
+
+    @property
+    def has_trajectories(self) -> bool:
+        return any(r is not None and r.messages for reps in self.arms.values() for r in reps)
+
+    def trajectory(self, index: int) -> Alignment:
+        """Both arms' turns of repetition `index`, aligned."""
+        base, cand = (self.rep(arm, index) for arm in ARMS)
+        return align(
+            parse_turns(base.messages if base else None),
+            parse_turns(cand.messages if cand else None),
+        )
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:
@@ -406,6 +421,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
                 infra=r["infra"],
                 passed=passed[arm].get(r["rep"]),
                 output=r["output"],
+                messages=r.get("messages"),
                 metrics={m: r[m] for m in METRICS},
                 extra=_parse_extra(r["extra"]),
             )
@@ -518,7 +534,9 @@ def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, 
     """Both outputs aligned line by line, changed lines paired where difflib pairs them."""
     a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
     rows: list[DiffRow] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    # autojunk (difflib's default) leaves out lines found everywhere (`},` in long JSON), which
+    # keeps long outputs from taking minutes; it changes nothing under 200 lines
+    matcher = difflib.SequenceMatcher(a=a, b=b)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         left, right = a[i1:i2], b[j1:j2]
         for k in range(max(len(left), len(right))):

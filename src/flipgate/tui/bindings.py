@@ -105,6 +105,11 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("rep-next", "right_square_bracket,right", "next_rep", "Next rep", "case"),
     KeyBinding("rep-previous", "left_square_bracket,left", "previous_rep", "Prev rep", "case"),
     KeyBinding("diff", "d", "cycle_diff", "Diff", "case"),
+    KeyBinding("turn-next", "j", "move_turn(1)", "Next turn", "case", show=False),
+    KeyBinding("turn-previous", "k", "move_turn(-1)", "Prev turn", "case", show=False),
+    KeyBinding("turn-unfold", "enter", "unfold_turn", "Unfold turn", "case", show=False),
+    KeyBinding("turn-diff", "D", "turn_diff", "Turn diff", "case", show=False),
+    KeyBinding("turn-divergence", "g", "first_divergence", "First divergence", "case", show=False),
     # triage
     KeyBinding("triage-back", "escape", "back", "Back", "triage"),
     KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.changes import SuiteChanges
+from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
@@ -23,6 +24,7 @@ from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
+from flipgate.core.vocab import ARMS
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,24 @@ def _retirement_added(judged: Judged) -> list[str]:
     ]
 
 
+def _no_case_in_common(judged: Judged) -> list[str]:
+    """Two arms that share no case id compare nothing: `case-` renamed `CASE-` in a candidate
+    whose every case failed passed, with `unpaired: 40` as the only sign."""
+    base, cand = (
+        judged.cases.filter(pl.col(f"{PREFIX[arm]}_reps").is_not_null())["case"] for arm in ARMS
+    )
+    if base.is_empty() or cand.is_empty() or not set(base).isdisjoint(cand):
+        return []
+    folded = {case.casefold() for case in base} & {case.casefold() for case in cand}
+    hint = "; they differ only in upper and lower case" if folded else ""
+    return [
+        f"no case id of the candidate's {cand.len()} is one of the baseline's {base.len()}"
+        f"{hint}: nothing is compared"
+    ]
+
+
 INVALID_CHECKS: tuple[Callable[[Judged], list[str]], ...] = (
+    _no_case_in_common,
     _infra_share,
     _stale_baseline,
     _flaky_list_too_long,

@@ -2,7 +2,9 @@
 
 One Inspect sample (id, epoch) becomes one record (case = the id, rep = epoch - 1); each scorer
 becomes a rule. A scorer whose target and answer are both labels of the run is a labelled
-decision (`expected`/`actual`); any other scorer is a pass/fail check (`passed`).
+decision (`expected`/`actual`); any other scorer is a pass/fail check (`passed`). The sample's
+messages become the record's trajectory (`messages`), with the text Inspect moved into the
+sample's `attachments` (`attachment://<hash>`) put back in place.
 
 Inspect >= 0.3.206 compresses `.eval` members with Zstandard (zip method 93), which the stdlib
 `zipfile` reads only from Python 3.14, so those members are read raw through their local header
@@ -41,7 +43,7 @@ _DRIVE = re.compile(r"[A-Za-z]:")  # `C:/...`: absolute on Windows
 _SPACE_CHARS = " \t\n\r"
 _SPACE = re.compile(f"[{_SPACE_CHARS}]*")
 # What a record takes from a sample member, and from its summary.
-_SAMPLE_HEAD = frozenset({"id", "epoch", "target", "output", "scores", "metadata"})
+_SAMPLE_HEAD = frozenset({"id", "epoch", "target", "messages", "output", "scores", "metadata"})
 _SUMMARY_TAIL = ("model_usage", "total_time", "error")
 
 # A model call Inspect served from its cache is logged as a model event with `"cache": "read"`.
@@ -51,6 +53,7 @@ _CACHE_READ_FIELD = "flipgate:cache_read"  # what the search found, beside the s
 
 _PASSING_LETTERS = {"C": True, "I": False, "N": False}  # `P` depends on ImportOptions
 _GRADER_ROLE = "grader"  # the `model_roles` entry that grades: the judge
+ATTACHMENT = "attachment://"
 
 
 def read_eval_archive(path: Path, options: ImportOptions) -> ImportedRun:
@@ -200,7 +203,9 @@ class EvalMemberReader:
             text = self.read(info).decode("utf-8")
             fields, complete = leading_fields(text, _SAMPLE_HEAD)
             summary = None if complete else summaries.get((fields.get("id"), fields.get("epoch")))
-            if summary is None and not complete:
+            # the attachments come last, after the events: read them only when a message needs them
+            needs_attachments = ATTACHMENT in json.dumps(fields.get("messages"))
+            if not complete and (summary is None or needs_attachments):
                 fields = json.loads(text)
         except (ValueError, IndexError) as exc:
             raise InputError(
@@ -363,6 +368,9 @@ def _record(
     output = sample.get("output") or {}
     if output.get("completion") is not None:
         record["output"] = output["completion"]
+    messages = sample.get("messages")
+    if isinstance(messages, list) and messages:
+        record["messages"] = _turns(path, where, messages, sample.get("attachments") or {})
     if isinstance(sample.get("total_time"), int | float):
         record["latency_ms"] = round(sample["total_time"] * 1000)
     tokens = [usage.get("total_tokens", 0) for usage in (sample.get("model_usage") or {}).values()]
@@ -386,6 +394,68 @@ def _served_from_cache(sample: Mapping[str, Any]) -> bool:
         isinstance(event, dict) and event.get("event") == "model" and event.get("cache") == "read"
         for event in events
     )
+
+
+def _turns(
+    path: Path, where: str, messages: list[Any], attachments: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Inspect's chat messages as the turns of a run's `messages` field (SPEC §2, README)."""
+
+    def resolved(value: Any) -> Any:
+        if isinstance(value, str) and value.startswith(ATTACHMENT):
+            return attachments.get(value.removeprefix(ATTACHMENT), value)
+        if isinstance(value, dict):
+            return {k: resolved(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [resolved(v) for v in value]
+        return value
+
+    turns = []
+    for i, message in enumerate(resolved(messages)):
+        if not isinstance(message, dict):
+            raise InputError(path, "a message must be an object", field=f"{where}.messages[{i}]")
+        turn: dict[str, Any] = {
+            "role": message.get("role"),
+            "content": _text(message.get("content")),
+        }
+        calls = message.get("tool_calls") or []
+        if calls:
+            turn["tool_calls"] = [
+                {
+                    "name": call.get("function"),
+                    "arguments": call.get("arguments") or {},
+                    "id": call.get("id"),
+                }
+                for call in calls
+                if isinstance(call, dict)
+            ]
+        if message.get("role") == "tool":
+            turn["tool_call_id"] = message.get("tool_call_id")
+            turn["name"] = message.get("function")
+            error = message.get("error")
+            if error:
+                turn["error"] = (
+                    error.get("message", str(error)) if isinstance(error, dict) else str(error)
+                )
+        turns.append({k: v for k, v in turn.items() if v is not None})
+    return turns
+
+
+def _text(content: Any) -> str:
+    """A message's content as text: a string as it is; of a list of parts, the text and reasoning
+    parts, and a word for each part that is not text (an image, a file)."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    parts = []
+    for part in content if isinstance(content, list) else [content]:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            parts.append(str(part.get("text", "")))
+        elif kind == "reasoning":
+            parts.append(f"(reasoning) {part.get('reasoning', '')}")
+        else:
+            parts.append(f"({kind or 'content'})")
+    return "\n".join(parts)
 
 
 def _decisions(

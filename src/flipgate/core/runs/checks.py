@@ -21,6 +21,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import METRICS, SIDES, Frames, Labels, out_of_case_order
+from flipgate.core.runs.turns import messages_problem, turns_type_ok
 
 INT64_MAX = 2**63 - 1
 _INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
@@ -29,11 +30,16 @@ _NUMBERS = (*_INTEGERS, pl.Float32, pl.Float64)
 
 @dataclass(frozen=True)
 class Kind:
-    """A value SPEC §2 allows: as a parsed JSON value (`holds`) and as a column type (`dtypes`)."""
+    """A value SPEC §2 allows: as a parsed JSON value (`holds`) and as a column type (`dtypes`).
+
+    A nested kind (a trajectory) also says which part of a value is wrong (`problem`: the field
+    path and a sentence) and judges a whole nested column type (`column_holds`)."""
 
     word: str
     holds: Callable[[Any], bool]
     dtypes: tuple[type[pl.DataType], ...]
+    problem: Callable[[Any], tuple[str, str] | None] | None = None
+    column_holds: Callable[[pl.DataType], bool] | None = None
 
 
 TEXT = Kind("a string", lambda v: isinstance(v, str), (pl.String,))
@@ -42,6 +48,13 @@ FLAG = Kind("true/false", lambda v: isinstance(v, bool), (pl.Boolean,))
 # Python's ints are unbounded: a rep past Int64 cannot be held in the tables.
 WHOLE = Kind("a non-negative integer", lambda v: type(v) is int and v <= INT64_MAX, _INTEGERS)
 NUMBER = Kind("a number", lambda v: type(v) in (int, float), _NUMBERS)
+TURNS = Kind(
+    "a list of turns",
+    lambda v: messages_problem(v) is None,
+    (pl.List,),
+    problem=messages_problem,
+    column_holds=turns_type_ok,
+)
 
 
 @dataclass(frozen=True)
@@ -71,10 +84,11 @@ FIELDS = (
     Field("actual", LABEL, per_rule=True),
     Field("reasons", TEXT, per_rule=True),
     Field("passed", FLAG, per_rule=True),
+    Field("messages", TURNS),
 )
 KNOWN_FIELDS = frozenset(f.name for f in FIELDS)
-# What the verdict is computed from; outputs, reasons and extra fields are only shown.
-GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons"})
+# What the verdict is computed from; outputs, reasons, trajectories and extra fields are shown.
+GATE_FIELDS = frozenset(KNOWN_FIELDS - {"output", "reasons", "messages"})
 
 
 def _shown(value: Any) -> str:
@@ -93,6 +107,8 @@ def record_problem(record: Mapping[str, Any]) -> tuple[str, str] | None:
             continue
         if spec.kind.holds(value):
             continue
+        if spec.kind.problem is not None and (where := spec.kind.problem(value)) is not None:
+            return where
         if spec.per_rule and isinstance(value, dict):
             for rule, item in value.items():
                 if item is not None and not spec.kind.holds(item):
@@ -116,6 +132,10 @@ def column_problem(schema: Mapping[str, pl.DataType]) -> tuple[str, str] | None:
         dtype = schema[spec.name]
         if spec.required and dtype == pl.Null:  # null on every line
             return spec.name, "required on every line"
+        if spec.kind.column_holds is not None:
+            if not spec.kind.column_holds(dtype):
+                return spec.name, spec.wants
+            continue
         if allowed(dtype, spec.kind):
             continue
         if spec.per_rule and isinstance(dtype, pl.Struct):

@@ -1,7 +1,8 @@
 """A run (SPEC §2) as the gate holds it: the manifest of `run.yaml` and three tidy frames.
 
 - `reps`: one row per (case, rep) with status, safety, template, output, second metrics, the
-  source `line`, and `extra` (the row's other fields as JSON text, shown in the drill-down);
+  source `line`, `messages` (the trajectory as JSON text, see `turns`) and `extra` (the row's
+  other fields as JSON text, shown in the drill-down);
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
@@ -39,6 +40,7 @@ REPS_SCHEMA = {
     "template": pl.String,
     "output": pl.String,
     **dict.fromkeys(METRICS, pl.Float64),
+    "messages": pl.String,
     "extra": pl.String,
 }
 DECISIONS_SCHEMA = {

@@ -53,6 +53,7 @@ from flipgate.core.runs.model import (
     Run,
     drop_where,
 )
+from flipgate.core.runs.turns import messages_problem, turns_flagged
 
 if TYPE_CHECKING:
     pass
@@ -404,6 +405,24 @@ def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr
     return {single: pl.col(name)}
 
 
+def _turns_as_json(df: pl.DataFrame, path: Path) -> pl.Expr:
+    """The trajectory column as JSON text, after the value checks its type cannot show.
+
+    Arrow gives every turn (and every call's arguments) the union of the fields seen on any line,
+    so a field a turn lacks comes back as null: readers of the text take null for absent.
+    """
+    dtype = df.schema.get("messages")
+    if dtype is None or isinstance(dtype, pl.Null):
+        return pl.lit(None, pl.String).alias("messages")
+    flagged = df.filter(turns_flagged(dtype))
+    if flagged.height:
+        row = flagged.sort("line").row(0, named=True)
+        field, message = messages_problem(row["messages"]) or ("messages", "not a list of turns")
+        raise InputError(path, message, line=row["line"], field=field)
+    turns = pl.col("messages").list.eval(pl.element().struct.json_encode()).list.join(",")
+    return (pl.lit("[") + turns + pl.lit("]")).alias("messages")
+
+
 def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     if "rep" not in df.columns:
         df = df.with_columns(rep=pl.lit(0, pl.Int64))
@@ -417,8 +436,9 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
         *[
             (pl.col(name) if name in df.columns else pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in REPS_SCHEMA.items()
-            if name not in ("case", "rep", "line", "extra")
+            if name not in ("case", "rep", "line", "messages", "extra")
         ],
+        _turns_as_json(df, path),
         extra.alias("extra"),
     ).with_columns(
         pl.col("status").fill_null("ok"),
@@ -568,6 +588,7 @@ def _frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pa
             ("template", record.get("template")),
             ("output", record.get("output")),
             *((name, _float(record.get(name))) for name in METRICS),
+            ("messages", _json(record.get("messages"))),
             ("extra", json.dumps(extra, ensure_ascii=False) if extra else None),
         ):
             reps[name].append(value)
@@ -598,6 +619,10 @@ def _frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pa
         pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
         pl.DataFrame(checks, schema=CHECKS_SCHEMA),
     )
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 def _float(value: Any) -> float | None:

@@ -1,5 +1,7 @@
-"""The drill-down of one red case: its decisions rule by rule, the outputs of the repetition in
-focus (or their diff), second metrics and extra fields; next/previous red case without going back.
+"""The drill-down of one red case: its decisions rule by rule with their reasons, what the agent
+did in the repetition in focus (both trajectories side by side, opened on the first turn where they
+diverge), the outputs (or their diff), second metrics and extra fields; next/previous red case
+without going back.
 
 The screen dismisses with the case it shows last, so the red-case table can put its cursor there.
 """
@@ -14,18 +16,21 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
+from flipgate.present.trajectory import Alignment
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.outputs import MODES, Mode, OutputsView, RepFacts
+from flipgate.tui.widgets.trajectory import DIVERGENCE_MARK, TrajectoryView
 
 NARROW = 100  # below this many columns the two outputs stack
 
@@ -49,17 +54,18 @@ class CaseScreen(Screen[str]):
         self.detail: CaseDetail = case_detail(comparison, case)
         self.focus_rep = self._first_interesting_rep()
         self.mode: Mode = "outputs"
+        self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
         with VerticalScroll(id="case-body"):
             yield DecisionsView(id="decisions", classes="section")
+            yield TrajectoryView(id="trajectory", classes="section")
             yield OutputsView(id="outputs", classes="section")
             yield RepFacts(id="facts", classes="section")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#decisions").border_title = "decisions and checks"
         self.query_one("#facts").border_title = "second metrics and extra fields"
         self._show()
 
@@ -77,44 +83,83 @@ class CaseScreen(Screen[str]):
         return 0
 
     def _header(self) -> Text:
+        """The case's facts, each part set off by a dot so that no two run together; under them
+        the sentence that says where the trajectories fork."""
         detail, palette = self.detail, Palette.of(self.app)
-        out = Text()
-        out.append("case ", palette.muted)
-        out.append_text(literal(detail.case, "bold"))
-        out.append("  ")
-        out.append(detail.direction, palette.direction(detail.direction))
+        dot = Text(" · ", style=palette.muted)
+        first = [
+            literal(detail.case, "bold"),
+            Text(detail.direction, palette.direction(detail.direction)),
+        ]
         if detail.safety:
-            out.append("  safety", palette.warn)
+            first.append(Text("safety case", palette.warn))
         if detail.listed:
-            out.append("  flaky listed", palette.warn)
+            first.append(Text("flaky listed", palette.warn))
         if detail.template:
-            out.append("  template ", palette.muted)
-            out.append_text(literal(detail.template))
+            first.append(Text.assemble(("template ", palette.muted), literal(detail.template)))
         position = self.cases.index(detail.case) + 1 if detail.case in self.cases else 0
-        out.append(f"   case {position} of {len(self.cases)}", palette.muted)
-        out.append("\n")
+        first.append(Text(f"case {position} of {len(self.cases)}", palette.muted))
+        if detail.reps:
+            rep_no, count = detail.reps[self.focus_rep], len(detail.reps)
+            first.append(
+                Text(f"showing rep {rep_no} ({self.focus_rep + 1} of {count})", palette.muted)
+            )
+        second = []
         for arm in ARMS:
             pattern = "".join(REP_SYMBOLS[r.passed] if r else " " for r in detail.arms[arm])
-            out.append(f"{arm} ", palette.muted)
-            out.append_text(rep_pattern(pattern, palette))
-            out.append(f" = {passed_word(detail.collapsed[arm])}   ")
-        rep_no = detail.reps[self.focus_rep] if detail.reps else 0
-        out.append(f"rep {rep_no} ({self.focus_rep + 1} of {len(detail.reps)})", palette.muted)
+            part = Text.assemble((f"{arm}: reps ", palette.muted), rep_pattern(pattern, palette))
+            part.append(f" → case {passed_word(detail.collapsed[arm])}")
+            second.append(part)
+        out = Text("case ", style=palette.muted)
+        out.append_text(dot.join(first))
+        out.append("\n")
+        out.append_text(dot.join(second))
         if detail.unpaired:
             out.append(f"\nunpaired: {detail.unpaired} (not counted in the flips)", palette.warn)
+        if self.alignment is not None:
+            marked = self.alignment.divergence is not None
+            out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
+            out.append_text(literal(self.alignment.summary))
         return out
 
     def _show(self) -> None:
+        has_turns = bool(self.detail.reps) and self.detail.has_trajectories
+        self.alignment = self.detail.trajectory(self.focus_rep) if has_turns else None
         self.query_one("#case-header", Static).update(self._header())
         if not self.detail.reps:
             return
+        rep_no = self.detail.reps[self.focus_rep]
         self.query_one(DecisionsView).show(self.detail, self.focus_rep)
+        trajectory = self.query_one(TrajectoryView)
+        trajectory.display = self.alignment is not None
+        if self.alignment is not None:
+            keys = "j k turn, enter unfold, D diff, g first divergence"
+            trajectory.border_title = f"trajectories of rep {rep_no}  ({keys})"
+            trajectory.show(self.alignment)
+            self.call_after_refresh(self._scroll_to_turn)
+        self._show_outputs()
+        self.query_one(RepFacts).show(self.detail, self.focus_rep)
+
+    def _show_outputs(self) -> None:
         outputs = self.query_one(OutputsView)
         outputs.border_title = (
             f"outputs of rep {self.detail.reps[self.focus_rep]}  ([ ] rep, d diff)"
         )
         outputs.show(self.detail, self.focus_rep, self.mode)
-        self.query_one(RepFacts).show(self.detail, self.focus_rep)
+
+    def _scroll_to_turn(self) -> None:
+        """Bring the turn under the cursor to the top of the body, the trajectory's title above it
+        when both fit."""
+        body = self.query_one("#case-body", VerticalScroll)
+        trajectory = self.query_one(TrajectoryView)
+        top, height = trajectory.cursor_offset()
+        turns = trajectory.turns.region
+        inside = body.scroll_offset - body.content_region.offset
+        row = Region(turns.x, turns.y + top, turns.width, height).translate(inside)
+        title = trajectory.region.translate(inside)
+        if row.bottom - title.y <= body.content_region.height:
+            row = row.union(title)
+        body.scroll_to_region(row, animate=False, top=True, immediate=True)
 
     # --------------------------------------------------------------------- actions
 
@@ -132,9 +177,39 @@ class CaseScreen(Screen[str]):
             self.focus_rep = (self.focus_rep + step) % len(self.detail.reps)
             self._show()
 
+    def _trajectory(self) -> TrajectoryView | None:
+        trajectory = self.query_one(TrajectoryView)
+        if not trajectory.display:
+            self.notify("no trajectory stored for this case", timeout=2)
+            return None
+        return trajectory
+
+    def action_move_turn(self, step: int) -> None:
+        if trajectory := self._trajectory():
+            trajectory.move(step)
+            self._scroll_to_turn()
+
+    def action_first_divergence(self) -> None:
+        if trajectory := self._trajectory():
+            trajectory.go_to_divergence()
+            self._scroll_to_turn()
+
+    def action_unfold_turn(self) -> None:
+        if (trajectory := self._trajectory()) and not trajectory.toggle_fold():
+            self.notify("this turn is shown whole", timeout=2)
+
+    def action_turn_diff(self) -> None:
+        if trajectory := self._trajectory():
+            trajectory.toggle_diff()
+
     def action_cycle_diff(self) -> None:
+        """The outputs' next view, brought on screen; the trajectories keep their state."""
+        if not self.detail.reps:
+            return
         self.mode = MODES[(MODES.index(self.mode) + 1) % len(MODES)]
-        self._show()
+        self._show_outputs()
+        outputs = self.query_one(OutputsView)
+        self.call_after_refresh(outputs.scroll_visible, animate=False, top=True)
 
     def action_next_case(self) -> None:
         self._move_case(1)

@@ -57,12 +57,12 @@ class RedCasesScreen(Screen[None]):
         return self.query_one(CaseTable)
 
     def _header(self, shown: int) -> Text:
+        """The count, the sort and any hint, set off by dots so that no two run together."""
         header = literal(describe(self.case_query, shown, self.red.height), "bold")
-        header.append(f"   sorted by {SORT_WORDS[self.case_query.sort]}", "dim")
-        if self.case_query.descending:
-            header.append(" (reversed)", "dim")
+        reversed_ = " (reversed)" if self.case_query.descending else ""
+        header.append(f" · sorted by {SORT_WORDS[self.case_query.sort]}{reversed_}", "dim")
         if shown == 0:
-            header.append("   nothing matches: x clears the filters, esc the search", "dim")
+            header.append(" · nothing matches: x clears the filters, esc the search", "dim")
         if self.case_query.template is not None:
             header.append_text(self._template_flips(self.case_query.template))
         return header

@@ -25,6 +25,7 @@ class Palette:
     added: Style
     removed: Style
     hunk: Style
+    cursor: Style  # the turn under the cursor in a trajectory
 
     @classmethod
     def of(cls, app: App[Any]) -> Palette:
@@ -41,6 +42,7 @@ class Palette:
             added=Style(color=theme.get("text-success", "green"), bold=True),
             removed=Style(color=theme.get("text-error", "red"), bold=True),
             hunk=Style(color=theme.get("text-accent", theme.get("accent", "cyan"))),
+            cursor=Style(bgcolor=theme.get("panel", "grey23")),
         )
 
     def outcome(self, name: str) -> Style:

@@ -1,12 +1,15 @@
 """A case's decisions and checks, rule by rule, across every repetition of both arms.
 
 Each cell is the label given plus the outcome's code (`escalate INC`), coloured by outcome; the
-repetition in focus is marked in the header, and the reasons given in it are listed underneath.
+repetition in focus is marked in the header, and the reason each arm gave in it stands at the end
+of the arm's row, beside the verdicts it explains. The codes are spelled out in the section's title.
 """
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -31,14 +34,36 @@ def verdict_cell(verdict: Verdict | None, infra: bool, palette: Palette) -> Text
     return text
 
 
-def decisions_table(detail: CaseDetail, focus: int, palette: Palette) -> Table:
-    """One row per rule and arm, one column per repetition: narrow enough for 80 columns."""
-    table = Table(expand=False, show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("rule", overflow="fold", max_width=24)
+COMPACT = 100  # below this many columns the rule names fold sooner and the arms are abbreviated
+ARM_SHORT = {"baseline": "base", "candidate": "cand"}
+
+
+@dataclass(frozen=True)
+class DecisionsTable:
+    """The table laid out for the width it is given: on a narrow terminal the reasons keep the
+    room to stay readable beside the verdicts."""
+
+    detail: CaseDetail
+    focus: int
+    palette: Palette
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        compact = options.max_width < COMPACT
+        yield decisions_table(self.detail, self.focus, self.palette, compact=compact)
+
+
+def decisions_table(
+    detail: CaseDetail, focus: int, palette: Palette, *, compact: bool = False
+) -> Table:
+    """One row per rule and arm, one column per repetition, then the reason given in the
+    repetition in focus; the reason column takes what width is left and wraps."""
+    table = Table(expand=True, show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column("rule", overflow="fold", max_width=14 if compact else 24)
     table.add_column("expected", overflow="fold", min_width=8)
-    table.add_column("arm")
+    table.add_column("arm", no_wrap=True)
     for i, rep in enumerate(detail.reps):
-        table.add_column(f"▸rep {rep}" if i == focus else f"rep {rep}", overflow="fold")
+        table.add_column(f"▸rep {rep}" if i == focus else f"rep {rep}", no_wrap=True)
+    table.add_column(f"reason in rep {detail.reps[focus]}", overflow="fold", ratio=1, min_width=12)
     for line in detail.lines:
         # a rule with a wrong verdict in either arm stands out from the agreeing ones
         rule = literal(line.rule, palette.bad if any(line.wrong(a) for a in ARMS) else "")
@@ -46,48 +71,32 @@ def decisions_table(detail: CaseDetail, focus: int, palette: Palette) -> Table:
             cells: list[RenderableType] = (
                 [rule, literal(line.expected)] if arm == ARMS[0] else ["", ""]
             )
-            cells.append(Text(arm, style=palette.muted))
+            cells.append(Text(ARM_SHORT[arm] if compact else arm, style=palette.muted))
             for i, verdict in enumerate(line.verdicts[arm]):
                 slot = detail.rep(arm, i)
                 cell = verdict_cell(verdict, slot is not None and slot.status == "infra", palette)
                 if i == focus:
                     cell.stylize("underline")
                 cells.append(cell)
+            cells.append(reason_cell(line.verdicts[arm][focus], palette))
             table.add_row(*cells, end_section=arm == ARMS[-1])
     return table
 
 
-def reasons(detail: CaseDetail, focus: int, palette: Palette) -> Text:
-    """The reasons given in the repetition in focus, where a rule has one."""
-    out = Text()
-    for line in detail.lines:
-        for arm in ARMS:
-            verdict = line.verdicts[arm][focus]
-            if verdict is None or not verdict.reason:
-                continue
-            out.append(f"{arm} ", style=palette.muted)
-            out.append_text(literal(line.rule, "bold"))
-            out.append(": ")
-            out.append_text(literal(verdict.reason))
-            out.append("\n")
-    if not out:
-        out.append(f"no reasons given in rep {detail.reps[focus]}", style=palette.muted)
-    out.rstrip()
-    return out
+def reason_cell(verdict: Verdict | None, palette: Palette) -> Text:
+    if verdict is None or not verdict.reason:
+        return Text("—", style=palette.muted)
+    return literal(verdict.reason)
 
 
-def legend(lines: tuple[RuleLine, ...], palette: Palette) -> Text:
-    """The outcome codes that appear in the table, spelled out."""
+def legend(lines: tuple[RuleLine, ...]) -> str:
+    """The outcome codes that appear in the table, spelled out: `FN false negative · OK agreement`."""
     seen = {v.outcome for line in lines for arm in ARMS for v in line.verdicts[arm] if v}
-    out = Text()
-    for outcome in SEVERITY:
-        if outcome in seen:
-            out.append(
-                f"{OUTCOME_CODE[outcome]} {OUTCOME_WORDS[outcome]}", palette.outcome(outcome)
-            )
-            out.append("  ")
-    out.rstrip()
-    return out
+    return " · ".join(
+        f"{OUTCOME_CODE[outcome]} {OUTCOME_WORDS[outcome]}"
+        for outcome in SEVERITY
+        if outcome in seen
+    )
 
 
 class DecisionsView(Static):
@@ -100,12 +109,9 @@ class DecisionsView(Static):
     def show(self, detail: CaseDetail, focus: int) -> None:
         palette = Palette.of(self.app)
         if not detail.lines:
+            self.border_title = "decisions and checks"
             self.update(Text("no decisions or checks (every repetition is infra)", "dim"))
             return
-        self.update(
-            Group(
-                decisions_table(detail, focus, palette),
-                legend(detail.lines, palette),
-                reasons(detail, focus, palette),
-            )
-        )
+        codes = legend(detail.lines)
+        self.border_title = "decisions and checks" + (f"  ({codes})" if codes else "")
+        self.update(DecisionsTable(detail, focus, palette))

@@ -2,29 +2,39 @@
 repetition's second metrics and extra fields.
 
 Outputs are model text: untrusted, shown through `literal` (no markup, control characters made
-visible). The diff marks lines with `-` (baseline only) and `+` (candidate only) as well as colour.
+visible); one that parses as JSON is indented, and diffed so, one value per line. The diff marks
+lines with `-` (baseline only) and `+` (candidate only) as well as colour. Every text goes through
+`LinesView`, which paints only the lines on screen: a 240 KB output scrolls like a short one.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Literal
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
-from flipgate.tui.format import literal, passed_word
+from flipgate.present.trajectory import readable
+from flipgate.tui.format import literal, passed_word, safe
 from flipgate.tui.widgets.case_format import Palette, metric
+from flipgate.tui.widgets.lines import LinesView, Row
 
 Mode = Literal["outputs", "unified", "side-by-side"]
 MODES: tuple[Mode, ...] = ("outputs", "unified", "side-by-side")
+BIG_DIFF = 50_000  # characters in both outputs: past this the diff is computed in a worker
+DiffRows = Callable[[str | None, str | None, Palette], list[Row]]
 
 
 def rep_title(arm: str, rep: RepDetail | None) -> str:
@@ -35,40 +45,49 @@ def rep_title(arm: str, rep: RepDetail | None) -> str:
     return f"{arm} rep {rep.rep}: {passed_word(rep.passed)}"
 
 
-def output_text(rep: RepDetail | None, palette: Palette) -> Text:
+def output_rows(rep: RepDetail | None, palette: Palette) -> list[Row]:
+    """The output as stored, indented when it is JSON, a row per line; every character literal."""
     if rep is None or rep.output is None:
-        return Text("no stored output", style=palette.muted)
+        return [(Text("no stored output", style=palette.muted),)]
     if rep.output == "":
-        return Text("(empty output)", style=palette.muted)
-    return literal(rep.output, lines=True)
+        return [(Text("(empty output)", style=palette.muted),)]
+    # made safe whole, then cut: one pass of the check for hidden characters, not one per line
+    text = safe(readable(rep.output) or "", lines=True).expandtabs()
+    return [(line,) for line in text.split("\n")]
 
 
-def unified(baseline: str | None, candidate: str | None, palette: Palette) -> Text:
-    lines = unified_diff(baseline, candidate)
-    if not lines:
-        return Text("the two outputs are identical", style=palette.muted)
-    style = {"+": palette.added, "-": palette.removed, "@": palette.hunk, " ": palette.muted}
-    out = Text()
-    for line in lines:
-        marker = "" if line.tag == "@" else f"{line.tag} "
-        out.append_text(literal(f"{marker}{line.text}", style[line.tag]))
-        out.append("\n")
-    out.rstrip()
+def shown(text: str, style: str | Style = "") -> Text:
+    """Untrusted text as it sits in a column: literal, its newlines kept (a turn has several),
+    tabs expanded to where they would stop."""
+    out = literal(text, style, lines=True)
+    out.expand_tabs()
     return out
 
 
-def side_by_side_table(baseline: str | None, candidate: str | None, palette: Palette) -> Table:
-    table = Table(expand=True, show_edge=False, pad_edge=False, show_lines=False)
-    table.add_column("- baseline", ratio=1, overflow="fold")
-    table.add_column("+ candidate", ratio=1, overflow="fold")
-    for row in side_by_side(baseline, candidate):
+def unified_rows(baseline: str | None, candidate: str | None, palette: Palette) -> list[Row]:
+    lines = unified_diff(readable(baseline), readable(candidate))
+    if not lines:
+        return [(Text("the two outputs are identical", style=palette.muted),)]
+    style = {"+": palette.added, "-": palette.removed, "@": palette.hunk, " ": palette.muted}
+    return [
+        (shown(line.text if line.tag == "@" else f"{line.tag} {line.text}", style[line.tag]),)
+        for line in lines
+    ]
+
+
+def side_by_side_rows(baseline: str | None, candidate: str | None, palette: Palette) -> list[Row]:
+    header = (Text("- baseline", style="bold"), Text("+ candidate", style="bold"))
+    rows: list[Row] = [header]
+    for row in side_by_side(readable(baseline), readable(candidate)):
         if row.tag == "equal":
-            table.add_row(literal(row.left, palette.muted), literal(row.right, palette.muted))
+            rows.append(
+                (shown(row.left or "", palette.muted), shown(row.right or "", palette.muted))
+            )
             continue
-        left = literal(f"- {row.left}", palette.removed) if row.left is not None else Text("")
-        right = literal(f"+ {row.right}", palette.added) if row.right is not None else Text("")
-        table.add_row(left, right)
-    return table
+        left = shown(f"- {row.left}", palette.removed) if row.left is not None else None
+        right = shown(f"+ {row.right}", palette.added) if row.right is not None else None
+        rows.append((left, right))
+    return rows
 
 
 def facts_table(detail: CaseDetail, focus: int, palette: Palette) -> RenderableType:
@@ -129,29 +148,42 @@ class OutputsView(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="pair"):
             for arm in ARMS:
-                yield Static(id=f"out-{arm}", classes="output")
-        yield Static(id="diff")
+                yield LinesView(id=f"out-{arm}", classes="output")
+        yield LinesView(id="diff")
 
     def show(self, detail: CaseDetail, focus: int, mode: Mode) -> None:
         palette = Palette.of(self.app)
         reps = {arm: detail.rep(arm, focus) for arm in ARMS}
         self.query_one("#pair").display = mode == "outputs"
-        diff = self.query_one("#diff", Static)
+        diff = self.query_one("#diff", LinesView)
         diff.display = mode != "outputs"
+        self.workers.cancel_group(self, "diff")  # a diff still being computed is not wanted
         if mode == "outputs":
             for arm, rep in reps.items():
-                panel = self.query_one(f"#out-{arm}", Static)
+                panel = self.query_one(f"#out-{arm}", LinesView)
                 panel.border_title = rep_title(arm, rep)
-                panel.update(output_text(rep, palette))
+                panel.show(output_rows(rep, palette))
             return
         base, cand = (r.output if r else None for r in reps.values())
         diff.border_title = f"diff of rep {detail.reps[focus]}: - baseline, + candidate ({mode})"
-        body = (
-            unified(base, cand, palette)
-            if mode == "unified"
-            else side_by_side_table(base, cand, palette)
-        )
-        diff.update(body)
+        rows, columns = (unified_rows, 1) if mode == "unified" else (side_by_side_rows, 2)
+        size = len(base or "") + len(cand or "")
+        if size <= BIG_DIFF:
+            diff.show(rows(base, cand, palette), columns=columns)
+            return
+        diff.show([(Text(f"comparing {size / 1000:,.0f} KB of output …", style=palette.muted),)])
+        self._diff_in_worker(rows, columns, base, cand, palette)
+
+    @work(thread=True, exclusive=True, group="diff")
+    def _diff_in_worker(
+        self, rows: DiffRows, columns: int, base: str | None, cand: str | None, palette: Palette
+    ) -> None:
+        """difflib on two long outputs takes seconds: off the event loop, the screen stays live."""
+        result = rows(base, cand, palette)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(
+                self.query_one("#diff", LinesView).show, result, columns=columns
+            )
 
 
 class RepFacts(Static):

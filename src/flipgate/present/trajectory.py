@@ -1,0 +1,233 @@
+"""What the agent did: the turns of one repetition, and the two arms' turns aligned side by side.
+
+    turn         one message of the conversation: who spoke (system, user, assistant, tool), what
+                 it said, the tools it called (name and arguments) or the result it got
+    alignment    baseline and candidate turns paired by what kind of turn they are (the role, and
+                 for tool use the tools named), so that a turn one arm skipped leaves a gap
+    divergence   the first pair where what the agent did differs (an assistant or tool turn): an
+                 input that differs before it (a changed system prompt) is named, not marked
+
+Pure functions over the `messages` text a run stores (see `core.runs.turns`): no terminal.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+AGENT_ROLES = ("assistant", "tool")  # what the agent did; system and user turns are its input
+QUOTE_CHARS = 60  # how much of a turn's text the divergence sentence quotes
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: dict[str, Any]
+    id: str | None
+
+    def shown(self) -> str:
+        """`refund_order(order_id="A-1", amount=180)`: a call as a reader writes it."""
+        args = ", ".join(
+            f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in self.arguments.items()
+        )
+        return f"{self.name}({args})"
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int  # 1-based, in its arm's conversation
+    role: str
+    content: str
+    calls: tuple[Call, ...] = ()
+    tool: str | None = None  # a tool turn: the tool whose result this is
+    error: str | None = None  # a tool turn: the call failed
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.role}" + (f" {self.tool}" if self.tool else "")
+
+    @property
+    def text(self) -> str:
+        """The turn as shown and diffed: its text, then one line per call, or the tool's error."""
+        lines = [self.content] if self.content else []
+        lines += [f"→ {call.shown()}" for call in self.calls]
+        if self.error:
+            lines.append(f"error: {self.error}")
+        return "\n".join(lines)
+
+    @property
+    def kind(self) -> tuple[str, ...]:
+        """What the alignment pairs on: the role, and the tools a turn calls or answers for."""
+        return (self.role, *(call.name for call in self.calls), *([self.tool] if self.tool else []))
+
+    def same_as(self, other: Turn) -> bool:
+        """The same turn in both arms; call ids are left out, a harness numbers them afresh."""
+        return (self.role, self.text, self.tool) == (other.role, other.text, other.tool)
+
+    def did(self) -> str:
+        """What the turn did, for the divergence sentence: "called refund_order(amount=180)"."""
+        if self.calls:
+            return "called " + " and ".join(call.shown() for call in self.calls)
+        if self.role == "tool":
+            if self.error:
+                return f"got an error from {self.tool or 'a tool'}: {_quote(self.error)}"
+            return f"got {self.tool or 'a tool'}'s result {_quote(self.content)}"
+        if self.role == "assistant":
+            return f"replied {_quote(self.content)}" if self.content else "replied with nothing"
+        return f"was given the {self.role} turn {_quote(self.content)}"
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    return f"“{flat[:QUOTE_CHARS]}…”" if len(flat) > QUOTE_CHARS else f"“{flat}”"
+
+
+def parse_turns(messages: str | None) -> tuple[Turn, ...]:
+    """The turns a run stored (validated on load); a tool turn takes its tool's name from the
+    call it answers when it does not give one. A null field is an absent one: a columnar reader
+    gives every turn, and every call's arguments, the fields any of them has."""
+    if not messages:
+        return ()
+    called: dict[str, str] = {}
+    turns = []
+    for number, raw in enumerate(json.loads(messages), start=1):
+        calls = tuple(
+            Call(
+                name=call["name"],
+                arguments={k: v for k, v in (call.get("arguments") or {}).items() if v is not None},
+                id=call.get("id"),
+            )
+            for call in raw.get("tool_calls") or ()
+        )
+        called.update((call.id, call.name) for call in calls if call.id)
+        tool = raw.get("name") or called.get(raw.get("tool_call_id") or "")
+        turns.append(
+            Turn(
+                number=number,
+                role=raw["role"],
+                content=raw.get("content") or "",
+                calls=calls,
+                tool=tool if raw["role"] == "tool" else None,
+                error=raw.get("error"),
+            )
+        )
+    return tuple(turns)
+
+
+PairTag = Literal["same", "changed", "baseline only", "candidate only"]
+
+
+@dataclass(frozen=True)
+class TurnPair:
+    baseline: Turn | None
+    candidate: Turn | None
+
+    @property
+    def tag(self) -> PairTag:
+        if self.baseline is None:
+            return "candidate only"
+        if self.candidate is None:
+            return "baseline only"
+        return "same" if self.baseline.same_as(self.candidate) else "changed"
+
+    @property
+    def by_agent(self) -> bool:
+        return any(t is not None and t.role in AGENT_ROLES for t in (self.baseline, self.candidate))
+
+
+@dataclass(frozen=True)
+class Alignment:
+    pairs: tuple[TurnPair, ...]
+    divergence: int | None  # index into `pairs` of the first turn where the agent's acts differ
+    summary: str  # what differs, in a sentence
+
+    @property
+    def identical(self) -> bool:
+        return all(pair.tag == "same" for pair in self.pairs)
+
+
+def align(baseline: tuple[Turn, ...], candidate: tuple[Turn, ...]) -> Alignment:
+    """Pair the two conversations turn by turn and say where, and how, the agent's path forks."""
+    matcher = difflib.SequenceMatcher(
+        a=[t.kind for t in baseline], b=[t.kind for t in candidate], autojunk=False
+    )
+    pairs: list[TurnPair] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        left, right = baseline[i1:i2], candidate[j1:j2]
+        if tag in ("equal", "replace"):
+            common = min(len(left), len(right))
+            pairs += [TurnPair(a, b) for a, b in zip(left[:common], right[:common], strict=True)]
+            left, right = left[common:], right[common:]
+        pairs += [TurnPair(a, None) for a in left]
+        pairs += [TurnPair(None, b) for b in right]
+    divergence = next(
+        (i for i, pair in enumerate(pairs) if pair.tag != "same" and pair.by_agent), None
+    )
+    return Alignment(tuple(pairs), divergence, _summary(pairs, divergence))
+
+
+def _summary(pairs: list[TurnPair], divergence: int | None) -> str:
+    inputs = (
+        [p for p in pairs[:divergence] if p.tag != "same"]
+        if divergence is not None
+        else [p for p in pairs if p.tag != "same"]
+    )
+    before = ", ".join(_input_name(pair) for pair in inputs[:3]) + (
+        ", …" if len(inputs) > 3 else ""
+    )
+    if divergence is None:
+        if not pairs:
+            return "no turns stored in either arm"
+        if before:
+            return f"the agent did the same in both arms; its input differs: {before}"
+        return "the agent did the same in both arms: every turn is identical"
+    number = next(t.number for t in (pairs[divergence].baseline, pairs[divergence].candidate) if t)
+    base, cand = (_next_turn(pairs, divergence, side) for side in ("baseline", "candidate"))
+    sentence = (
+        f"turn {number}: the candidate {cand.did() if cand else 'had already stopped'}; "
+        f"the baseline {base.did() if base else 'had already stopped'}"
+    )
+    return f"{sentence} · before that, {before} differs" if before else sentence
+
+
+def _input_name(pair: TurnPair) -> str:
+    turn = pair.baseline or pair.candidate
+    assert turn is not None
+    what = "the system prompt" if turn.role == "system" else f"the {turn.role} turn"
+    return f"{what} (turn {turn.number})"
+
+
+def _next_turn(pairs: list[TurnPair], start: int, side: str) -> Turn | None:
+    """The first turn of `side` at or after pair `start`: across a gap, what the arm did next."""
+    for pair in pairs[start:]:
+        turn: Turn | None = getattr(pair, side)
+        if turn is not None:
+            return turn
+    return None
+
+
+@lru_cache(maxsize=8)  # the drill-down asks again at each redraw; a 240 KB output takes 50 ms
+def readable(output: str | None) -> str | None:
+    """An output that parses as a JSON object or array, indented (keys in their order), so that
+    it reads, and diffs, one value per line; any other output as it was stored."""
+    if not output or output.lstrip()[:1] not in ("{", "["):
+        return output
+    try:
+        value = json.loads(output)
+    except ValueError:
+        return output
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+__all__ = [
+    "Alignment",
+    "Call",
+    "Turn",
+    "TurnPair",
+    "align",
+    "parse_turns",
+    "readable",
+]

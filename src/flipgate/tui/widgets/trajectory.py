@@ -1,0 +1,171 @@
+"""The trajectory side by side: baseline turns beside candidate turns, aligned, for one repetition.
+
+The first divergent turn is marked (the screen's header says, in a sentence, what differs there).
+Tool calls read as `name(args)`; a long turn is folded to its first lines until unfolded; the
+turn-by-turn diff marks, inside each changed turn, the lines only one arm has (`-` baseline,
+`+` candidate). Turns are model and tool text: untrusted, shown through `literal`.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+
+from flipgate.present.casefile import MINUS, side_by_side
+from flipgate.present.trajectory import Alignment, Turn, TurnPair
+from flipgate.tui.widgets.case_format import Palette
+from flipgate.tui.widgets.lines import LinesView, Row
+from flipgate.tui.widgets.outputs import shown
+
+FOLD_LINES = 6  # a turn longer than this many lines, or FOLD_CHARS characters, starts folded
+FOLD_CHARS = 480
+DIVERGENCE_MARK = "◆"
+PAIR_MARK = {"same": " ", "changed": "≠", "baseline only": MINUS, "candidate only": "+"}
+
+
+def turn_header(turn: Turn, mark: str, palette: Palette) -> Text:
+    header = Text(f"{mark} ", style=palette.warn if mark != " " else "")
+    header.append_text(shown(turn.label, "bold"))
+    return header
+
+
+def folded(text: str) -> tuple[str, str | None]:
+    """The part of a turn shown while it is folded, and the note on what is hidden (None: the
+    turn is short enough to show whole)."""
+    lines = text.splitlines()
+    if len(lines) <= FOLD_LINES and len(text) <= FOLD_CHARS:
+        return text, None
+    kept = "\n".join(text[:FOLD_CHARS].splitlines()[:FOLD_LINES])
+    return kept, f"… {len(lines):,} lines, {len(text):,} characters in all · enter unfolds"
+
+
+def turn_text(turn: Turn, *, unfolded: bool, palette: Palette) -> Text:
+    body, note = (turn.text, None) if unfolded else folded(turn.text)
+    out = shown(body) if body else Text("(no text)", style=palette.muted)
+    if note:
+        out.append("\n")
+        out.append(note, palette.muted)
+    return out
+
+
+def diffed_texts(baseline: Turn, candidate: Turn, palette: Palette) -> tuple[Text, Text]:
+    """Both turns line by line, the lines one arm alone has marked; a gap keeps them level."""
+    left: list[Text] = []
+    right: list[Text] = []
+    for row in side_by_side(baseline.text, candidate.text):
+        for side, line, marker, style in (
+            (left, row.left, "- ", palette.removed),
+            (right, row.right, "+ ", palette.added),
+        ):
+            if line is None:
+                side.append(Text(""))
+            elif row.tag == "equal":
+                side.append(shown(f"  {line}", palette.muted))
+            else:
+                side.append(shown(f"{marker}{line}", style))
+    return Text("\n").join(left), Text("\n").join(right)
+
+
+def pair_row(
+    pair: TurnPair, *, divergent: bool, unfolded: bool, diff: bool, palette: Palette
+) -> Row:
+    mark = DIVERGENCE_MARK if divergent else PAIR_MARK[pair.tag]
+    cells: list[Text | None] = []
+    bodies: tuple[Text, Text] | None = None
+    if diff and pair.tag == "changed" and pair.baseline and pair.candidate:
+        bodies = diffed_texts(pair.baseline, pair.candidate, palette)
+    for i, turn in enumerate((pair.baseline, pair.candidate)):
+        if turn is None:
+            other = "candidate" if i == 0 else "baseline"
+            cells.append(
+                Text(f"{mark} no turn here: only the {other} has it\n", style=palette.muted)
+            )
+            continue
+        cell = turn_header(turn, mark, palette)
+        cell.append("\n")
+        cell.append_text(
+            bodies[i] if bodies else turn_text(turn, unfolded=unfolded, palette=palette)
+        )
+        cells.append(cell)
+    return tuple(cells)
+
+
+def can_fold(pair: TurnPair) -> bool:
+    return any(t is not None and folded(t.text)[1] for t in (pair.baseline, pair.candidate))
+
+
+class TrajectoryView(Vertical):
+    """The aligned turns of the repetition in focus, with a cursor on one pair of turns."""
+
+    DEFAULT_CSS = """
+    TrajectoryView { height: auto; }
+    TrajectoryView #arms { padding: 0 1; text-style: bold; }
+    TrajectoryView #turns { padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.alignment = Alignment((), None, "")
+        self.cursor = 0
+        self.unfolded: set[int] = set()
+        self.diff = False
+
+    def compose(self) -> ComposeResult:
+        yield LinesView(id="arms")
+        yield LinesView(id="turns")
+
+    def show(self, alignment: Alignment) -> None:
+        """A new repetition or case: the cursor goes to the first divergent turn."""
+        self.alignment = alignment
+        self.cursor = alignment.divergence or 0
+        self.unfolded = set()
+        self._draw()
+
+    def _draw(self) -> None:
+        palette = Palette.of(self.app)
+        # a cursor on no row: the arms' names keep the margin of the turns' cursor bar
+        arms = [(Text("baseline"), Text("candidate"))]
+        self.query_one("#arms", LinesView).show(arms, columns=2, cursor=-1)
+        rows = [self._row(i, palette) for i in range(len(self.alignment.pairs))]
+        self.query_one("#turns", LinesView).show(
+            rows, columns=2, cursor=self.cursor, cursor_style=palette.cursor, bar_style=palette.warn
+        )
+
+    def _row(self, index: int, palette: Palette) -> Row:
+        return pair_row(
+            self.alignment.pairs[index],
+            divergent=index == self.alignment.divergence,
+            unfolded=index in self.unfolded,
+            diff=self.diff,
+            palette=palette,
+        )
+
+    @property
+    def turns(self) -> LinesView:
+        return self.query_one("#turns", LinesView)
+
+    def move(self, step: int) -> None:
+        if self.alignment.pairs:
+            self.cursor = max(0, min(len(self.alignment.pairs) - 1, self.cursor + step))
+            self.turns.move_cursor(self.cursor)
+
+    def go_to_divergence(self) -> None:
+        self.cursor = self.alignment.divergence or 0
+        self.turns.move_cursor(self.cursor)
+
+    def toggle_fold(self) -> bool:
+        """Unfold the turns under the cursor, or fold them again; False when they are short."""
+        if not self.alignment.pairs or not can_fold(self.alignment.pairs[self.cursor]):
+            return False
+        self.unfolded ^= {self.cursor}
+        self.turns.replace_row(self.cursor, self._row(self.cursor, Palette.of(self.app)))
+        return True
+
+    def toggle_diff(self) -> None:
+        self.diff = not self.diff
+        self._draw()
+
+    def cursor_offset(self) -> tuple[int, int]:
+        """Where the pair under the cursor sits within the turns view: (first line, height)."""
+        return self.turns.row_top(self.cursor), self.turns.row_height(self.cursor)
