@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
-from flipgate.core.rank.ranking import Cells, Ranking, Standing, plural
+from flipgate.core.plural import plural
+from flipgate.core.rank.ranking import Cells, Ranking, Standing
 from flipgate.core.vocab import RankLabel
 from flipgate.present.report import VERDICT_STYLE
 from flipgate.present.text import literal, markdown

@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.core.plural import plural
 from flipgate.core.suite.audit import MONTH, READINGS, SuiteAudit
 from flipgate.present.text import literal, markdown
 
@@ -43,10 +44,6 @@ def _cases(cases: list[str]) -> str:
     return shown + (f" and {len(cases) - NAMED} more" if len(cases) > NAMED else "")
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
 def findings(audit: SuiteAudit) -> tuple[Section, ...]:
     """The audit in words, section by section, in the seed's order."""
     return (
@@ -74,13 +71,11 @@ def _coverage(audit: SuiteAudit) -> Section:
         )
     ]
     for intent, share, cases in cov.gaps.select("intent", "share", "cases").iter_rows():
-        lines.append(
-            Line(f"{intent}: {percent(share)} of traffic, {_plural(cases, 'case')}", "GAP")
-        )
+        lines.append(Line(f"{intent}: {percent(share)} of traffic, {plural(cases, 'case')}", "GAP"))
     rest = f" ({percent(cov.unclassified)} of traffic has no intent)" if cov.unclassified else ""
     lines.append(Line(f"covered: {percent(cov.covered_share)} of traffic{rest}"))
     for intent, cases in cov.untrafficked.iter_rows():
-        lines.append(Line(f"{intent}: {_plural(cases, 'case')}, no traffic in the window"))
+        lines.append(Line(f"{intent}: {plural(cases, 'case')}, no traffic in the window"))
     return Section(title, tuple(lines))
 
 
@@ -117,7 +112,7 @@ def _free(audit: SuiteAudit) -> Section:
     runs = free.runs
     lines = [
         Line(
-            f"{_plural(len(free.cases), 'case')} passed on every run of every system "
+            f"{plural(len(free.cases), 'case')} passed on every run of every system "
             f"({runs.height} runs of {free.systems} systems in history/)",
             "FREE" if free.cases else None,
         )
@@ -143,14 +138,12 @@ def _stale(audit: SuiteAudit) -> Section:
         return Section(title, (Line("not measured: the workspace has no registry.yaml"),))
     n = stale.proposals.height
     lines = [
-        Line(
-            f"{_plural(n, 'retirement proposal')}: cases that test what the registry no longer has"
-        )
+        Line(f"{plural(n, 'retirement proposal')}: cases that test what the registry no longer has")
     ]
     for kind, name, removed, cases in stale.references.iter_rows():
         when = f"removed on {removed}" if removed else "not in the registry"
         lines.append(
-            Line(f"{kind} {name}, {when}: {_plural(len(cases), 'case')}: {_cases(cases)}", "STALE")
+            Line(f"{kind} {name}, {when}: {plural(len(cases), 'case')}: {_cases(cases)}", "STALE")
         )
     if n:
         lines.append(Line("retire one with: flipgate suite retire CASE --reason TEXT -w WORKSPACE"))
@@ -202,7 +195,7 @@ def _rejections(audit: SuiteAudit) -> Section:
         return ", ".join(f"{name} {n}" for name, n in frame.iter_rows()) or "none"
 
     lines = [
-        Line(f"{_plural(rej.decisions, 'signed decision')}: {counts(rej.by_decision)}"),
+        Line(f"{plural(rej.decisions, 'signed decision')}: {counts(rej.by_decision)}"),
         Line(f"rejections by triage class: {counts(rej.by_cause)}"),
         Line(f"rejections by the gate rule that fired: {counts(rej.by_rule)}"),
     ]

@@ -76,10 +76,6 @@ def signed_money(amount: float) -> str:
     return ("+" if amount > 0 else "") + money(amount) if amount else "±0"
 
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{count(n)} {one if n == 1 else (many or one + 's')}"
-
-
 def case_ids(items: Sequence[str], shown: int) -> Text:
     """The first `shown` case ids, literally, and how many more: `a, b, c … +12`."""
     text = literal(", ".join(items[:shown]))

@@ -12,13 +12,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.plural import word
 from flipgate.core.vocab import GATE_RULES, GateRule, Verdict
 
 SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
-
-
-def _plural(n: int, one: str, many: str) -> str:
-    return one if n == 1 else many
 
 
 @dataclass(frozen=True)
@@ -57,7 +54,7 @@ class Evidence:
     def flips(self) -> str:
         """The flips in words, as every counting rule's summary starts."""
         b, c = self.b, self.c
-        return f"{b} case{_plural(b, '', 's')} broke, {c} {_plural(c, 'was', 'were')} fixed"
+        return f"{b} {word(b, 'case')} broke, {c} {word(c, 'was', 'were')} fixed"
 
 
 def _safety(e: Evidence) -> str | None:
@@ -65,7 +62,7 @@ def _safety(e: Evidence) -> str | None:
     if not failed:
         return None
     named = ", ".join(failed[:SAFETY_NAMED]) + (" ..." if len(failed) > SAFETY_NAMED else "")
-    return f"safety case{_plural(len(failed), '', 's')} failed ({named})"
+    return f"safety {word(len(failed), 'case')} failed ({named})"
 
 
 def _invalid(e: Evidence) -> str | None:

@@ -29,15 +29,11 @@ from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compa
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import RANK_LABELS, Aggregate, RankLabel
 
 Compared = Callable[[str, Comparison], None]
-
-
-def plural(n: int, noun: str) -> str:
-    """`1 case`, `2 cases`."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def release_rule(spec: GateSpec) -> str:

@@ -24,6 +24,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX, collapsed
 from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.plural import plural
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
@@ -87,10 +88,6 @@ def _ids(cases: Sequence[str]) -> str:
     return f"{shown} and {more} more" if more > 0 else shown
 
 
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n} {word if n == 1 else many or word + 's'}"
-
-
 # 1. infra -------------------------------------------------------------------------------
 
 
@@ -152,11 +149,11 @@ def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
         parts.append(f"infra failures exceed the allowed share in the {' and '.join(over)} run")
     if decisive:
         verb = "hinges" if len(decisive) == 1 else "hinge"
-        parts.append(f"{_plural(len(decisive), 'flipped case')} {verb} on infra repetitions")
+        parts.append(f"{plural(len(decisive), 'flipped case')} {verb} on infra repetitions")
     if touched:
-        parts.append(f"{_plural(len(touched), 'flipped case')} had infra, not decided by it")
+        parts.append(f"{plural(len(touched), 'flipped case')} had infra, not decided by it")
     if lost.height:
-        parts.append(f"{_plural(lost.height, 'case')} lost every repetition to infra")
+        parts.append(f"{plural(lost.height, 'case')} lost every repetition to infra")
     return TriageStep(
         "infra",
         TITLES["infra"],
@@ -208,7 +205,7 @@ def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) 
     facts: list[Fact] = [
         (
             "flaky list",
-            f"{_plural(len(flaky.entries), 'entry', 'entries')}; "
+            f"{plural(len(flaky.entries), 'entry', 'entries')}; "
             "listed cases are left out of b and c",
         )
     ]
@@ -231,7 +228,7 @@ def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) 
             (
                 "identical baseline runs",
                 f"{len(runs)} with the same key ({', '.join(runs)}); "
-                f"{_plural(len(unsteady_all), 'case')} flip between them"
+                f"{plural(len(unsteady_all), 'case')} flip between them"
                 + (f": {_ids(unsteady_all)}" if unsteady_all else ""),
             )
         )
@@ -369,7 +366,7 @@ def _grader(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
             f"candidate {'passed' if row['passed_cand'] else 'failed'}"
         )
         n = pairs.filter(pl.col("case") == row["case"]).height
-        others = f" ({_plural(n, 'such pair')} of repetitions)" if n > 1 else ""
+        others = f" ({plural(n, 'such pair')} of repetitions)" if n > 1 else ""
         if row["same_rep"]:
             facts.append((row["case"], f"rep {row['rep']}: output {how}; {grades}{others}"))
         else:
@@ -395,7 +392,7 @@ def _grader(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
         parts.append("the judge moved")
     if same:
         parts.append(
-            f"{_plural(len(same), 'flipped case')} kept the same output under another grade"
+            f"{plural(len(same), 'flipped case')} kept the same output under another grade"
         )
     summary = "; ".join(parts) if parts else "the judge held and no output is graded two ways"
     return TriageStep(
@@ -440,7 +437,7 @@ def _age(baseline: datetime | None, candidate: datetime | None) -> str:
     days, hours = gap.days, gap.seconds // 3600
     if not days and not hours:
         return "made within the hour of the candidate"
-    return f"{_plural(days, 'day')} {_plural(hours, 'hour')} older than the candidate"
+    return f"{plural(days, 'day')} {plural(hours, 'hour')} older than the candidate"
 
 
 def _stale_baseline(comparison: Comparison) -> TriageStep:
@@ -509,7 +506,7 @@ def _stale_baseline(comparison: Comparison) -> TriageStep:
     if added or removed:
         parts.append(f"{added} cases added, {removed} removed")
     if edited:
-        parts.append(f"{_plural(len(edited), 'case')} edited")
+        parts.append(f"{plural(len(edited), 'case')} edited")
     summary = (
         "; ".join(parts) if parts else "same key outside the change, same cases, same revision"
     )
@@ -572,8 +569,7 @@ def _regression(
         facts.append(
             (
                 f"rule {rule}",
-                f"{_plural(wrong, 'wrong candidate call')} in "
-                f"{_plural(in_cases, 'case')} ({kinds})",
+                f"{plural(wrong, 'wrong candidate call')} in {plural(in_cases, 'case')} ({kinds})",
             )
         )
     templates = (
@@ -582,7 +578,7 @@ def _regression(
         .sort("n", "template", descending=[True, False])
     )
     for template, n, members in templates.iter_rows():
-        facts.append((f"template {template}", f"{_plural(n, 'broken case')}: {_ids(members)}"))
+        facts.append((f"template {template}", f"{plural(n, 'broken case')}: {_ids(members)}"))
     if templates.height and templates.height < broken.height:
         facts.append(
             (
@@ -599,7 +595,7 @@ def _regression(
         top = templates.row(0) if templates.height else (NO_TEMPLATE, 0, [])
         if top[0] != NO_TEMPLATE and top[1] > 1:  # one case per template is no cluster
             where.append(f"template {top[0]}")
-        summary = f"{_plural(broken.height, 'broken case')} no earlier step explains" + (
+        summary = f"{plural(broken.height, 'broken case')} no earlier step explains" + (
             f", most in {' and '.join(where)}" if where else ""
         )
     elif flips.height:

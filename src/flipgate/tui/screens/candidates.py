@@ -19,7 +19,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from flipgate.core.rank.ranking import Ranking, plural
+from flipgate.core.plural import plural
+from flipgate.core.rank.ranking import Ranking
 from flipgate.present.ranking import COLUMNS, LABEL_WORDS, summary_lines, table_rows
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal

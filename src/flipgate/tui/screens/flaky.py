@@ -40,9 +40,10 @@ from flipgate.core.curation.entries import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
 from flipgate.tui.bindings import bindings_for, shown_keys
-from flipgate.tui.format import literal, plural
+from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting

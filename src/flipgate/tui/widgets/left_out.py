@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
-from flipgate.tui.format import case_ids, count, literal, plural, share
+from flipgate.tui.format import case_ids, count, literal, share
 from flipgate.tui.widgets.panel import Panel
 
 SHOWN = 6  # ids listed inline; the red-case table holds the rest
