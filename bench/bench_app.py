@@ -5,16 +5,20 @@
 
 Measures, from the moment the app starts: the overview mounted and painted (which includes the
 worker reading both runs and comparing them), then how long the app takes to answer a key press
-and a theme switch once the overview is up. Then it opens the triage checklist and the flaky list
-(each computes in a worker) and leaving the flaky list (the gate is applied again): for each, the
-time until the screen is complete, and the longest the event loop went without answering, which is
-how long a key press or a repaint would have waited (the UI thread's longest stall).
+and a theme switch once the overview is up. Then it opens the triage checklist, the reviewer
+decision screen from it, and the flaky list (each computes in a worker) and leaving the flaky list
+(the gate is applied again): for each, the time until the screen is complete, and the longest the
+event loop went without answering, which is how long a key press or a repaint would have waited
+(the UI thread's longest stall). Last, outside the app, the triage evidence alone
+(`core.triage.evidence`, which the checklist's worker computes): its wall and CPU time, the best
+of `--repeat` rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import statistics
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +27,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.evidence import evidence
 from flipgate.tui.app import make_app
 from flipgate.tui.screens.overview import OverviewScreen
 
@@ -60,7 +66,22 @@ async def timed_keys(pilot: Pilot[Any], *keys: str) -> tuple[float, float]:
     return time.perf_counter() - start, longest[0]
 
 
-async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
+def time_evidence(comparison: Comparison, repeat: int) -> dict[str, float]:
+    """The triage evidence's wall and CPU time (every thread of the process: polars' too)."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        evidence(comparison)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return {
+        "triage evidence, wall": min(walls),
+        "triage evidence, CPU": min(cpus),
+        "triage evidence, CPU median": statistics.median(cpus),
+    }
+
+
+async def measure(folder: Path, size: tuple[int, int], repeat: int) -> dict[str, float]:
     app = make_app(folder / "baseline", folder / "candidate")
     app.animation_level = "none"
     start = time.perf_counter()
@@ -83,24 +104,32 @@ async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
             "key press answered": keyed - painted,
             "theme switched": themed - keyed,
         }
-        for name, keys in (("triage", ("c",)), ("flaky list", ("escape", "f"))):
+        steps = (
+            ("triage", ("c",)),
+            ("decision screen", ("d",)),
+            ("flaky list", ("escape", "escape", "f")),
+        )
+        for name, keys in steps:
             figures[f"{name} complete"], figures[f"{name} longest stall"] = await timed_keys(
                 pilot, *keys
             )
         regate = await timed_keys(pilot, "escape")
         figures["gate applied again"], figures["re-gate longest stall"] = regate
-    return figures
+        assert isinstance(app.screen, OverviewScreen)
+        comparison = app.screen.comparison
+    return figures | time_evidence(comparison, repeat)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--size", default="140x45")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of the triage evidence")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
-    figures = asyncio.run(measure(args.folder, (width, height)))
+    figures = asyncio.run(measure(args.folder, (width, height), args.repeat))
     for name, seconds in figures.items():
-        print(f"{name:<26} {seconds:8.3f} s")
+        print(f"{name:<30} {seconds:8.3f} s")
 
 
 if __name__ == "__main__":

@@ -77,9 +77,14 @@ def evidence(comparison: Comparison, baseline_repeats: Sequence[Run] = ()) -> li
     return steps
 
 
-def named_cases(steps: Iterable[TriageStep]) -> tuple[str, ...]:
-    """Every case the steps name, once, in walk order: the cases a reviewer looked at."""
-    return tuple(dict.fromkeys(case for step in steps for case in step.cases))
+def named_cases(steps: Iterable[TriageStep]) -> dict[str, tuple[TriageClass, ...]]:
+    """Every case the steps name, once, in walk order (the cases a reviewer looked at), with the
+    classes whose step named it."""
+    named: dict[str, tuple[TriageClass, ...]] = {}
+    for step in steps:
+        for case in step.cases:
+            named[case] = (*named.get(case, ()), step.klass)
+    return named
 
 
 def _ids(cases: Sequence[str]) -> str:
