@@ -24,6 +24,7 @@ from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.plural import plural
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
@@ -229,7 +230,7 @@ def _false_negatives(judged: Judged) -> list[str]:
     if most is None or not cand.decisions or found <= most:
         return []
     what = "the baseline's" if bound == "baseline" else "the limit of"
-    return [f"{found} false negatives, above {what} {most}"]
+    return [f"{plural(found, 'false negative')}, above {what} {most}"]
 
 
 def _zero_false_negative_rules(judged: Judged) -> list[str]:
@@ -240,7 +241,7 @@ def _zero_false_negative_rules(judged: Judged) -> list[str]:
         (pl.col("outcome") == "false_negative") & pl.col("rule").is_in(list(rules))
     )
     return [
-        f"{n} false negative(s) on {rule}, where none is allowed"
+        f"{plural(n, 'false negative')} on {rule}, where none is allowed"
         for rule, n in missed.group_by("rule").len().sort("rule").iter_rows()
     ]
 
