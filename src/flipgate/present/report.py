@@ -88,17 +88,30 @@ def json_text(data: dict[str, Any]) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
-CHECKED_AGAINST_BASE = {"gate spec": "loosened the gate", "flaky list": "added flaky entries"}
+# each half of the base: what its absence leaves unchecked, and the option that names its file
+CHECKED_AGAINST_BASE = {
+    "gate spec": ("loosened the gate", "--base-gate"),
+    "flaky list": ("added flaky entries", "--base-flaky"),
+    "suite manifest": ("retired cases", "--base-suite"),
+}
 
 
 def unchecked_note(result: GateResult) -> str | None:
     """Said once, when part of the base was not given: what could not be checked."""
-    if not result.base.unchecked:
+    unchecked = result.base.unchecked
+    if not unchecked:
         return None
+    checks, options = zip(*(CHECKED_AGAINST_BASE[u] for u in unchecked), strict=True)
     return (
-        f"no base {' or '.join(result.base.unchecked)} given (--base-ref REF, or --base-gate and "
-        f"--base-flaky): whether this change "
-        f"{' or '.join(CHECKED_AGAINST_BASE[u] for u in result.base.unchecked)} was not checked"
+        f"no base {_series(unchecked, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
+        f"whether this change {_series(checks, 'or')} was not checked"
+    )
+
+
+def _series(items: tuple[str, ...], last: str) -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return (
+        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
     )
 
 

@@ -168,7 +168,9 @@ def compare(
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
         retired=retired,
         changes=suite_changes(baseline, candidate, pairing.cases, retired.names),
-        base=against_base(base, spec, flaky, outcomes["baseline"].counts["false_negative"]),
+        base=against_base(
+            base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
+        ),
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
     budgets = check_budgets(spec, baseline, candidate, paired)
