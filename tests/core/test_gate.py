@@ -276,12 +276,18 @@ def test_outcome_limits_block(run_writer: RunWriter, tmp_path: Path) -> None:
     spec_path.write_text("outcomes:\n  fail_on: [false_positive]\n")
     result = compare(b, c, load_spec(spec_path)).result
     assert (result.verdict, result.rule) == ("BLOCK", "outcome_limit")
-    assert result.limit_breaches == ("1 false negatives, above the baseline's 0",)
+    assert result.limit_breaches == ("1 false negative, above the baseline's 0",)
     spec_path.write_text(
         "outcomes:\n  fail_on: [false_positive]\n  limits: {false_negative_max: 3, zero_false_negative_rules: [r2]}\n"
     )
     result = compare(b, c, load_spec(spec_path)).result
-    assert result.limit_breaches == ("1 false negative(s) on r2, where none is allowed",)
+    assert result.limit_breaches == ("1 false negative on r2, where none is allowed",)
+    # A rule no decision is on (a typo) would guard nothing: it is bad input, with its line.
+    spec_path.write_text("outcomes:\n  limits:\n    zero_false_negative_rules: [r2, r3]\n")
+    with pytest.raises(InputError) as err:
+        compare(b, c, load_spec(spec_path))
+    assert (err.value.field, err.value.line) == ("outcomes.limits.zero_false_negative_rules", 3)
+    assert "no decision of either run is on r3 (their rules: r1, r2)" in str(err.value)
 
 
 def test_reruns_replace_the_flipped_cases_and_apply_the_rule_again(run_writer: RunWriter) -> None:

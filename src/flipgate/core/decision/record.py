@@ -67,6 +67,12 @@ class InvalidDecision(ValueError):
 class DecisionExistsError(FileExistsError):
     """The target file exists: a signed decision is never overwritten."""
 
+    def __init__(self, target: Path) -> None:
+        super().__init__(errno.EEXIST, "a decision file is never overwritten", str(target))
+
+    def __str__(self) -> str:  # said as the other errors are, not as `[Errno 17] ...: '...'`
+        return f"{self.filename}: exists; a signed decision is never written over"
+
 
 @dataclass(frozen=True)
 class Reviewer:
@@ -393,14 +399,12 @@ def write_decision(
     message = render_decision(record).encode()
     target = decision_path(record, out) if _is_folder(out) else out
     if target.exists():
-        raise DecisionExistsError(errno.EEXIST, "a decision file is never overwritten", str(target))
+        raise DecisionExistsError(target)
     signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
     try:
         write_atomic(target, message + signature)
     except FileExistsError:  # it appeared while the record was being signed
-        raise DecisionExistsError(
-            errno.EEXIST, "a decision file is never overwritten", str(target)
-        ) from None
+        raise DecisionExistsError(target) from None
     return target
 
 

@@ -174,6 +174,7 @@ def compare(
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
     budgets = check_budgets(spec, baseline, candidate, paired)
+    evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
     by_template = spec.clusters == "template"  # SPEC 3.5: the significance rule counts templates
