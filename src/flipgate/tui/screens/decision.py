@@ -4,7 +4,8 @@ The file is built, signed and written by `flipgate.core.decision.record` into `W
 then verified at once, and the screen says where it went and what the check found. Digesting the
 runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
 when it fails the form keeps everything typed. The cases reviewed are every case the triage
-named (12,000 of 100,000 on a large run): counted by class, searched, painted only where seen.
+named (10,343 of the 100,000 of the benchmark pair): counted by class, searched, painted only
+where seen.
 """
 
 from __future__ import annotations
