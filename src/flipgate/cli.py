@@ -58,6 +58,7 @@ class Inputs:
     import_options: ImportOptions
     suite: Path | None = None  # the suite manifest: its retired cases are left out of b and c
     base_suite: Path | None = None  # the manifest where the change is going
+    base_ref: str | None = None  # or the git revision where it is going (`gate --base-ref`)
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,6 +158,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         import_options(vars(args)),
         suite,
         args.base_suite,
+        getattr(args, "base_ref", None),  # only `gate` reads a base at a revision
     )
 
 
@@ -196,7 +198,7 @@ def _retirements(inputs: Inputs) -> Retirements:
         return NO_RETIREMENTS
     from flipgate.core.suite.manifest import load_retirements
 
-    return load_retirements(inputs.suite, inputs.base_suite)
+    return load_retirements(inputs.suite, inputs.base_suite, base_ref=inputs.base_ref)
 
 
 def _base(args: argparse.Namespace, inputs: Inputs) -> GateBase | None:
@@ -206,9 +208,10 @@ def _base(args: argparse.Namespace, inputs: Inputs) -> GateBase | None:
     if args.base_ref is None:
         given = args.base_gate is not None or args.base_flaky is not None
         return base_from_files(args.base_gate, args.base_flaky) if given else None
-    if args.base_gate is not None or args.base_flaky is not None:
+    if any(named is not None for named in (args.base_gate, args.base_flaky, args.base_suite)):
         raise InputError(
-            Path("--base-ref"), "give --base-ref, or --base-gate/--base-flaky: not both"
+            Path("--base-ref"),
+            "give --base-ref, or --base-gate/--base-flaky/--base-suite: not both",
         )
     # The files this gate read, or those a workspace would hold: a file added in the change is
     # checked against the defaults, and one deleted in it, as the defaults against the base.
@@ -419,7 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--format", choices=("text", "json", "markdown", "junit"), default="text")
     base = gate.add_argument_group("the base: the gate as it stands where the change is going")
     base.add_argument(
-        "--base-ref", metavar="REF", help="read gate.yaml and flaky.yaml at this git revision"
+        "--base-ref",
+        metavar="REF",
+        help="read gate.yaml, flaky.yaml and suite.yaml at this git revision",
     )
     base.add_argument("--base-gate", type=Path, metavar="FILE", help="the base's gate spec")
     base.add_argument("--base-flaky", type=Path, metavar="FILE", help="the base's flaky list")

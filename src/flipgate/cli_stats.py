@@ -66,6 +66,27 @@ def _share(text: str) -> float:
     return value
 
 
+def _points(text: str) -> float:
+    """A true regression, in points of pass rate: more than none, less than everything."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of points: {text!r}") from None
+    if not 0 < value < 100:
+        raise argparse.ArgumentTypeError(
+            f"a regression lies between 0 and 100 points, not {text!r}"
+        )
+    return value
+
+
+def _power(text: str) -> float:
+    """A power wanted: a share strictly between never and always."""
+    value = _share(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"a power lies strictly between 0 and 1, not {text!r}")
+    return value
+
+
 def _counts(text: str) -> tuple[int, int]:
     """`184/200`: passes of cases."""
     passes, sep, cases = text.partition("/")
@@ -139,6 +160,13 @@ def cmd_power(args: argparse.Namespace) -> int:
         raise InputError(Path("--reps"), "at least one repetition")
     if args.cases < 1:
         raise InputError(Path("--cases"), "at least one case")
+    for points in args.regression or REGRESSIONS:
+        if points >= 100 * args.pass_rate:  # the unpaired figures' candidate would pass below 0%
+            raise InputError(
+                Path("--regression"),
+                f"a {points:g}-point drop from a {args.pass_rate:.0%} pass rate "
+                "(--pass-rate) leaves nothing to pass",
+            )
     figures = power_figures(args)
     if args.format == "json":
         print(json_text(figures))
@@ -273,12 +301,12 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     power.add_argument(
         "--regression",
-        type=float,
+        type=_points,
         action="append",
         metavar="POINTS",
         help="a true drop in pass rate, in points (repeatable; default 1 2 3 5)",
     )
-    power.add_argument("--target", type=_share, default=POWER, help="power wanted (0.8)")
+    power.add_argument("--target", type=_power, default=POWER, help="power wanted (0.8)")
     power.add_argument(
         "--pass-rate",
         type=_share,

@@ -64,7 +64,20 @@ def test_power_reads_the_gate_spec(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize(
-    "argv", [["--flip-share", "2"], ["--unpaired", "5/4", "1/4"], ["--cases", "0"]]
+    "argv",
+    [
+        ["--flip-share", "2"],
+        ["--unpaired", "5/4", "1/4"],
+        ["--cases", "0"],
+        # Each was a traceback (a division by zero, a math domain error) or "--3 points".
+        ["--regression", "0"],
+        ["--regression", "-3"],
+        ["--regression", "100"],
+        ["--target", "1"],
+        ["--target", "0"],
+        ["--pass-rate", "0.01", "--regression", "5"],
+        ["--pass-rate", "0"],
+    ],
 )
 def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     try:
@@ -72,6 +85,7 @@ def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixtur
     except SystemExit as exit:  # argparse's own refusal
         code = int(exit.code or 0)
     assert code == 2
+    assert "error:" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- calibrate

@@ -231,6 +231,21 @@ def test_reports_name_the_first_flipped_cases_and_count_the_rest(
     assert len(json.loads(out)["flipped"]) == 70
 
 
+def test_reports_count_the_listed_cases_the_runs_hold_and_name_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry for a case neither run has (renamed, deleted) leaves nothing out of b and c."""
+    ws = _workspace(tmp_path, 1, 1)
+    entry = {"owner": "qa", "added": "2026-11-01", "reason": "r", "evidence": "e"}
+    entries = [{"case": case, **entry} for case in ("case-000", "case-old")]
+    (ws / "flaky.yaml").write_text(yaml.safe_dump({"entries": entries}))
+    _, text, _ = _gate(capsys, str(ws))
+    assert "flaky list: 1 case left out of b and c\n" in text
+    assert "flaky list: 1 entry for cases in neither run: case-old\n" in text
+    _, markdown, _ = _gate(capsys, str(ws), "--format", "markdown")
+    assert "- flaky list: 1 entry for cases in neither run: case-old\n" in markdown
+
+
 def test_a_large_gate_reads_whole_in_an_80_column_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

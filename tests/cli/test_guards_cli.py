@@ -36,17 +36,27 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository holding the agent-suite workspace, committed on `main`."""
+def committed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: str, name: str) -> Path:
+    """A git repository holding a sample workspace at `suites/NAME`, committed on `main`."""
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     root = tmp_path / "evals"
-    shutil.copytree(SAMPLES / "agent-suite", root / "suites" / "agent")
+    shutil.copytree(SAMPLES / sample, root / "suites" / name)
     git(root.parent, "init", "-q", "-b", "main", str(root))
     git(root, "add", "-A")
     git(root, "commit", "-qm", "the suite as merged")
     return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return committed(tmp_path, monkeypatch, "agent-suite", "agent")
+
+
+@pytest.fixture
+def support(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The support-assistant workspace (a suite manifest with two retired cases), committed."""
+    return committed(tmp_path, monkeypatch, "support-assistant", "support") / "suites" / "support"
 
 
 def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
@@ -179,3 +189,64 @@ def test_the_json_carries_each_arms_key_and_the_flaky_list_size(
     assert data["changes"] == {"edited": {}, "deleted": [], "new": [], "cached": {}}
     assert [b["metric"] for b in data["budgets"]] == ["latency_ms", "cost_usd", "steps", "tokens"]
     assert not any(b["exceeded"] for b in data["budgets"])
+
+
+def test_a_retirement_in_the_change_is_invalid_against_the_base_ref(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, data, _ = gate(capsys, str(support), "--base-ref", "main")
+    assert data["base"]["unchecked"] == [] and data["verdict"] != "INVALID"
+
+    assert (
+        main(["suite", "retire", "sa-011", "--reason", "v1 upload is gone", "-w", str(support)])
+        == 0
+    )
+    capsys.readouterr()
+    code, data, _ = gate(capsys, str(support), "--base-ref", "main")
+    assert (code, data["verdict"]) == (4, "INVALID")
+    assert data["invalid_reasons"][-1].startswith("the change under test retires sa-011:")
+
+    # merged where the change is going, the retirement is no longer this change's to excuse
+    git(support, "commit", "-qam", "retire sa-011")
+    code, data, _ = gate(capsys, str(support), "--base-ref", "main")
+    assert data["verdict"] != "INVALID" and "sa-011" in {r["case"] for r in data["retired"]}
+
+
+def test_a_manifest_the_change_adds_retires_every_archived_case_itself(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(support, "rm", "-q", "--cached", "suite.yaml")
+    git(support, "commit", "-qm", "the suite before it had a manifest")
+    code, data, _ = gate(capsys, str(support), "--base-ref", "main")
+    assert code == 4
+    assert "retires sa-024, sa-045:" in data["invalid_reasons"][-1]
+
+
+def test_a_bad_manifest_at_the_base_ref_names_the_revision_and_line(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = support / "suite.yaml"
+    good = manifest.read_text()
+    manifest.write_text(good.replace("suite: ", "suite: [oops\n", 1))
+    git(support, "commit", "-qam", "broken")
+    manifest.write_text(good)
+    code, data, err = gate(capsys, str(support), "--base-ref", "main")
+    assert (code, data) == (2, {})
+    assert err.startswith("flipgate: error: main:suites/support/suite.yaml:")
+
+
+def test_without_a_base_the_unchecked_retirements_are_said(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, data, _ = gate(capsys, str(support))
+    assert data["base"]["unchecked"] == ["gate spec", "flaky list", "suite manifest"]
+    main(["gate", str(support)])
+    assert (
+        "no base gate spec, flaky list or suite manifest given (--base-ref REF, or --base-gate, "
+        "--base-flaky and --base-suite): whether this change loosened the gate, added flaky "
+        "entries or retired cases was not checked"
+    ) in capsys.readouterr().out
+    code, _, err = gate(
+        capsys, str(support), "--base-ref", "main", "--base-suite", str(support / "suite.yaml")
+    )
+    assert code == 2 and "not both" in err

@@ -286,6 +286,24 @@ def test_a_date_that_is_not_a_date_is_refused_byte_identical(flaky_file: Path) -
     assert flaky_file.read_text() == bad_history
 
 
+def test_a_file_without_entries_is_refused_not_read_as_an_empty_list(tmp_path: Path) -> None:
+    """The gate spec given as `--flaky` listed nothing, silently: every flaky case counted."""
+    path = tmp_path / "gate.yaml"
+    path.write_text("alpha: 0.05\nsets:\n  full: {margin: 2}\n")
+    with pytest.raises(InputError) as err:
+        load_flaky(path)
+    assert (err.value.field, err.value.line) == ("entries", 1)
+    assert "this one holds alpha, sets" in str(err.value)
+    assert load_flaky(_written(tmp_path, "")).entries == ()
+    assert load_flaky(_written(tmp_path, "entries: []\nretired: []\n")).entries == ()
+
+
+def _written(folder: Path, text: str) -> Path:
+    path = folder / "flaky.yaml"
+    path.write_text(text)
+    return path
+
+
 # --------------------------------------------------------------------------- remove (retire)
 
 

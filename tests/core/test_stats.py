@@ -217,7 +217,7 @@ def test_critical_flips_are_the_gate_s_own() -> None:
         assert critical_flips(37, 159, alpha) == tuple(expected[37:]), alpha
 
 
-@settings(deadline=None, max_examples=25)
+@settings(max_examples=25)
 @given(
     st.integers(20, 600),
     st.floats(0.0, 0.2),

@@ -56,8 +56,14 @@ def test_a_code_span_holds_any_text(text: str, span: str) -> None:
 def _hostile(tmp_path: Path) -> Comparison:
     """Case ids, run ids, key values and rule names a pull request chose."""
     cases = [f"@org/team{TITLE_AND_CLEAR}", FORGED, RIGHT_TO_LEFT, "case-4"]
-    base = passfail_rows({case: [True] for case in cases})
-    cand = passfail_rows({case: [i % 2 == 0] for i, case in enumerate(cases)})
+    # Decisions on the rule names gate.yaml gives (a limit on a rule no run has is bad input).
+    rules = {"r\x1b]0;PWNED\x07": "approve", "@here": "approve"}
+    labelled = {"expected": rules, "actual": rules}
+    base = [row | labelled for row in passfail_rows({case: [True] for case in cases})]
+    cand = [
+        row | labelled
+        for row in passfail_rows({case: [i % 2 == 0] for i, case in enumerate(cases)})
+    ]
     key = {"model": f"m{TITLE_AND_CLEAR}"}
     baseline = load_run(write_run(tmp_path / "b", base, run_id=f"base`{TITLE_AND_CLEAR}", key=key))
     candidate = load_run(write_run(tmp_path / "c", cand, run_id="cand_run_1", key=key))

@@ -69,7 +69,7 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     if ranking.disagreement:
         lines.append(("mean against key", ranking.disagreement))
     if ranking.lead:
-        lines.append(("is the lead real?", ranking.lead.describe()))
+        lines.append(("the lead", ranking.lead.describe()))
     lines.append(("multiplicity", ranking.multiplicity))
     return lines
 

@@ -20,6 +20,7 @@ from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
+from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import OutcomeRow, outcome_rows
 from flipgate.present.text import literal, markdown_code
@@ -87,17 +88,30 @@ def json_text(data: dict[str, Any]) -> str:
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
-CHECKED_AGAINST_BASE = {"gate spec": "loosened the gate", "flaky list": "added flaky entries"}
+# each half of the base: what its absence leaves unchecked, and the option that names its file
+CHECKED_AGAINST_BASE = {
+    "gate spec": ("loosened the gate", "--base-gate"),
+    "flaky list": ("added flaky entries", "--base-flaky"),
+    "suite manifest": ("retired cases", "--base-suite"),
+}
 
 
 def unchecked_note(result: GateResult) -> str | None:
     """Said once, when part of the base was not given: what could not be checked."""
-    if not result.base.unchecked:
+    unchecked = result.base.unchecked
+    if not unchecked:
         return None
+    checks, options = zip(*(CHECKED_AGAINST_BASE[u] for u in unchecked), strict=True)
     return (
-        f"no base {' or '.join(result.base.unchecked)} given (--base-ref REF, or --base-gate and "
-        f"--base-flaky): whether this change "
-        f"{' or '.join(CHECKED_AGAINST_BASE[u] for u in result.base.unchecked)} was not checked"
+        f"no base {_series(unchecked, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
+        f"whether this change {_series(checks, 'or')} was not checked"
+    )
+
+
+def _series(items: tuple[str, ...], last: str) -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return (
+        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
     )
 
 
@@ -380,21 +394,29 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
         for k in result.key_moved
     )
     lines.append(literal(f"key moved: {moved or 'nothing'}"))
-    if result.flaky_listed:
-        flipped = (
-            f", {len(result.flaky_flipped)} of them flipped here" if result.flaky_flipped else ""
-        )
-        lines.append(
-            Text(f"flaky list: {len(result.flaky_listed)} cases left out of b and c{flipped}")
-        )
-    for line in retired_lines(result):
+    for line in (*flaky_lines(result), *retired_lines(result)):
         lines.append(literal(line))
     if result.unpaired:
-        lines.append(Text(f"unpaired: {len(result.unpaired)} cases (not counted)"))
+        lines.append(Text(f"unpaired: {plural(len(result.unpaired), 'case')} (not counted)"))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(warning)))
     if note := unchecked_note(result):
         lines.append(Text(note, style="dim"))
+    return lines
+
+
+def flaky_lines(result: GateResult) -> list[str]:
+    """The listed cases left out of b and c, and the entries for cases neither run has (a case
+    renamed or gone: the entry leaves nothing out)."""
+    lines = []
+    if left_out := len(result.flaky_listed) - len(result.flaky_unknown):
+        flipped = f", {len(result.flaky_flipped)} flipped here" if result.flaky_flipped else ""
+        lines.append(f"flaky list: {plural(left_out, 'case')} left out of b and c{flipped}")
+    if unknown := result.flaky_unknown:
+        shown, more = _first(unknown)
+        named = ", ".join(shown) + (f", {_more(more, 'unknown flaky')}" if more else "")
+        entries = plural(len(unknown), "entry", "entries")
+        lines.append(f"flaky list: {entries} for cases in neither run: {named}")
     return lines
 
 
@@ -405,7 +427,7 @@ def retired_lines(result: GateResult) -> list[str]:
     flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
     shown, more = _first(result.retired)
     return [
-        f"retired: {len(result.retired)} cases left out of b and c{flipped}",
+        f"retired: {plural(len(result.retired), 'case')} left out of b and c{flipped}",
         *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
         *([_more(more, "retired")] if more else []),
     ]
@@ -556,14 +578,9 @@ def to_markdown(comparison: Comparison) -> str:
         for k in result.key_moved
     )
     notes.append(f"key moved: {moved or 'nothing'}")
-    if result.flaky_listed:
-        notes.append(
-            f"flaky list: {len(result.flaky_listed)} cases left out of b and c, "
-            f"{len(result.flaky_flipped)} flipped here"
-        )
-    notes += [_md(line) for line in retired_lines(result)]
+    notes += [_md(line) for line in (*flaky_lines(result), *retired_lines(result))]
     if result.unpaired:
-        notes.append(f"unpaired: {len(result.unpaired)} cases, not counted")
+        notes.append(f"unpaired: {plural(len(result.unpaired), 'case')}, not counted")
     lines += [f"- {n}" for n in notes]
     lines.append("")
     base, cand = (result.outcomes[arm] for arm in ARMS)

@@ -168,10 +168,13 @@ def compare(
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
         retired=retired,
         changes=suite_changes(baseline, candidate, pairing.cases, retired.names),
-        base=against_base(base, spec, flaky, outcomes["baseline"].counts["false_negative"]),
+        base=against_base(
+            base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
+        ),
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
     budgets = check_budgets(spec, baseline, candidate, paired)
+    evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
     by_template = spec.clusters == "template"  # SPEC 3.5: the significance rule counts templates

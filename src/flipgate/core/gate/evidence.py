@@ -10,11 +10,13 @@ A new reason or limit is one function and one entry in its table; `rules.py` dec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
+from flipgate.core.errors import InputError
 from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.flaky import FlakyList
@@ -22,6 +24,7 @@ from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.plural import plural
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
@@ -227,7 +230,7 @@ def _false_negatives(judged: Judged) -> list[str]:
     if most is None or not cand.decisions or found <= most:
         return []
     what = "the baseline's" if bound == "baseline" else "the limit of"
-    return [f"{found} false negatives, above {what} {most}"]
+    return [f"{plural(found, 'false negative')}, above {what} {most}"]
 
 
 def _zero_false_negative_rules(judged: Judged) -> list[str]:
@@ -238,9 +241,26 @@ def _zero_false_negative_rules(judged: Judged) -> list[str]:
         (pl.col("outcome") == "false_negative") & pl.col("rule").is_in(list(rules))
     )
     return [
-        f"{n} false negative(s) on {rule}, where none is allowed"
+        f"{plural(n, 'false negative')} on {rule}, where none is allowed"
         for rule, n in missed.group_by("rule").len().sort("rule").iter_rows()
     ]
+
+
+def check_limit_rules(spec: GateSpec, decisions: Iterable[pl.DataFrame]) -> None:
+    """A rule in `zero_false_negative_rules` that no decision of either arm is on guards nothing:
+    a typo there (`recalled_product`) switched the limit off without a word, so it is bad input."""
+    named = spec.limits.zero_false_negative_rules
+    if not named:
+        return
+    held: set[str] = set().union(*(frame["rule"].unique().to_list() for frame in decisions))
+    if unknown := [rule for rule in named if rule not in held]:
+        rules = f"their rules: {', '.join(sorted(held))}" if held else "they hold no labels"
+        raise InputError(
+            spec.source or Path("gate.yaml"),
+            f"no decision of either run is on {', '.join(unknown)} ({rules})",
+            line=spec.limits.zero_false_negative_line,
+            field="outcomes.limits.zero_false_negative_rules",
+        )
 
 
 def _inconclusive_share(judged: Judged) -> list[str]:

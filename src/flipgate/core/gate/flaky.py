@@ -54,6 +54,14 @@ def load_flaky(path: Path | None, content: bytes | None = None) -> FlakyList:
         return FlakyList(digest=digest, source=path)
     if not isinstance(data, dict) or not isinstance(data.get("entries", []), list):
         raise InputError(path, "a flaky list is a mapping whose `entries` is a list", line=1)
+    if data and "entries" not in data:  # another file given as the list (gate.yaml) lists nothing
+        raise InputError(
+            path,
+            f"no `entries`: a flaky list is a mapping whose `entries` is a list; this one holds "
+            f"{', '.join(map(str, data))}",
+            line=1,
+            field="entries",
+        )
     entries: list[FlakyEntry] = []
     seen: set[str] = set()
     for i, raw in enumerate(data.get("entries") or []):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.gate.flaky import FlakyList, load_flaky
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.io.gitref import read_at_ref
 
@@ -50,24 +51,29 @@ class AgainstBase:
     """What the comparison with the base found; `where` None: no base at all."""
 
     where: str | None
-    unchecked: tuple[str, ...]  # "gate spec", "flaky list": no base to check them against
+    unchecked: tuple[str, ...]  # "gate spec", "flaky list", "suite manifest": no base for them
     loosened: tuple[str, ...]  # settings looser than the base's, with both values
     flaky_added: tuple[str, ...]  # entries not in the base's list
 
 
 def against_base(
-    base: GateBase | None, spec: GateSpec, flaky: FlakyList, baseline_false_negatives: int
+    base: GateBase | None,
+    spec: GateSpec,
+    flaky: FlakyList,
+    baseline_false_negatives: int,
+    retired: Retirements = NO_RETIREMENTS,
 ) -> AgainstBase:
-    """Compare the spec and the flaky list with the base, each half that was given."""
+    """Compare the spec and the flaky list with the base, each half that was given. The suite's
+    retirements are checked where they are judged (`Retirements.added`); here they count only as
+    unchecked, when the suite retires cases and no base manifest was given."""
     base_spec = base.spec if base is not None else None
     base_flaky = base.flaky if base is not None else None
+    given: list[tuple[str, object]] = [("gate spec", base_spec), ("flaky list", base_flaky)]
+    if retired.cases:  # with nothing retired, no retirement can be the change's
+        given.append(("suite manifest", retired.base))
     return AgainstBase(
         where=base.where if base is not None else None,
-        unchecked=tuple(
-            what
-            for what, given in (("gate spec", base_spec), ("flaky list", base_flaky))
-            if given is None
-        ),
+        unchecked=tuple(what for what, base_half in given if base_half is None),
         loosened=tuple(loosened(spec, base_spec, baseline_false_negatives))
         if base_spec is not None
         else (),

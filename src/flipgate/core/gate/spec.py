@@ -66,6 +66,8 @@ class OutcomeLimits:
     false_negative_max: int | Literal["baseline"] | None
     zero_false_negative_rules: tuple[str, ...]
     inconclusive_max_share: float | None
+    # Where `zero_false_negative_rules` is in gate.yaml: a rule no run has is reported there.
+    zero_false_negative_line: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,12 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             "escalation.runs", data["escalation"]["runs"], low=1, high=MAX_ESCALATION_RUNS
         ),
         prices=prices,
-        limits=OutcomeLimits(fn_max, tuple(rules), share),
+        limits=OutcomeLimits(
+            fn_max,
+            tuple(rules),
+            share,
+            zero_false_negative_line=lines.line("outcomes.limits.zero_false_negative_rules"),
+        ),
         fail_on=frozenset(fail_on),
         budgets=tuple(budgets),
         clusters="template" if clusters == "template" else "none",

@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import LineIndex, load_yaml, parse_yaml
+from flipgate.core.io.yamlio import LineIndex, load_yaml
 
 
 def load_mapping(
-    path: Path, fields: tuple[str, ...], what: str, *, text: str | None = None
+    path: Path, fields: tuple[str, ...], what: str, content: bytes | None = None
 ) -> tuple[dict[str, Any], FieldChecker]:
-    """Read `path` (or `text`, the file as it stood elsewhere, named `path` in errors): a YAML
-    mapping of `fields` and no other (a typo is not an extension)."""
-    data, lines = load_yaml(path) if text is None else parse_yaml(text, path)
+    """Read `path` (or `content`, the file as it stood at a git revision, `path` naming it): a
+    YAML mapping of `fields` and no other (a typo is not an extension)."""
+    data, lines = load_yaml(path, content)
     if not isinstance(data, dict):
         raise InputError(path, f"not a mapping: {what}", line=1)
     check = FieldChecker(path, lines)

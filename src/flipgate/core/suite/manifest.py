@@ -28,6 +28,7 @@ import yaml
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.gitref import read_at_ref
 from flipgate.core.io.yamlio import LineIndex, SafeDumper, dump_yaml
 from flipgate.core.suite.fields import FieldChecker, load_mapping
 
@@ -115,11 +116,11 @@ class SuiteManifest:
         return self.started or (first if isinstance(first, date) else None)
 
 
-def load_manifest(path: Path, *, text: str | None = None) -> SuiteManifest:
-    """Read and check `suite.yaml` (or `text`, as it stood at a git revision, named `path`):
-    every problem names the file, the line and the field."""
+def load_manifest(path: Path, content: bytes | None = None) -> SuiteManifest:
+    """Read and check `suite.yaml` (or `content`, as it stood at a git revision, `path` naming
+    it): every problem names the file, the line and the field."""
     data, check = load_mapping(
-        path, TOP_FIELDS, "a suite manifest has `suite` and `cases`", text=text
+        path, TOP_FIELDS, "a suite manifest has `suite` and `cases`", content
     )
     lines = check.lines
     suite = check.text(data.get("suite"), "suite")
@@ -185,14 +186,25 @@ def _entries(
 # --------------------------------------------------------------------------- retirement
 
 
-def load_retirements(path: Path | None, base: Path | None = None) -> Retirements:
-    """The manifest's retired cases for the gate; `base`: the manifest where the change goes."""
+def load_retirements(
+    path: Path | None, base: Path | None = None, *, base_ref: str | None = None
+) -> Retirements:
+    """The manifest's retired cases for the gate, and those retired where the change is going:
+    in the manifest `base`, or in `path` as it is at the git revision `base_ref`. Neither given:
+    retirements added in the change under test cannot be told."""
     if path is None:
         if base is not None:
             raise InputError(base, "a base suite manifest needs --suite (or a workspace's)")
         return Retirements()
     cases = load_manifest(path).retirements
-    return Retirements(cases, load_manifest(base).retired_names if base else None)
+    if base is not None:
+        return Retirements(cases, load_manifest(base).retired_names)
+    if base_ref is None:
+        return Retirements(cases)
+    at = read_at_ref(path, base_ref)
+    if at.content is None:  # the change adds the manifest: every retirement in it is its own
+        return Retirements(cases, frozenset())
+    return Retirements(cases, load_manifest(at.name, at.content).retired_names)
 
 
 @dataclass(frozen=True)

@@ -2,32 +2,40 @@
 
 Coverage against traffic, the case-age histogram, free passes, stale references with a retire
 action, the counterfactual table, rejection reasons and the production signal. Everything is
-computed by `flipgate.core.suite.audit` and worded by `flipgate.present.suite_report`; a
-retirement goes through `core.suite.manifest.retire`, then the audit is read again.
+computed by `flipgate.core.suite.audit`, in a worker, and worded by
+`flipgate.present.suite_report`; a retirement goes through `core.suite.manifest.retire`, then the
+workspace is audited again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from flipgate.core.errors import InputError
 from flipgate.core.suite.audit import SuiteAudit, audit
-from flipgate.core.suite.manifest import Retirement, retire
+from flipgate.core.suite.manifest import MANIFEST, Retirement, retire
 from flipgate.core.suite.workspace import load_suite
 from flipgate.present.suite_report import findings, headline
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
+from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 from flipgate.tui.widgets.suite_charts import (
     AgeHistogram,
     CounterfactualTable,
@@ -50,36 +58,69 @@ STALE = 3
 
 
 class SuiteScreen(Screen[bool]):
-    """Dismissed with whether a case was retired here (the gate behind it is then applied again)."""
+    """Dismissed with whether a case was retired here (the gate behind it is then applied again).
+
+    Given no audit, it reads the workspace and audits it in a worker, its progress on the screen's
+    progress line; after a retirement it does so again.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("suite")
     DEFAULT_CSS = """
     SuiteScreen #suite-header { height: auto; padding: 0 1; background: $boost; text-style: bold; }
+    SuiteScreen #suite-problem { padding: 1 1; color: $error; }
     SuiteScreen #suite-proposals {
         height: auto; max-height: 14; border: round $panel-lighten-2;
     }
     """
 
-    def __init__(self, result: SuiteAudit, *, can_go_back: bool = True) -> None:
+    @dataclass
+    class Audited(Message):
+        """The worker's answer: the audit, or why the workspace could not be read."""
+
+        result: SuiteAudit | None
+        problem: str | None
+
+    def __init__(
+        self, workspace: Path, result: SuiteAudit | None = None, *, can_go_back: bool = True
+    ) -> None:
         super().__init__()
+        self.workspace = workspace
         self.result = result
         self.can_go_back = can_go_back
         self.retired_here = False
 
     def compose(self) -> ComposeResult:
-        yield Static(literal(headline(self.result)), id="suite-header")
+        yield Static(id="suite-header")
+        yield ProgressLine()
         with VerticalScroll(id="suite-body"):
-            for i, (chart, section) in enumerate(zip(CHARTS, findings(self.result), strict=True)):
-                yield chart(self.result, section, id=f"suite-section-{i}")
-                if i == STALE and self.result.stale is not None:
-                    yield DataTable(id="suite-proposals", cursor_type="row", zebra_stripes=True)
+            yield from self._sections()
         yield KeyBar()
 
+    def _sections(self) -> Iterator[Widget]:
+        result = self.result
+        if result is None:
+            return
+        for i, (chart, section) in enumerate(zip(CHARTS, findings(result), strict=True)):
+            yield chart(result, section, id=f"suite-section-{i}")
+            if i == STALE and result.stale is not None:
+                yield DataTable(id="suite-proposals", cursor_type="row", zebra_stripes=True)
+
     def on_mount(self) -> None:
-        self._fill_proposals()
+        self._show_header()
+        if self.result is None:
+            self._audit()
+        else:
+            self._fill_proposals()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return waiting(self, action)
+
+    def _show_header(self) -> None:
+        header = headline(self.result) if self.result else f"suite health of {self.workspace}"
+        self.query_one("#suite-header", Static).update(literal(header))
 
     def _fill_proposals(self) -> None:
-        stale = self.result.stale
+        stale = self.result.stale if self.result else None
         if stale is None:
             return
         table = self.query_one("#suite-proposals", DataTable)
@@ -89,17 +130,50 @@ class SuiteScreen(Screen[bool]):
             table.add_row(literal(case), literal(intent), literal(reason), key=case)
         table.border_title = "retirement proposals (r: retire the selected case)"
 
+    # ------------------------------------------------------------------ auditing
+
+    @work(thread=True, exclusive=True)
+    def _audit(self) -> None:
+        """Read every file of the workspace and audit it (as of the newest day it records)."""
+        progress = Steps(self, 4)  # the three steps of reading the workspace, then the audit
+        try:
+            inputs = load_suite(self.workspace, progress)
+            progress("auditing the suite")
+            result = audit(inputs)
+        except InputError as error:
+            post_unless_cancelled(self, self.Audited(None, str(error)))
+            return
+        post_unless_cancelled(self, self.Audited(result, None))
+
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(Audited)
+    async def _audited(self, message: Audited) -> None:
+        body = self.query_one("#suite-body", VerticalScroll)
+        if message.result is not None:
+            self.result = message.result
+            await body.remove_children()
+            await body.mount_all(self._sections())
+            self._fill_proposals()
+        elif self.result is None:  # nothing to show but why
+            await body.mount(Static(literal(str(message.problem)), id="suite-problem"))
+        else:  # read again after a retirement: the figures stay as they were
+            self.notify(str(message.problem), title="suite", severity="error", markup=False)
+        self._show_header()
+        self.query_one(ProgressLine).finish()
+
     # ------------------------------------------------------------------ retire
 
     def action_retire(self) -> None:
-        stale = self.result.stale
+        stale = self.result.stale if self.result else None
         if stale is None or stale.proposals.height == 0:
             self.notify("No retirement proposals.", title="suite", markup=False)
             return
         table = self.query_one("#suite-proposals", DataTable)
         case = str(stale.proposals["case"][table.cursor_row])
         why = str(stale.proposals["reason"][table.cursor_row])
-        path = self.result.inputs.manifest.path
+        path = self.workspace / MANIFEST
 
         def submit(values: dict[str, str]) -> Retirement:  # a refusal is an InputError
             return retire(path, case, values["reason"], date.today())
@@ -121,23 +195,7 @@ class SuiteScreen(Screen[bool]):
         if done is not None:
             self.retired_here = True
             self.notify(done, title="suite", markup=False)
-            self._reload()
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def _reload(self) -> None:
-        """Read the workspace again after a retirement and show the audit it gives now."""
-        path = self.result.inputs.path
-        try:
-            updated = audit(load_suite(path))  # as of the retirement just made
-        except InputError as error:
-            self.app.call_from_thread(self.notify, str(error), severity="error", markup=False)
-            return
-        self.app.call_from_thread(self._show, updated)
-
-    async def _show(self, updated: SuiteAudit) -> None:
-        self.result = updated
-        await self.recompose()
-        self._fill_proposals()
+            self._audit()  # as of the retirement just made
 
     def action_back(self) -> None:
         if self.can_go_back:
