@@ -23,6 +23,7 @@ from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
+from tests.tui.conftest import settled
 
 SUPPORT = Path(__file__).resolve().parents[2] / "sample_runs" / "support-assistant"
 WIDE, NARROW = (140, 45), (80, 24)
@@ -72,8 +73,7 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
         assert app.screen.query_one(Input) is form
         form.value = "the endpoint was deleted in January"
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, SuiteScreen)
         assert screen.result.stale is not None and screen.result.stale.proposals.height == 15
@@ -88,23 +88,19 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
     support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
     app = make_app_for_workspace(support)
     async with app.run_test(size=WIDE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         before = app.screen.comparison.result
         assert [r.case for r in before.retired] == ["sa-024", "sa-045"]
         await pilot.press("h")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, SuiteScreen)
         await pilot.press("r")
         await pilot.pause()
         app.screen.query_one(Input).value = "the lookup endpoint is gone"
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         after = app.screen.comparison.result
         assert "sa-001" in {r.case for r in after.retired}
         assert after.paired == before.paired - 1  # left out of the cells
