@@ -213,6 +213,29 @@ def test_the_entry_point_collects_again_once_the_imports_are_done(
     assert seen == {"collecting": True, "exit": 3}
 
 
+def test_ctrl_c_is_said_in_a_line_and_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An interrupted `flipgate gate` printed a KeyboardInterrupt traceback into the CI log."""
+    import gc
+
+    import flipgate.cli
+    from flipgate import launch
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    exits: list[int] = []
+    monkeypatch.setattr(flipgate.cli, "main", interrupted)
+    monkeypatch.setattr(launch.os, "_exit", exits.append)
+    try:
+        launch.run()
+    finally:
+        gc.unfreeze()
+    assert exits == [130]
+    assert capsys.readouterr().err == "flipgate: interrupted; nothing unfinished was written\n"
+
+
 def test_reports_name_the_first_flipped_cases_and_count_the_rest(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
