@@ -117,6 +117,10 @@ def test_bad_usage_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert code == 2 and "exactly two runs" in err
     code, _, err = _gate(capsys, str(tmp_path))
     assert code == 2 and "not a workspace" in err
+    (tmp_path / "baseline").mkdir()
+    (tmp_path / "candidates").mkdir()  # a ranking workspace: the error says how to read it
+    code, _, err = _gate(capsys, str(tmp_path))
+    assert code == 2 and f"rank them with `flipgate rank {tmp_path}`" in err
 
 
 def test_bad_gate_spec_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
