@@ -108,4 +108,6 @@ class CaseTable(DataTable):
             return Text(value, style=palette.outcome(_WORST_STYLE[value]))
         if name == "safety_shown" and value:
             return Text(value, style=palette.warn)
+        if name == "cost_shown":  # a signed number: right-aligned, as the counts beside it
+            return Text(value, justify="right")
         return value
