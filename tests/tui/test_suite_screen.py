@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
 from flipgate.core.suite.workspace import load_suite
-from flipgate.tui.app import make_app_for_workspace, make_suite_app
+from flipgate.tui.app import THEMES, THEMES_DIR, make_app_for_workspace, make_suite_app
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.widgets.suite_charts import SuiteChart
 
@@ -114,3 +114,21 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
 def test_snapshot(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
     app = make_suite_app(load_suite(SUPPORT), theme=theme)
     assert snap_compare(app, terminal_size=size)
+
+
+def _muted(theme: str) -> str:
+    """The theme file's `$muted`."""
+    text = (THEMES_DIR / f"{theme}.tcss").read_text()
+    return next(line for line in text.splitlines() if line.startswith("$muted:")).split()[1][:-1]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_charts_headings_are_readable_in_each_theme(theme: str) -> None:
+    """Textual's muted text is `auto 60%`: as a component style it came out white, and the
+    `intent` and `age` headings vanished on the light theme's white."""
+    app = make_suite_app(load_suite(SUPPORT), theme=theme)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        heading = app.screen.query_one(SuiteChart).style("muted").color
+        assert heading is not None and heading.triplet is not None
+        assert heading.triplet.hex == _muted(theme)

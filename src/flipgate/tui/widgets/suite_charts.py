@@ -41,7 +41,6 @@ class SuiteChart(Widget):
     SuiteChart > .chart--traffic { color: $primary; }
     SuiteChart > .chart--cases { color: $success; }
     SuiteChart > .chart--flag { color: $error; text-style: bold; }
-    SuiteChart > .chart--muted { color: $text-muted; }
     SuiteChart > .chart--heading { text-style: bold; }
     """
 
