@@ -1,19 +1,21 @@
 """Write the bundled sample workspaces under `sample_runs/`, deterministically.
 
-Four workspaces (SPEC §2, §3, §7, §8), each with its own README saying what it shows:
+Five workspaces (SPEC §2, §3, §7, §8), each with its own README saying what it shows:
 
 - `listing-reviewer/`: seed 000's marketplace reviewer; a cautious newer model that a plain
   pass/fail count blocks and a gate on the costly outcomes passes;
 - `listing-reviewer-decisive/`: the same baseline against a model that waves violations through;
 - `agent-suite/`: seed 001's prompt edit on a support agent, INCONCLUSIVE, with its reruns and
   repeated baseline runs for flaky-list curation;
+- `support-assistant/`: seed 002's year-old suite for `flipgate suite audit`, with its history of
+  runs and five signed rejections;
 - `winner-rule/`: seed 003's table, three candidates ranked against an incumbent by the release
   rule (`flipgate rank`).
 
 The figures are not sampled: a listing table and a plan of which decision each model gets wrong
 fix them. The seed only drives second metrics (latency, tokens, cost) and order ids. Running the
-script twice gives byte-identical files; it rebuilds the output folder from scratch and refuses to
-touch one that holds signed decisions.
+script twice gives byte-identical files: it rebuilds the output folder from scratch, keeps the
+signed decisions it would write again as they stand, and refuses to drop or change any other.
 
     uv run python scripts/make_sample_runs.py [--out DIR] [--seed N]
 """
@@ -1378,13 +1380,22 @@ periods:
 SUPPORT_REVIEWER = ("Dana Whitfield", "dana@example.com")
 
 
-def support_decisions(workspace: Path) -> list[str]:
-    """Sign the five rejections with a key made for the purpose (a sample's key, trusted by none).
+def support_decisions(workspace: Path, kept: Path) -> None:
+    """The five rejections, each the gate applied to the candidate and the incumbent's run of
+    the time, written to `workspace/decisions`.
 
-    Each is the gate applied to the candidate and the incumbent's run of the time; signatures
-    change with the key, so the reproducibility test leaves `decisions/` out.
+    A signature changes with the key, so a decision already in `kept` (the folder being
+    rebuilt) whose message is unchanged is copied as it stands; only the others are signed, with
+    a key made for the purpose (a sample's key, trusted by none).
     """
-    from flipgate.core.decision.record import Reviewer, write_decision
+    from flipgate.core.decision.record import (
+        InvalidDecision,
+        Reviewer,
+        decision_path,
+        render_decision,
+        split_signed,
+        write_decision,
+    )
     from flipgate.core.decision.review import build_record
     from flipgate.core.decision.signing import find_signing_key
     from flipgate.core.gate.compare import compare
@@ -1392,50 +1403,50 @@ def support_decisions(workspace: Path) -> list[str]:
     from flipgate.core.runs.reading import load_run
 
     spec = load_spec(workspace / "gate.yaml")
-    written = []
+    folder = workspace / "decisions"
+    unsigned = []
+    for run in SUPPORT_HISTORY:
+        if run.candidate_slot is None:
+            continue
+        day = run.folder.removesuffix("-candidate")
+        comparison = compare(
+            load_run(workspace / "history" / f"{day}-main"),
+            load_run(workspace / "history" / run.folder),
+            spec,
+        )
+        assert comparison.result.rule == "outcome_limit", comparison.result.summary
+        record = build_record(
+            comparison,
+            workspace=workspace,
+            decision="reject",
+            cause="regression",
+            reason=f"{comparison.result.limit_breaches[0]}; the misses are refunds it waved through",
+            reviewer=Reviewer(*SUPPORT_REVIEWER),
+            created=datetime.fromisoformat(run.created) + timedelta(hours=30),
+        )
+        previous = kept / decision_path(record, folder).name
+        try:
+            same = split_signed(previous.read_bytes())[0] == render_decision(record).encode()
+        except (OSError, InvalidDecision):
+            same = False
+        if same:
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(previous, folder / previous.name)
+        else:
+            unsigned.append(record)
+    if not unsigned:
+        return
     with tempfile.TemporaryDirectory() as keys:
         key = Path(keys) / "sample_key"
         subprocess.run(
-            [
-                "ssh-keygen",
-                "-q",
-                "-t",
-                "ed25519",
-                "-N",
-                "",
-                "-C",
-                SUPPORT_REVIEWER[1],
-                "-f",
-                str(key),
-            ],
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", SUPPORT_REVIEWER[1], "-f", key],
             check=True,
         )
-        for run in SUPPORT_HISTORY:
-            if run.candidate_slot is None:
-                continue
-            day = run.folder.removesuffix("-candidate")
-            comparison = compare(
-                load_run(workspace / "history" / f"{day}-main"),
-                load_run(workspace / "history" / run.folder),
-                spec,
-            )
-            assert comparison.result.rule == "outcome_limit", comparison.result.summary
-            created = datetime.fromisoformat(run.created) + timedelta(hours=30)
-            record = build_record(
-                comparison,
-                workspace=workspace,
-                decision="reject",
-                cause="regression",
-                reason=f"{comparison.result.limit_breaches[0]}; the misses are refunds it waved through",
-                reviewer=Reviewer(*SUPPORT_REVIEWER),
-                created=created,
-            )
-            path = write_decision(record, find_signing_key(key), workspace / "decisions")
-            written.append(path.name)
-    return written
+        for record in unsigned:
+            write_decision(record, find_signing_key(key), folder)
 
 
-def write_support_workspace(out: Path) -> None:
+def write_support_workspace(out: Path, kept: Path) -> None:
     workspace = out / SUPPORT
     cases = support_cases()
     edited, failing = support_plan(cases)
@@ -1450,7 +1461,7 @@ def write_support_workspace(out: Path) -> None:
     write_text(workspace / "production.yaml", SUPPORT_PRODUCTION)
     write_text(workspace / "gate.yaml", gate_yaml("The spec's defaults (SPEC §3), written out."))
     write_text(workspace / "README.md", SUPPORT_README)
-    support_decisions(workspace)
+    support_decisions(workspace, kept)
 
 
 TOP_README = """\
@@ -1735,24 +1746,31 @@ def write_winner_rule_workspace(out: Path) -> None:
     write_text(workspace / "README.md", WINNER_RULE_README)
 
 
-def signed_decisions(out: Path) -> list[Path]:
-    """Decisions someone signed while trying a sample (support-assistant's are generated)."""
+def signed_decisions(out: Path) -> dict[Path, bytes]:
+    """The decision files in `out`'s workspaces, by their paths below it: support-assistant's,
+    and any someone signed while trying a sample."""
     found = out.glob("*/decisions/*") if out.exists() else ()
-    return sorted(p for p in found if p.is_file() and p.parent.parent.name != SUPPORT)
+    return {p.relative_to(out): p.read_bytes() for p in sorted(found) if p.is_file()}
 
 
 def generate(out: Path, seed: int) -> None:
-    """Build every workspace in a sibling temp folder, then swap it in for `out`."""
-    if kept := signed_decisions(out):
-        raise SystemExit(f"refusing to rebuild {out}: it holds signed decisions ({kept[0]})")
+    """Build every workspace in a sibling temp folder, then swap it in for `out`, unless that
+    would change or drop a signed decision: files we write never overwrite one."""
+    kept = signed_decisions(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         write_listing_workspaces(staging, seed)
         write_agent_workspace(staging, seed)
-        write_support_workspace(staging)
+        write_support_workspace(staging, out / SUPPORT / "decisions")
         write_winner_rule_workspace(staging)
         write_text(staging / "README.md", TOP_README)
+        written = signed_decisions(staging)
+        if lost := [path for path, data in kept.items() if written.get(path) != data]:
+            raise SystemExit(
+                f"refusing to rebuild {out}: {out / lost[0]} is a signed decision this script "
+                "would not write again as it stands; move it out of the way to rebuild"
+            )
         if out.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{out.name}-old-", dir=out.parent))
             os.replace(out, retired / out.name)

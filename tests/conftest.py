@@ -14,6 +14,21 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, settings
+
+# Property tests draw the same examples on every run and keep no example database, so a CI
+# failure reproduces anywhere; no deadline and no too-slow check, both of which a loaded
+# two-core machine trips. `pytest --hypothesis-profile explore` draws new examples each run.
+settings.register_profile(
+    "deterministic",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("explore", settings.get_profile("deterministic"), derandomize=False)
+settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "sample_runs"

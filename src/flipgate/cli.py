@@ -22,6 +22,7 @@ from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.cli_stats import add_stats_parser
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
@@ -169,12 +170,11 @@ def load_comparison(
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
     from flipgate.core.runs.reading import load_run
-    from flipgate.core.suite.manifest import load_retirements
 
     spec = load_spec(inputs.gate)
     flaky = load_flaky(inputs.flaky)
     budgeted = frozenset(budget.metric for budget in spec.budgets)
-    retired = load_retirements(inputs.suite, inputs.base_suite, base_ref=inputs.base_ref)
+    retired = _retirements(inputs)
     # One arm after the other: each read already uses every core, and the peak memory halves.
     baseline, candidate = (
         load_run(path, import_options=inputs.import_options, lean=lean, keep=budgeted)
@@ -189,6 +189,16 @@ def load_comparison(
         retired=retired,
         base=base,
     )
+
+
+def _retirements(inputs: Inputs) -> Retirements:
+    """The suite manifest's retired cases. Its reader imports pyarrow, which the gate on Parquet
+    otherwise never loads (a tenth of a second of start-up): only when a manifest is named."""
+    if inputs.suite is None and inputs.base_suite is None:
+        return NO_RETIREMENTS
+    from flipgate.core.suite.manifest import load_retirements
+
+    return load_retirements(inputs.suite, inputs.base_suite, base_ref=inputs.base_ref)
 
 
 def _base(args: argparse.Namespace, inputs: Inputs) -> GateBase | None:

@@ -120,7 +120,7 @@ def test_the_document_parses_back_to_the_same_record() -> None:
     assert parse_decision(yaml.safe_load(render_decision(record))) == record
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     reason=st.text(min_size=1).filter(str.strip),
     note=st.text(),

@@ -67,7 +67,7 @@ def test_p_agrees_with_brute_force_binomial_sum(b: int, c: int) -> None:
     assert mcnemar_p(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-15)
 
 
-@settings(deadline=None, max_examples=60)
+@settings(max_examples=60)
 @given(st.integers(1, 2000), st.integers(0, 2000))
 def test_the_sums_early_stop_is_below_a_doubles_rounding(b: int, c: int) -> None:
     """With thousands of flips the sum stops past the mode; the full sum rounds the same."""
@@ -350,7 +350,7 @@ def test_still_inconclusive_after_rerun_goes_to_a_reviewer(run_writer: RunWriter
     assert second.escalation is not None and second.escalation.action == "reviewer_decision"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(PAIRED_SUITES)
 def test_cells_add_up_to_the_paired_cases(
     tmp_path_factory: pytest.TempPathFactory, suite: dict
@@ -386,7 +386,7 @@ def test_the_order_rows_are_written_in_changes_nothing(run_writer: RunWriter) ->
     assert again.cases.row(0, named=True)["base_pattern"] == [False, True, None]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(PAIRED_SUITES, st.data())
 def test_any_row_order_gives_the_same_comparison(
     tmp_path_factory: pytest.TempPathFactory, suite: dict, data: st.DataObject

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import shutil
 from dataclasses import replace
 from datetime import date
@@ -12,12 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import polars as pl
 import pytest
 import yaml
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.budgets import figure
+from flipgate.core.gate.changes import edited_cases, edited_rules
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.loosening import ORDER, GateBase, flaky_added, loosened
@@ -110,6 +115,76 @@ def test_an_infra_only_arm_is_no_edit() -> None:
         {},
         (("case-05", "no gradable candidate repetition"),),
     )
+
+
+LABELS = ("approve", "reject", "escalate")
+# What a repetition asks: rule -> an expected label (a decision) or True/False (a check).
+ASKS = st.dictionaries(
+    st.sampled_from(("r1", "r2", "r3")), st.one_of(st.sampled_from(LABELS), st.booleans())
+)
+# A repetition: infra (maybe with what it was asked, half written) or graded by what it asks.
+REPETITION = st.tuples(st.booleans(), ASKS).filter(lambda rep: rep[0] or bool(rep[1]))
+SUITE = st.dictionaries(
+    st.sampled_from([f"case-{i}" for i in range(8)]),
+    st.tuples(st.booleans(), st.lists(REPETITION, min_size=1, max_size=3)),  # safety, reps
+    min_size=1,
+    max_size=8,
+)
+
+
+def suite_rows(suite: dict[str, tuple[bool, list[Any]]]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for case, (safety, reps) in suite.items():
+        for rep, (infra, asks) in enumerate(reps):
+            row: dict[str, Any] = {"case": case, "rep": rep, "safety": safety}
+            labels = {r: v for r, v in asks.items() if isinstance(v, str)}
+            checks = {r: v for r, v in asks.items() if isinstance(v, bool)}
+            row |= {"status": "infra", "infra": "timeout"} if infra else {}
+            row |= {"expected": labels, "actual": labels} if labels else {}
+            row |= {"passed": checks} if checks else {}
+            rows.append(row)
+    return rows
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(SUITE, SUITE, st.lists(st.booleans(), min_size=8, max_size=8), st.randoms())
+def test_the_cheap_check_finds_every_edit_the_detailed_list_words(
+    base: dict[str, Any], other: dict[str, Any], kept: list[bool], order: random.Random
+) -> None:
+    """`edited_cases` words only the cases whose sets of questions differ; wording every case
+    graded in both arms, and comparing every case's safety flag, finds the same edits."""
+    cand = {
+        case: base[case] if keep and case in base else other.get(case)
+        for case, keep in zip([f"case-{i}" for i in range(8)], kept, strict=True)
+    }
+    cand = {case: asks for case, asks in cand.items() if asks is not None}
+    assume(cand)
+    rows = {"b": suite_rows(base), "c": suite_rows(cand)}
+    order.shuffle(rows["c"])  # out of case order too: the hashed group-by
+    baseline, candidate = (run(arm, arm_rows) for arm, arm_rows in rows.items())
+    graded = [set(r.reps.filter(pl.col("status") == "ok")["case"]) for r in (baseline, candidate)]
+    detailed = edited_rules(baseline, candidate, pl.Series(sorted(graded[0] & graded[1])))
+    for case in sorted(set(base) & set(cand)):
+        if base[case][0] != cand[case][0]:
+            was = "a safety case" if base[case][0] else "ordinary"
+            now = "ordinary" if base[case][0] else "a safety case"
+            detailed.setdefault(case, []).append(
+                f"safety: {was} in the baseline, {now} in the candidate"
+            )
+    assert edited_cases(baseline, candidate) == dict(sorted(detailed.items()))
+
+
+def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
+    """20 rules of 4 questions each (two labels, none, a check) take two words of bits: the last
+    rule's land in the second."""
+    rules = [f"rule-{i:02d}" for i in range(20)]
+    was = {rule: "approve" for rule in rules}
+    now = was | {rules[-1]: "reject"}
+    base = run("b", [listing("x", was), listing("y", was)])
+    cand = run("c", [listing("x", now, was), listing("y", was)])
+    assert edited_cases(base, cand) == {
+        "x": ["rule-19: expected approve in the baseline, reject in the candidate"]
+    }
 
 
 def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: Path) -> None:

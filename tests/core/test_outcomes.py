@@ -6,7 +6,7 @@ from itertools import product
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from flipgate.core.gate.outcomes import classify, classify_frame, per_case_counts, summarize
@@ -128,8 +128,6 @@ def test_seed_000_old_model_reconciles() -> None:
 label = st.sampled_from(["approve", "reject", "escalate"])
 
 
-# No deadline: on a busy two-core machine the first example (polars warming up) took 292 ms.
-@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), label, label), min_size=1, max_size=200))
 def test_outcomes_add_up_to_the_decisions(decisions: list[tuple[int, str, str]]) -> None:
     frame = pl.DataFrame(

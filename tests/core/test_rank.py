@@ -184,7 +184,7 @@ table = st.dictionaries(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     candidate=table,
     safety=st.sets(st.sampled_from([f"case-{i}" for i in range(8)])),

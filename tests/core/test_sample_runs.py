@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import sys
 from collections import Counter
 from collections.abc import Iterable, Set
@@ -429,7 +430,8 @@ def test_winner_rule_holds_the_seed_table() -> None:
 # --------------------------------------------------------------------------- the generator
 
 
-def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def generator() -> Any:
     spec = importlib.util.spec_from_file_location(
         "make_sample_runs", ROOT / "scripts" / "make_sample_runs.py"
     )
@@ -440,18 +442,51 @@ def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
         spec.loader.exec_module(module)
     finally:
         del sys.modules[spec.name]
+    return module
+
+
+def generated(root: Path) -> dict[str, bytes]:
+    """The generated files; what trying a sample writes (git ignores it) is not compared."""
+
+    def written_by_use(path: Path) -> bool:
+        parts = path.parts
+        return (
+            ".flipgate" in parts
+            or path.name.startswith("rerun-plan")
+            or (parts[1:2] == ("decisions",) and parts[0] != "support-assistant")
+        )
+
+    files = (p for p in sorted(root.rglob("*")) if p.is_file())
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in files
+        if not written_by_use(p.relative_to(root))
+    }
+
+
+def test_generator_reproduces_the_committed_files(generator: Any, tmp_path: Path) -> None:
+    """Given the committed signed decisions, it writes every file as committed: regenerating
+    the samples leaves `git status` clean."""
     out = tmp_path / "sample_runs"
-    module.main(["--out", str(out)])
+    shutil.copytree(
+        SAMPLES / "support-assistant" / "decisions", out / "support-assistant" / "decisions"
+    )
+    generator.main(["--out", str(out)])
+    assert generated(out) == generated(SAMPLES)
 
-    def tree(root: Path) -> dict[str, bytes]:
-        """The generated files; what trying a sample writes (git ignores it) is not compared."""
-        written_by_use = (".flipgate", "decisions")
-        return {
-            str(p.relative_to(root)): p.read_bytes()
-            for p in sorted(root.rglob("*"))
-            if p.is_file()
-            and not any(part in written_by_use for part in p.relative_to(root).parts)
-            and not p.name.startswith("rerun-plan")
-        }
 
-    assert tree(out) == tree(SAMPLES)
+def test_generator_never_signs_a_decision_again(generator: Any, tmp_path: Path) -> None:
+    """The first run signs with a fresh key; the second keeps those files to the byte, and
+    stops rather than drop or change a signed decision it would not write itself."""
+    out = tmp_path / "sample_runs"
+    generator.main(["--out", str(out)])
+    first = generated(out)
+    assert len([name for name in first if "/decisions/" in name]) == 5
+    generator.main(["--out", str(out)])
+    assert generated(out) == first
+    mine = out / "listing-reviewer" / "decisions" / "mine.yaml"
+    mine.parent.mkdir()
+    mine.write_text("signed while trying the sample\n")
+    with pytest.raises(SystemExit, match=r"mine\.yaml is a signed decision"):
+        generator.main(["--out", str(out)])
+    assert mine.exists() and generated(out) == first

@@ -6,7 +6,7 @@ The app shell is built elsewhere; these tests drive the case screens on their ow
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +38,34 @@ def load_comparison(path: Path) -> Comparison:
 
 
 async def settled(pilot: Pilot[Any]) -> None:
-    """Wait for every worker, and for the workers their answers start, then for the last frame."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    while pilot.app.workers:  # an answer started another job (a form's edit, then the review)
-        await pilot.app.workers.wait_for_complete()
+    """Wait until the app is still: every worker done, and the workers their answers start (a
+    pushed screen's own, a form's edit then the review), and a pause on the screen shown that
+    starts none.
+
+    `pilot.pause()` alone waits until the process looks idle; on a loaded machine a starved app
+    looks idle with a worker still running, so this waits on the workers themselves.
+    """
+    app = pilot.app
+    for _ in range(100):  # a screen that kept starting workers would never settle
+        await app.workers.wait_for_complete()
+        screen = app.screen
         await pilot.pause()
+        if not app.workers and app.screen is screen:
+            return
+    raise AssertionError(f"the app never settled: {len(app.workers)} workers on {app.screen}")
+
+
+def keys(*pressed: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """A snapshot's `run_before`: wait for the app, then press `pressed` in turn, settling after
+    each (snap_compare's own `press` does not wait for the workers a key starts)."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settled(pilot)
+        for key in pressed:
+            await pilot.press(key)
+            await settled(pilot)
+
+    return run_before
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from flipgate.tui.campaign import CampaignApp, make_app_for_campaign
@@ -15,13 +14,9 @@ from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from tests.conftest import SAMPLES
+from tests.tui.conftest import settled
 
 WINNER_RULE = SAMPLES / "winner-rule"
-
-
-async def ranked(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def cell(table: DataTable[Any], row: str, column: str) -> str:
@@ -31,7 +26,7 @@ def cell(table: DataTable[Any], row: str, column: str) -> str:
 async def test_the_table_ranks_by_the_release_key_and_marks_the_labels() -> None:
     app = make_app_for_campaign(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ranked(pilot)
+        await settled(pilot)
         assert isinstance(app.screen, CandidatesScreen)
         table = app.screen.query_one(DataTable)
         assert [key.value for key in table.rows][:3] == ["CLAUDE", "MERGE", "HURRIED"]
@@ -50,9 +45,9 @@ async def test_the_table_ranks_by_the_release_key_and_marks_the_labels() -> None
 async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -> None:
     app = make_app_for_campaign(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ranked(pilot)
+        await settled(pilot)
         await pilot.press("down", "enter")
-        await ranked(pilot)  # the candidate is compared in a worker
+        await settled(pilot)  # the candidate is compared in a worker
         assert isinstance(app.screen, OverviewScreen)
         assert app.screen.comparison.result.runs == {
             "baseline": "wr-incumbent",
@@ -71,9 +66,9 @@ async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -
 async def test_the_incumbent_row_opens_nothing(notices: list[str]) -> None:
     app = make_app_for_campaign(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ranked(pilot)
+        await settled(pilot)
         await pilot.press("down", "down", "down", "enter")
-        await ranked(pilot)
+        await settled(pilot)
         assert isinstance(app.screen, CandidatesScreen)
         assert any("choose a candidate" in notice for notice in notices)
 
@@ -81,7 +76,7 @@ async def test_the_incumbent_row_opens_nothing(notices: list[str]) -> None:
 async def test_a_theme_switch_recolours_the_table_in_place() -> None:
     app = make_app_for_campaign(WINNER_RULE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await ranked(pilot)
+        await settled(pilot)
         table = app.screen.query_one(DataTable)
         dark = table.get_cell("CLAUDE", "gate").style
         await pilot.press("down", "t")
@@ -98,6 +93,6 @@ async def test_a_bad_candidate_is_shown_with_its_file_and_line(tmp_path: Path) -
     results.write_text(results.read_text() + '{"case": "i7", "rep": 0, "passed": "yes"}\n')
     app = CampaignApp(make_app_for_campaign(workspace).campaign)
     async with app.run_test(size=(140, 45)) as pilot:
-        await ranked(pilot)
+        await settled(pilot)
         assert isinstance(app.screen, LoadingScreen) and app.load_error is not None
         assert str(results) in str(app.load_error) and "passed" in str(app.load_error)

@@ -10,17 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from flipgate.tui.campaign import make_app_for_campaign
 from tests.conftest import SAMPLES
+from tests.tui.conftest import keys, settled
 
 WIDE, NARROW = (140, 45), (80, 24)
-
-
-async def ranked(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize(
@@ -37,14 +32,9 @@ async def ranked(pilot: Pilot[Any]) -> None:
 )
 def test_candidates(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
     app = make_app_for_campaign(SAMPLES / "winner-rule", theme=theme)
-    assert snap_compare(app, terminal_size=size, run_before=ranked)
+    assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 def test_a_candidate_s_overview(snap_compare: Any) -> None:
-    async def opened(pilot: Pilot[Any]) -> None:
-        await ranked(pilot)
-        await pilot.press("enter")
-        await ranked(pilot)  # the candidate is compared in a worker
-
     app = make_app_for_campaign(SAMPLES / "winner-rule")
-    assert snap_compare(app, terminal_size=WIDE, run_before=opened)
+    assert snap_compare(app, terminal_size=WIDE, run_before=keys("enter"))  # compared in a worker

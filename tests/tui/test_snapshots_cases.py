@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
@@ -19,7 +18,7 @@ from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 
-from .conftest import SAMPLES, ScreenApp, load_comparison
+from .conftest import SAMPLES, ScreenApp, keys, load_comparison
 
 WIDE = (140, 45)
 NARROW = (80, 24)
@@ -49,7 +48,7 @@ def test_case_wide(snap_compare: Snap, comparison: Comparison) -> None:
 
 
 def test_case_unified_diff_wide(snap_compare: Snap, comparison: Comparison) -> None:
-    assert snap_compare(case(comparison, "lst-001"), press=["d"], terminal_size=WIDE)
+    assert snap_compare(case(comparison, "lst-001"), run_before=keys("d"), terminal_size=WIDE)
 
 
 def test_case_narrow(snap_compare: Snap, comparison: Comparison) -> None:
@@ -72,12 +71,12 @@ def test_sample_red_cases_wide(snap_compare: Snap, listing_reviewer: Comparison)
 
 def test_sample_case_with_reasons_wide(snap_compare: Snap, listing_reviewer: Comparison) -> None:
     app = red_cases(listing_reviewer, filter="pass_to_fail")
-    assert snap_compare(app, press=["enter"], terminal_size=WIDE)
+    assert snap_compare(app, run_before=keys("enter"), terminal_size=WIDE)
 
 
 def test_sample_checks_case_diff_narrow(snap_compare: Snap, agent_suite: Comparison) -> None:
     app = red_cases(agent_suite, filter="pass_to_fail")
-    assert snap_compare(app, press=["enter", "d"], terminal_size=NARROW)
+    assert snap_compare(app, run_before=keys("enter", "d"), terminal_size=NARROW)
 
 
 # --------------------------------------------------------------------------- trajectories
@@ -101,7 +100,9 @@ def test_trajectory_unfolded_turn_diff_narrow(
     snap_compare: Snap, agent_comparison: Comparison
 ) -> None:
     app = agent_case(agent_comparison)
-    assert snap_compare(app, press=["k", "enter", "k", "k", "k", "D"], terminal_size=NARROW)
+    assert snap_compare(
+        app, run_before=keys("k", "enter", "k", "k", "k", "D"), terminal_size=NARROW
+    )
 
 
 def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
@@ -115,14 +116,7 @@ def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
         declared_change=("prompt",),
     )
     app = red_cases(comparison)
-    assert snap_compare(app, press=["enter"], terminal_size=WIDE)
-
-
-async def _case_open(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.press("r", "enter")
-    await pilot.pause()
+    assert snap_compare(app, run_before=keys("enter"), terminal_size=WIDE)
 
 
 @pytest.mark.parametrize(
@@ -141,4 +135,4 @@ def test_sample_agent_case_in_each_theme(
     snap_compare: Snap, theme: str, size: tuple[int, int]
 ) -> None:
     app = make_app_for_workspace(SAMPLES / "agent-suite", theme=theme)
-    assert snap_compare(app, terminal_size=size, run_before=_case_open)
+    assert snap_compare(app, terminal_size=size, run_before=keys("r", "enter"))

@@ -10,18 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from flipgate.tui.app import make_app_for_workspace
+from tests.tui.conftest import keys, settled
 
 HERE = Path(__file__).parent
 SAMPLES = HERE.parents[1] / "sample_runs"  # the workspaces `flipgate` opens with no argument
 WIDE, NARROW = (140, 45), (80, 24)
-
-
-async def loaded(pilot: Pilot[Any]) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.fixture(autouse=True)
@@ -55,14 +50,9 @@ def test_screen(snap_compare: Any, workspace: str, theme: str, size: tuple[int, 
         SAMPLES / workspace if (SAMPLES / workspace).is_dir() else Path("workspaces") / workspace
     )
     app = make_app_for_workspace(folder, theme=theme)
-    assert snap_compare(app, terminal_size=size, run_before=loaded)
+    assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 def test_help(snap_compare: Any) -> None:
-    async def help_open(pilot: Pilot[Any]) -> None:
-        await loaded(pilot)
-        await pilot.press("question_mark")
-        await pilot.pause()
-
     app = make_app_for_workspace(Path("workspaces") / "inconclusive")
-    assert snap_compare(app, terminal_size=WIDE, run_before=help_open)
+    assert snap_compare(app, terminal_size=WIDE, run_before=keys("question_mark"))

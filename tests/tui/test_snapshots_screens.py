@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 
 from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens import flaky
 from tests.conftest import SAMPLES
+from tests.tui.conftest import keys
 
 WIDE, NARROW = (140, 45), (80, 24)
 WORKSPACE = Path("ws")
@@ -40,20 +40,6 @@ def beside_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setattr(flaky, "date", FixedDay)
     monkeypatch.chdir(tmp_path)
-
-
-def keys(*pressed: str) -> Any:
-    """Open the app, wait for it (and for each screen's worker), then press `pressed` in turn."""
-
-    async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        for key in pressed:
-            await pilot.press(key)
-            await pilot.app.workers.wait_for_complete()
-            await pilot.pause()
-
-    return run_before
 
 
 SCREENS = {

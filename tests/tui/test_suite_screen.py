@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import shutil
+import threading
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -12,12 +14,16 @@ import pytest
 import yaml
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input
+from textual.widgets import Input, Static
+from textual_fastdatatable import DataTable
 
-from flipgate.core.suite.workspace import load_suite
+from flipgate.core.suite.workspace import SuiteInputs, load_suite
 from flipgate.tui.app import THEMES, THEMES_DIR, make_app_for_workspace, make_suite_app
+from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.suite import SuiteScreen
+from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
+from tests.tui.conftest import settled
 
 SUPPORT = Path(__file__).resolve().parents[2] / "sample_runs" / "support-assistant"
 WIDE, NARROW = (140, 45), (80, 24)
@@ -67,8 +73,7 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
         assert app.screen.query_one(Input) is form
         form.value = "the endpoint was deleted in January"
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         screen = app.screen
         assert isinstance(screen, SuiteScreen)
         assert screen.result.stale is not None and screen.result.stale.proposals.height == 15
@@ -83,27 +88,84 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
     support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
     app = make_app_for_workspace(support)
     async with app.run_test(size=WIDE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         before = app.screen.comparison.result
         assert [r.case for r in before.retired] == ["sa-024", "sa-045"]
         await pilot.press("h")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, SuiteScreen)
         await pilot.press("r")
         await pilot.pause()
         app.screen.query_one(Input).value = "the lookup endpoint is gone"
         await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot)
         after = app.screen.comparison.result
         assert "sa-001" in {r.case for r in after.retired}
         assert after.paired == before.paired - 1  # left out of the cells
         assert any("retired after the baseline run" in w for w in after.warnings)
+
+
+async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each step of reading the workspace waits until the test lets it go: meanwhile the screen
+    is up, says which step it is on, and its keys (but back) wait."""
+    go_on = threading.Semaphore(0)
+
+    def held(path: Path, progress: Callable[[str], None]) -> SuiteInputs:
+        def step(description: str) -> None:
+            progress(description)
+            assert go_on.acquire(timeout=30)
+
+        return load_suite(path, step)
+
+    monkeypatch.setattr(suite_screen, "load_suite", held)
+    app = make_app_for_workspace(SUPPORT)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("h")
+        screen = app.screen
+        assert isinstance(screen, SuiteScreen)
+        line = screen.query_one(ProgressLine)
+        while not line.busy:
+            await pilot.pause()
+        said = str(line.query_one(Static).render())
+        assert "reading the suite manifest and 15 runs of the history" in said
+        assert "(step 1 of 4)" in said
+        assert screen.check_action("retire", ()) is None  # shown dimmed, waiting
+        assert not screen.query(SuiteChart)
+        for _ in range(3):
+            go_on.release()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not line.busy
+        assert len(screen.query(SuiteChart)) == 7
+        assert screen.query_one("#suite-proposals", DataTable).row_count == 16
+        assert screen.check_action("retire", ()) is True
+
+
+async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: Path) -> None:
+    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    traffic = support / "traffic.yaml"
+    traffic.write_text(traffic.read_text().replace("multi_turn_ops: 0.221", "multi_turn_ops: lots"))
+    app = make_app_for_workspace(support)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("h")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SuiteScreen)
+        problem = str(screen.query_one("#suite-problem", Static).render())
+        assert "traffic.yaml" in problem and "intents.multi_turn_ops" in problem
+        assert not screen.query_one(ProgressLine).busy
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SuiteScreen)
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,11 @@ import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, SelectionList, Static, TextArea
 
 from flipgate.core.decision.record import verify_decision
@@ -216,12 +218,11 @@ async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -
         assert set(decision.query_one("#cases", SelectionList).selected) == named
 
 
-async def fill_and_sign(pilot: object, screen: DecisionScreen, reason: str) -> None:
+async def fill_and_sign(pilot: Pilot[Any], screen: DecisionScreen, reason: str) -> None:
     screen.query_one("#decision", Select).value = "reject"
     screen.query_one("#reason", TextArea).text = reason
     screen.action_sign()
-    await screen.app.workers.wait_for_complete()
-    await pilot.pause()  # type: ignore[attr-defined]
+    await settled(pilot)
 
 
 async def test_the_decision_is_signed_written_and_verifies(

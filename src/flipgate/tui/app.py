@@ -136,7 +136,7 @@ class FlipgateApp(App[None]):
     def on_mount(self) -> None:
         self.set_keymap(self.user_keymap)
         if self.suite is not None:
-            self.push_screen(SuiteScreen(self.suite, can_go_back=False))
+            self.push_screen(SuiteScreen(self.suite.inputs.path, self.suite, can_go_back=False))
             return
         self.push_screen(LoadingScreen())
         self.load()

@@ -393,16 +393,11 @@ def write_decision(
     """Sign `record` with `key` and write it to `out`, never over an existing file.
 
     `out` is a file path, or a folder (an existing one, or a path without a suffix such as
-    `WORKSPACE/decisions`) in which the file is named from the time, the decision and a short
-    digest. Returns the path written. `allow_prompt`: a person is at the terminal to type the
+    `WORKSPACE/decisions`) in which the file is named by `decision_path`. Returns the path written. `allow_prompt`: a person is at the terminal to type the
     key's passphrase.
     """
     message = render_decision(record).encode()
-    target = out
-    if _is_folder(out):
-        stamp = record.created.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
-        short = hashlib.sha256(message).hexdigest()[:8]
-        target = out / f"{stamp}-{record.decision}-{short}.yaml"
+    target = decision_path(record, out) if _is_folder(out) else out
     if target.exists():
         raise DecisionExistsError(target)
     signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
@@ -411,6 +406,14 @@ def write_decision(
     except FileExistsError:  # it appeared while the record was being signed
         raise DecisionExistsError(target) from None
     return target
+
+
+def decision_path(record: DecisionRecord, folder: Path) -> Path:
+    """Where `record` is written in `folder`: named from the time, the decision and a short
+    digest of the signed message, so that a changed record gets a name of its own."""
+    stamp = record.created.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
+    short = hashlib.sha256(render_decision(record).encode()).hexdigest()[:8]
+    return folder / f"{stamp}-{record.decision}-{short}.yaml"
 
 
 def _is_folder(path: Path) -> bool:

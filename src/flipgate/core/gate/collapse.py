@@ -13,7 +13,7 @@ import polars as pl
 
 from flipgate.core.gate.outcomes import SEVERITY, classify_frame, severity_name
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.model import Run, out_of_case_order
+from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
 from flipgate.core.vocab import Aggregate
 
 # The prefix of an arm's columns in the paired table.
@@ -41,9 +41,7 @@ def rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
         run.decisions.filter(~pl.col("line").is_in(infra.implode())), run.labels, spec
     )
     n = run.reps.height
-    reps_line = run.reps["line"].to_numpy()
-    index = np.zeros(int(reps_line.max()) + 1, dtype=np.int64)
-    index[reps_line] = np.arange(n)
+    index = rep_rows(run.reps)
     at = index[decisions["line"].to_numpy()]  # each decision's repetition, as a row of reps
 
     def per_rep(weights: np.ndarray | None = None, where: np.ndarray = at) -> np.ndarray:

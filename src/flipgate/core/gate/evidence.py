@@ -194,7 +194,7 @@ def _no_case_in_common(judged: Judged) -> list[str]:
     base, cand = (
         judged.cases.filter(pl.col(f"{PREFIX[arm]}_reps").is_not_null())["case"] for arm in ARMS
     )
-    if base.is_empty() or cand.is_empty() or not set(base).isdisjoint(cand):
+    if base.is_empty() or cand.is_empty() or base.is_in(cand.implode()).any():
         return []
     folded = {case.casefold() for case in base} & {case.casefold() for case in cand}
     hint = "; they differ only in upper and lower case" if folded else ""

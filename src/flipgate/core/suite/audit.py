@@ -28,7 +28,13 @@ from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest
 from flipgate.core.suite.registry import KINDS, Registry
 from flipgate.core.suite.signal import PASS_RATE, Production
 from flipgate.core.suite.traffic import Traffic
-from flipgate.core.suite.workspace import SignedDecision, SuiteInputs, system_of, version_of
+from flipgate.core.suite.workspace import (
+    HistoryRun,
+    SignedDecision,
+    SuiteInputs,
+    system_of,
+    version_of,
+)
 
 MONTH = 365.25 / 12  # days: case ages are told in months
 FIRST_WEEKS = 6  # the seed's "written in the first six weeks of the suite's life"
@@ -276,51 +282,56 @@ class Counterfactual:
 
 
 def counterfactual(
-    history: tuple[Run, ...], today: Run, manifest: SuiteManifest, spec: GateSpec
+    history: tuple[HistoryRun, ...], today: Run, manifest: SuiteManifest, spec: GateSpec
 ) -> Counterfactual:
     """Re-score each system's oldest history run made on another suite version than today's."""
     version = manifest.version or version_of(today)
-    oldest: dict[str, Run] = {}
-    for run in history:  # oldest first
-        if run is not today and version_of(run) != version:
-            oldest.setdefault(system_of(run), run)
-    old = tuple(oldest.values())
-    return Counterfactual(
-        today.run_id, version, tuple(rescore(run, today, manifest, spec) for run in old)
-    )
-
-
-def rescore(old: Run, today: Run, manifest: SuiteManifest, spec: GateSpec) -> Rescore:
-    """`old`'s stored labels against today's expected ones, on the (case, rule)s both hold.
-
-    Pass/fail checks carry no label to re-score: they count as they were graded then.
-    """
-    then = collapsed_verdicts(old, spec).filter(pl.col("passed").is_not_null())
+    oldest: dict[str, HistoryRun] = {}
+    for old in history:  # oldest first
+        if old.run is not today and version_of(old.run) != version:
+            oldest.setdefault(system_of(old.run), old)
+    # Today's expected labels and cases, once for every old run re-scored against them.
     expected_now = (
         today.decisions.select("case", "rule", pl.col("expected").alias("expected_now"))
         .unique(["case", "rule"], keep="first")
         .join(manifest.live.select("case"), on="case", how="semi")
     )
+    today_cases = today.reps.select("case").unique().join(manifest.live, on="case", how="semi")
+    return Counterfactual(
+        today.run_id,
+        version,
+        tuple(rescore(old, expected_now, today_cases, spec) for old in oldest.values()),
+    )
+
+
+def rescore(
+    old: HistoryRun, expected_now: pl.DataFrame, today_cases: pl.DataFrame, spec: GateSpec
+) -> Rescore:
+    """`old`'s stored labels against today's expected ones (case, rule, expected_now), on the
+    (case, rule)s both hold; `today_cases` (case): the live cases today's run holds.
+
+    Pass/fail checks carry no label to re-score: they count as they were graded then.
+    """
+    run, then = old.run, old.verdicts
     decisions = (
-        old.decisions.join(expected_now, on=["case", "rule"], how="inner")
+        run.decisions.join(expected_now, on=["case", "rule"], how="inner")
         .with_columns(pl.col("expected_now").alias("expected"))
         .drop("expected_now")
     )
-    today_cases = today.reps.select("case").unique().join(manifest.live, on="case", how="semi")
-    checks = old.checks.join(today_cases, on="case", how="semi")
+    checks = run.checks.join(today_cases, on="case", how="semi")
     held = pl.concat([decisions.select("case", "rep"), checks.select("case", "rep")]).unique()
     rescored = dataclasses.replace(
-        old,
-        reps=old.reps.join(held, on=["case", "rep"], how="semi"),
+        run,
+        reps=run.reps.join(held, on=["case", "rep"], how="semi"),
         decisions=decisions,
         checks=checks,
     )
     now = collapsed_verdicts(rescored, spec).filter(pl.col("passed").is_not_null())
     return Rescore(
-        run_id=old.run_id,
-        system=system_of(old),
-        created=old.created.date() if old.created else None,
-        version=version_of(old),
+        run_id=run.run_id,
+        system=system_of(run),
+        created=run.created.date() if run.created else None,
+        version=version_of(run),
         cases_then=then.height,
         score_then=float(then["passed"].mean() or 0.0),  # type: ignore[arg-type]
         overlap=now.height,
@@ -454,7 +465,9 @@ def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
     def by_then(created: date | None) -> bool:
         return created is None or created <= day
 
-    history = tuple(r for r in inputs.history if by_then(r.created.date() if r.created else None))
+    history = tuple(
+        h for h in inputs.history if by_then(h.run.created.date() if h.run.created else None)
+    )
     verdicts = inputs.verdicts.filter(pl.col("created").is_null() | (pl.col("created") <= day))
     decisions = tuple(d for d in inputs.decisions if by_then(d.record.created.date()))
     today = inputs.today

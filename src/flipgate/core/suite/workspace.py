@@ -33,6 +33,7 @@ from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.io.files import read_bytes
 from flipgate.core.io.yamlio import parse_yaml
+from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
 from flipgate.core.suite.manifest import MANIFEST, SuiteManifest, load_manifest
@@ -60,6 +61,12 @@ class SignedDecision:
 
 
 @dataclass(frozen=True)
+class HistoryRun:
+    run: Run
+    verdicts: pl.DataFrame  # case, safety, passed: the gate's collapse, gradable cases only
+
+
+@dataclass(frozen=True)
 class SuiteInputs:
     path: Path
     manifest: SuiteManifest
@@ -67,15 +74,16 @@ class SuiteInputs:
     registry: Registry | None
     production: Production | None
     spec: GateSpec
-    history: tuple[Run, ...]  # oldest first
-    verdicts: pl.DataFrame  # HISTORY_SCHEMA: each history run's collapsed verdict per case
+    history: tuple[HistoryRun, ...]  # oldest first
+    verdicts: pl.DataFrame  # HISTORY_SCHEMA: the history's verdicts, every run's in one frame
     today: Run | None  # today's suite: the workspace's baseline, else the newest history run
     decisions: tuple[SignedDecision, ...]
 
     @property
     def last_day(self) -> date | None:
         """The newest day the workspace records: a run made, a case added or retired."""
-        days = [r.created.date() for r in (*self.history, self.today) if r and r.created]
+        runs = (*(h.run for h in self.history), self.today)
+        days = [r.created.date() for r in runs if r and r.created]
         changed = self.manifest.last_change
         return max([*days, *([changed] if changed else [])], default=None)
 
@@ -100,31 +108,41 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
         raise InputError(path, "no such workspace folder")
     if not is_suite_workspace(path):
         raise InputError(path / MANIFEST, "no suite manifest: a suite workspace needs suite.yaml")
-    say("reading the suite manifest")
-    manifest = load_manifest(path / MANIFEST)
 
     def given(name: str) -> Path | None:
         return path / name if (path / name).is_file() else None
 
-    traffic = load_traffic(p) if (p := given(TRAFFIC)) else None
-    registry = load_registry(p) if (p := given(REGISTRY)) else None
-    production = load_production(p) if (p := given(PRODUCTION)) else None
-    spec = load_spec(given("gate.yaml"))
     folders = (
         sorted(p for p in (path / HISTORY).iterdir() if p.is_dir())
         if (path / HISTORY).is_dir()
         else []
     )
-    say(f"reading {len(folders)} runs of the history")
-    # Each read is mostly Arrow and polars work that releases the GIL: a few threads overlap them.
+    baseline = [path / TODAY] if (path / TODAY).exists() else []
+    say(f"reading the suite manifest and {plural(len(folders), 'run')} of the history")
+    # A run's read is mostly Arrow and polars work, which releases the GIL; the manifest's is
+    # Python's. So the runs are read in a few threads while this one reads the other files, and
+    # bad input is still told in the order it was: those files first, then the runs in turn.
     with ThreadPoolExecutor(max_workers=4) as pool:
-        runs = list(pool.map(lambda p: load_run(p, lean=True), folders))
-    history = tuple(sorted(runs, key=lambda r: (r.created is None, r.created, r.run_id)))
-    today = load_run(path / TODAY, lean=True) if (path / TODAY).exists() else None
-    if today is None and history:
-        today = history[-1]
-    say("collapsing each run's repetitions")
-    verdicts = _history_verdicts(history, spec)
+        reads = [pool.submit(load_run, p, lean=True) for p in [*folders, *baseline]]
+        try:
+            manifest = load_manifest(path / MANIFEST)
+            traffic = load_traffic(p) if (p := given(TRAFFIC)) else None
+            registry = load_registry(p) if (p := given(REGISTRY)) else None
+            production = load_production(p) if (p := given(PRODUCTION)) else None
+            spec = load_spec(given("gate.yaml"))
+            runs = [read.result() for read in reads]
+        except BaseException:
+            pool.shutdown(cancel_futures=True)  # the reads not begun are not needed
+            raise
+        say("collapsing each run's repetitions")
+        earlier, given_today = runs[: len(folders)], runs[len(folders) :]
+        collapsed = list(pool.map(lambda run: _gradable(run, spec), earlier))
+    pairs = sorted(
+        zip(earlier, collapsed, strict=True),
+        key=lambda pair: (pair[0].created is None, pair[0].created, pair[0].run_id),
+    )
+    history = tuple(HistoryRun(run, verdicts) for run, verdicts in pairs)
+    today = given_today[0] if given_today else history[-1].run if history else None
     say("reading the signed decisions")
     decisions = (
         tuple(load_signed(p) for p in sorted((path / DECISIONS).glob("*.yaml")) if p.is_file())
@@ -139,25 +157,27 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
         production,
         spec,
         history,
-        verdicts,
+        _history_verdicts(history),
         today,
         decisions,
     )
 
 
-def _history_verdicts(history: tuple[Run, ...], spec: GateSpec) -> pl.DataFrame:
+def _gradable(run: Run, spec: GateSpec) -> pl.DataFrame:
+    return collapsed_verdicts(run, spec).filter(pl.col("passed").is_not_null())
+
+
+def _history_verdicts(history: tuple[HistoryRun, ...]) -> pl.DataFrame:
     frames = [
-        collapsed_verdicts(run, spec)
-        .filter(pl.col("passed").is_not_null())
-        .select(
-            pl.lit(run.run_id).alias("run_id"),
-            pl.lit(system_of(run)).alias("system"),
-            pl.lit(version_of(run), dtype=pl.String).alias("version"),
-            pl.lit(run.created.date() if run.created else None, dtype=pl.Date).alias("created"),
+        h.verdicts.select(
+            pl.lit(h.run.run_id).alias("run_id"),
+            pl.lit(system_of(h.run)).alias("system"),
+            pl.lit(version_of(h.run), dtype=pl.String).alias("version"),
+            pl.lit(h.run.created.date() if h.run.created else None, dtype=pl.Date).alias("created"),
             "case",
             "passed",
         )
-        for run in history
+        for h in history
     ]
     return pl.concat(frames) if frames else pl.DataFrame(schema=HISTORY_SCHEMA)
 

@@ -11,20 +11,18 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.runs.model import Run
-from flipgate.core.suite.audit import audit
 from flipgate.core.suite.manifest import MANIFEST
-from flipgate.core.suite.workspace import is_suite_workspace, load_suite
+from flipgate.core.suite.workspace import is_suite_workspace
 from flipgate.core.triage.walk import walk_path
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
@@ -298,25 +296,13 @@ class OverviewScreen(Screen[None]):
                 markup=False,
             )
             return
-        self.notify("Reading the suite's history...", title="suite health", markup=False)
-        self._open_suite()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="suite")
-    def _open_suite(self) -> None:
-        try:
-            result = audit(load_suite(self.plan_folder))
-        except InputError as error:
-            self.app.call_from_thread(
-                self.notify, str(error), title="suite health", severity="error", markup=False
-            )
-            return
         comparison = self.comparison
 
         def closed(retired: bool | None) -> None:
             if retired:  # the gate leaves the newly retired cases out of b and c
                 self.post_message(RegateRequested(comparison))
 
-        self.app.call_from_thread(self.app.push_screen, SuiteScreen(result), closed)
+        self.app.push_screen(SuiteScreen(self.plan_folder), closed)
 
     def action_load_reruns(self) -> None:
         """Load the rerun results of both arms and show the second verdict beside the first."""

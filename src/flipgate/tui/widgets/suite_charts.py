@@ -36,6 +36,8 @@ class SuiteChart(Widget):
     """A bordered box: a picture of one diagnostic, then its findings as text."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {f"chart--{name}" for name in STYLES}
+    # `chart--muted` is each theme's own: `$text-muted` is worked out against a background that
+    # a component style lacks, and came out white on the light theme's white.
     DEFAULT_CSS = """
     SuiteChart { height: auto; padding: 0 1; border: round $panel-lighten-2; }
     SuiteChart > .chart--traffic { color: $primary; }
