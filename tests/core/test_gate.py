@@ -420,3 +420,14 @@ def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.Monkey
         exact, rel=1e-12
     )
     assert exact[0] == pytest.approx(float(brute_p(30, 20)), rel=1e-15)
+
+
+def test_a_long_flaky_list_answers_each_case_from_one_index() -> None:
+    # 20,000 lookups in 20,000 entries: a scan per lookup would take minutes.
+    entries = tuple(
+        FlakyEntry(f"case-{i:05d}", "qa", date(2026, 1, 1), "r", "e") for i in range(20_000)
+    )
+    flaky = FlakyList(entries)
+    assert [flaky.entry(e.case) for e in entries] == list(entries)
+    assert flaky.entry("case-x") is None
+    assert flaky.cases == {e.case for e in entries}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
-from flipgate.core.gate.stats import tango_interval
+from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
 from flipgate.core.runs.reading import load_run
 from flipgate.present.report import to_json, to_markdown
 from tests.conftest import RunWriter
@@ -103,3 +104,23 @@ def test_power_is_reported_and_a_pass_says_what_it_is_worth(run_writer: RunWrite
     assert power["cases"] == 200 and power["flip_share"] == pytest.approx(3 / 200)
     assert power["smallest_blocked"] is not None
     assert "would have been blocked 8 times in 10" in to_markdown(comparison)
+
+
+class CountedTemplates(tuple[TemplateFlips, ...]):
+    """Templates that count how often they are summed over."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[TemplateFlips]:
+        CountedTemplates.reads += 1
+        return super().__iter__()
+
+
+def test_the_flips_by_template_are_summed_once_however_often_they_are_read() -> None:
+    templates = CountedTemplates(TemplateFlips(f"t{i}", 3, 1) for i in range(1000))
+    reading = ClusterReading(templates, (2, 1), p_by_case=0.01, p_by_template=0.2)
+    before = CountedTemplates.reads
+    for _ in range(50):  # a render asks for both, many times
+        assert reading.flips == 4003
+        assert reading.concentrated is None
+    assert CountedTemplates.reads - before == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +35,17 @@ class FlakyList:
     source: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
+    def by_case(self) -> dict[str, FlakyEntry]:
+        """Each entry by its case, built once: callers look cases up one at a time."""
+        return {e.case: e for e in self.entries}
+
+    @cached_property
     def cases(self) -> frozenset[str]:
-        return frozenset(e.case for e in self.entries)
+        return frozenset(self.by_case)
 
     def entry(self, case: str) -> FlakyEntry | None:
-        return next((e for e in self.entries if e.case == case), None)
+        return self.by_case.get(case)
 
 
 def load_flaky(path: Path | None, content: bytes | None = None) -> FlakyList:

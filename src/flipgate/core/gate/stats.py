@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -99,7 +99,8 @@ class ClusterReading:
     p_by_case: float
     p_by_template: float
 
-    @property
+    # Cached: the power panel asks on every render, and a suite may have thousands of templates.
+    @cached_property
     def flips(self) -> int:
         return sum(t.flips for t in self.templates) + sum(self.loose)
 
@@ -108,7 +109,7 @@ class ClusterReading:
         """How many clusters hold a flip."""
         return len(self.templates) + sum(self.loose)
 
-    @property
+    @cached_property
     def concentrated(self) -> TemplateFlips | None:
         """The template the flips crowd into, if any: cloned cases that flipped together."""
         top = self.templates[0] if self.templates else None
