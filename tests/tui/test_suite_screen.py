@@ -20,6 +20,7 @@ from textual_fastdatatable import DataTable
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
 from flipgate.tui.app import THEMES, THEMES_DIR, make_app_for_workspace, make_suite_app
 from flipgate.tui.screens import suite as suite_screen
+from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
@@ -194,3 +195,16 @@ async def test_the_charts_headings_are_readable_in_each_theme(theme: str) -> Non
         heading = app.screen.query_one(SuiteChart).style("muted").color
         assert heading is not None and heading.triplet is not None
         assert heading.triplet.hex == _muted(theme)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_retire_form_shows_the_screen_beneath_it_dimmed(theme: str) -> None:
+    app = make_suite_app(load_suite(SUPPORT), theme=theme)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#suite-proposals", DataTable).focus()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, FlakyForm)
+        assert 0 < app.screen.styles.background.a < 1
+        assert "upload_v1_flow" in app.export_screenshot()  # the proposals, beneath
