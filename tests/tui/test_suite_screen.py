@@ -66,9 +66,14 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
     app = make_suite_app(load_suite(support))
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
-        first = str(app.screen.query_one("#suite-proposals", DataTable).get_row_at(0)[0])
-        await pilot.press("r")
+        proposals = app.screen.query_one("#suite-proposals", DataTable)
+        second = str(proposals.get_row_at(1)[0])
+        await pilot.press("r")  # nothing chosen yet: r takes the user into the table
         await pilot.pause()
+        assert isinstance(app.screen, SuiteScreen) and proposals.has_focus
+        await pilot.press("down", "r")
+        await pilot.pause()
+        assert isinstance(app.screen, FlakyForm) and second in app.screen.form_title
         form = app.screen.query_one(Input)
         await pilot.press("enter")  # an empty reason is refused: the form stays
         assert app.screen.query_one(Input) is form
@@ -79,7 +84,7 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
         assert isinstance(screen, SuiteScreen)
         assert screen.result.stale is not None and screen.result.stale.proposals.height == 15
     archive = yaml.safe_load((support / "suite.yaml").read_text())["archive"]
-    assert archive[-1]["case"] == first and archive[-1]["retired"] == date.today()
+    assert archive[-1]["case"] == second and archive[-1]["retired"] == date.today()
     assert archive[-1]["reason"] == "the endpoint was deleted in January"
 
 
@@ -95,7 +100,7 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
         await pilot.press("h")
         await settled(pilot)
         assert isinstance(app.screen, SuiteScreen)
-        await pilot.press("r")
+        await pilot.press("r", "r")  # into the proposals, then retire the first
         await pilot.pause()
         app.screen.query_one(Input).value = "the lookup endpoint is gone"
         await pilot.press("enter")

@@ -32,7 +32,7 @@ from flipgate.core.suite.manifest import MANIFEST, Retirement, retire
 from flipgate.core.suite.workspace import load_suite
 from flipgate.present.suite_report import findings, headline
 from flipgate.present.text import safe_column
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.screens.flaky import FlakyForm
@@ -108,8 +108,7 @@ class SuiteScreen(Screen[bool]):
             if i == STALE and result.stale is not None:
                 yield self._proposals(result.stale)
 
-    @staticmethod
-    def _proposals(stale: StaleReferences) -> DataTable:
+    def _proposals(self, stale: StaleReferences) -> DataTable:
         """The retirement proposals, read from the frame only for the rows on screen: a suite of
         10,000 cases can propose thousands (the stock table took 1.6 s to lay out 3,267)."""
         shown = stale.proposals.select(safe_column(column) for column in PROPOSAL_COLUMNS)
@@ -121,7 +120,8 @@ class SuiteScreen(Screen[bool]):
             zebra_stripes=True,
             id="suite-proposals",
         )
-        table.border_title = "retirement proposals (r: retire the selected case)"
+        key = shown_keys(self.app, "suite-retire", first=True)
+        table.border_title = f"retirement proposals ({key}: retire the selected case)"
         return table
 
     def on_mount(self) -> None:
@@ -176,6 +176,11 @@ class SuiteScreen(Screen[bool]):
             self.notify("No retirement proposals.", title="suite", markup=False)
             return
         table = self.query_one("#suite-proposals", DataTable)
+        if not table.has_focus:  # the cursor row is only a choice once the user is in the table
+            table.focus()
+            key = shown_keys(self.app, "suite-retire", first=True)
+            self.notify(f"Choose the case to retire, then {key}.", title="suite", markup=False)
+            return
         case = str(stale.proposals["case"][table.cursor_row])
         why = str(stale.proposals["reason"][table.cursor_row])
         path = self.workspace / MANIFEST
