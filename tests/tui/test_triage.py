@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,13 +15,14 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
-from flipgate.core.decision.record import verify_decision
+from flipgate.core.decision.record import Reviewer, verify_decision
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.evidence import TriageStep, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
+from flipgate.core.vocab import TriageClass
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
-from flipgate.tui.screens.decision import DecisionScreen
+from flipgate.tui.screens.decision import CaseList, DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.lines import LinesView
 from tests.tui.test_app import plain
@@ -220,37 +223,137 @@ async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -
         assert decision.query_one(LinesView).size.height == len(decision.cases)
 
 
+# 5,000 cases named: every one by the flaky step, every other one by the regression step too
+MANY: dict[str, tuple[TriageClass, ...]] = {
+    f"case-{i:05d}": ("flaky", "regression")[: 1 + i % 2] for i in range(5000)
+}
+
+
+def decision_app(workspace: Path, cases: Mapping[str, Sequence[TriageClass]]) -> ScreenApp:
+    comparison = load_comparison(workspace)
+    walk = load_walk(walk_path(workspace), comparison)
+    return ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases))
+
+
 async def test_the_cases_reviewed_are_counted_by_class_searched_and_shown_literally(
     workspace: Path,
 ) -> None:
-    comparison = load_comparison(workspace)
-    walk = load_walk(walk_path(workspace), comparison)
-    cases = {f"case-{i:05d}": ("flaky", "regression")[: 1 + i % 2] for i in range(5000)}
-    cases["[bold]odd\x1b"] = ("grader",)
-    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases))
+    cases = {**MANY, "[bold]odd\x1b": ("grader",)}
+    app = decision_app(workspace, cases)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         counted = screen.query_one("#cases-count", Static)
-        assert plain(counted.content).strip() == (
-            "5,001 cases named by the triage, all go in the file: "
-            "Flaky cases 5,000, Grader 1, Regression 2,500"
+        assert counts(counted)[0] == (
+            "5,001 of 5,001 cases named by the triage ticked as reviewed, for the file: "
+            "Flaky cases 5,000 of 5,000, Grader 1 of 1, Regression 2,500 of 2,500"
         )
         shown = screen.query_one(LinesView)
         assert shown.size.height == 5001
-        assert shown.render_line(1).text.rstrip() == "case-00001  Flaky cases, Regression"
+        assert row_text(shown, 1) == "[x] case-00001  Flaky cases, Regression"
         screen.query_one("#cases-search", Input).value = "0499"
         await pilot.pause()
-        assert plain(counted.content).strip() == "11 of 5,001 cases match “0499”"
+        assert counts(counted)[1] == "11 of 5,001 cases match “0499”, 11 ticked"
         assert shown.size.height == 11
-        assert shown.render_line(0).text.rstrip() == "case-00499  Flaky cases, Regression"
+        assert row_text(shown, 0) == "[x] case-00499  Flaky cases, Regression"
         screen.query_one("#cases-search", Input).value = "BOLD"
         await pilot.pause()
-        assert shown.render_line(0).text.rstrip() == "[bold]odd␛  Grader"
+        assert row_text(shown, 0) == "[x] [bold]odd␛  Grader"
         screen.query_one("#cases-search", Input).value = ""
         await pilot.pause()
         assert shown.size.height == 5001
-        assert "5,001 cases named" in plain(counted.content)
+        assert counts(counted)[0].startswith("5,001 of 5,001 cases named")
+
+
+def counts(counted: Static) -> list[str]:
+    return plain(counted.content).strip().splitlines()
+
+
+def row_text(lines: LinesView, y: int) -> str:
+    """A line of the list without the cursor's bar."""
+    return lines.render_line(y).text[1:].rstrip()
+
+
+async def test_a_reviewer_unticks_the_cases_not_reviewed_and_the_file_lists_the_ticked(
+    workspace: Path,
+) -> None:
+    cases = MANY
+    app = decision_app(workspace, cases)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        counted = screen.query_one("#cases-count", Static)
+        shown = screen.query_one(LinesView)
+        screen.query_one(CaseList).focus()
+        await pilot.press("space", "down", "down", "down", "space")  # case-00000 and case-00003
+        assert row_text(shown, 0) == "[ ] case-00000  Flaky cases"
+        assert row_text(shown, 1) == "[x] case-00001  Flaky cases, Regression"
+        assert row_text(shown, 3) == "[ ] case-00003  Flaky cases, Regression"
+        assert counts(counted)[0] == (
+            "4,998 of 5,000 cases named by the triage ticked as reviewed, for the file: "
+            "Flaky cases 4,998 of 5,000, Regression 2,499 of 2,500"
+        )
+        await pilot.press("end", "space")  # the last case, scrolled to
+        assert row_text(shown, 4999) == "[ ] case-04999  Flaky cases, Regression"
+        assert screen.query_one(CaseList).scroll_y > 4900
+        await pilot.press("space")
+        screen.query_one("#cases-search", Input).value = "case-0049"
+        await pilot.pause()
+        screen.query_one(CaseList).focus()
+        await pilot.press("n")  # untick the ten listed
+        assert counts(counted)[1] == "10 of 5,000 cases match “case-0049”, 0 ticked"
+        assert counts(counted)[0].startswith("4,988 of 5,000")
+        await pilot.press("down", "space")  # tick case-00491 again
+        assert counts(counted)[1].endswith(", 1 ticked")
+        screen.query_one("#cases-search", Input).value = ""
+        await pilot.pause()
+        assert row_text(shown, 490) == "[ ] case-00490  Flaky cases"
+        assert row_text(shown, 491) == "[x] case-00491  Flaky cases, Regression"
+        screen.query_one("#decision", Select).value = "accept"
+        screen.query_one("#cause", Select).value = "flaky"
+        screen.query_one("#reviewer", Input).value = "Rita <rita@example.com>"
+        reviewed = screen._form().cases_reviewed
+        unticked = {"case-00000", "case-00003"} | {f"case-0049{i}" for i in range(10) if i != 1}
+        assert reviewed == tuple(case for case in cases if case not in unticked)
+        screen.query_one(CaseList).focus()
+        await pilot.press("a")
+        assert screen._form().cases_reviewed == tuple(cases)
+
+
+async def test_tab_goes_round_the_fields_and_git_is_asked_off_the_ui_thread(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[threading.Thread] = []
+
+    def from_git() -> Reviewer:
+        asked.append(threading.current_thread())
+        return Reviewer("Rita Reviewer", "rita@example.com")
+
+    monkeypatch.setattr(Reviewer, "from_git", from_git)
+    comparison = load_comparison(workspace)
+    walk = load_walk(walk_path(workspace), comparison)
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=REGRESSED))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        assert asked and threading.main_thread() not in asked
+        assert screen.query_one("#reviewer", Input).value == "Rita Reviewer <rita@example.com>"
+        visited = []
+        for _ in range(len(screen.focus_chain)):
+            visited.append(screen.focused)
+            await pilot.press("tab")
+        assert screen.focused is screen.query_one("#decision", Select)  # round again
+        assert [w.id for w in visited] == [
+            "decision",
+            "cause",
+            "reason",
+            "reviewer",
+            "key",
+            "cases-search",
+            "cases-list",
+            "sign",
+        ]
 
 
 async def fill_and_sign(pilot: Pilot[Any], screen: DecisionScreen, reason: str) -> None:
@@ -276,10 +379,13 @@ async def test_the_decision_is_signed_written_and_verifies(
     )
     app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=REGRESSED))
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)  # git's reviewer is read in a worker
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         assert screen.query_one("#reviewer", Input).value == "Rita Reviewer <rita@example.com>"
         assert screen.query_one("#cause", Select).value == "regression"
+        screen.query_one(CaseList).focus()
+        await pilot.press("space")  # c1 was not reviewed
         await fill_and_sign(pilot, screen, "false negatives up on prohibited items")
         assert screen.written is not None
         shown = str(screen.query_one("#outcome", Static).render())
@@ -291,7 +397,7 @@ async def test_the_decision_is_signed_written_and_verifies(
     assert verified.record is not None
     assert verified.record.decision == "reject"
     assert verified.record.cause == "regression"
-    assert verified.record.cases_reviewed == ("c1", "c2")
+    assert verified.record.cases_reviewed == ("c2",)
     assert verified.record.checklist[-1].note == "broke on the model change"
 
 
@@ -302,6 +408,7 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
     walk = load_walk(walk_path(workspace), comparison)
     app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases={}))
     async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)  # git's reviewer is read in a worker
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         screen.query_one("#cause", Select).value = "flaky"

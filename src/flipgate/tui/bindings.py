@@ -124,6 +124,16 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     # decision
     KeyBinding("decision-back", "escape", "back", "Back", "decision"),
     KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
+    # the decision's cases reviewed
+    KeyBinding("cases-tick", "space", "toggle", "Tick/untick", "cases-reviewed"),
+    KeyBinding("cases-all", "a", "tick_listed(True)", "Tick all listed", "cases-reviewed"),
+    KeyBinding("cases-none", "n", "tick_listed(False)", "Tick none listed", "cases-reviewed"),
+    KeyBinding("cases-down", "down", "move(1)", "Next case", "cases-reviewed", show=False),
+    KeyBinding("cases-up", "up", "move(-1)", "Prev case", "cases-reviewed", show=False),
+    KeyBinding("cases-page-down", "pagedown", "page(1)", "Page down", "cases-reviewed", show=False),
+    KeyBinding("cases-page-up", "pageup", "page(-1)", "Page up", "cases-reviewed", show=False),
+    KeyBinding("cases-first", "home", "move_to(0)", "First case", "cases-reviewed", show=False),
+    KeyBinding("cases-last", "end", "move_to(-1)", "Last case", "cases-reviewed", show=False),
     # flaky
     KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky"),
     KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
@@ -156,6 +166,7 @@ WHERE = {
     "case": "case drill-down",
     "triage": "triage checklist",
     "decision": "signed decision",
+    "cases-reviewed": "cases reviewed",
     "flaky": "flaky list",
     "flaky-form": "flaky entry form",
     "calibration": "calibration",

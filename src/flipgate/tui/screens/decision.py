@@ -4,8 +4,8 @@ The file is built, signed and written by `flipgate.core.decision.record` into `W
 then verified at once, and the screen says where it went and what the check found. Digesting the
 runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
 when it fails the form keeps everything typed. The cases reviewed are every case the triage
-named (10,343 of the 100,000 of the benchmark pair): counted by class, searched, painted only
-where seen.
+named (10,343 of the 100,000 of the benchmark pair), each ticked: the reviewer unticks those not
+reviewed, and the file lists the ticked. Counted by class, searched, painted only where seen.
 """
 
 from __future__ import annotations
@@ -13,15 +13,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
 import polars as pl
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
@@ -69,9 +72,76 @@ class DecisionForm:
     key: Path | None  # None: git's user.signingkey
 
 
+TICK = {True: "[x]", False: "[ ]"}  # ASCII: a tick reads the same in every terminal and theme
+
+
+class CaseList(VerticalScroll, can_focus=True):
+    """The cases, one line each with its tick, a cursor on one; only the lines on screen are
+    painted. `listed` are the cases shown (a search's), as indices into `rows`."""
+
+    @dataclass
+    class Ticked(Message):
+        """The ticks changed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("cases-reviewed")
+
+    def __init__(self, rows: Sequence[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows = rows
+        self.ticked = np.ones(len(rows), dtype=bool)  # every case named goes in, unless unticked
+        self.listed: Sequence[int] = range(len(rows))
+        self.cursor = 0
+
+    def compose(self) -> ComposeResult:
+        yield LinesView()
+
+    def on_mount(self) -> None:
+        self.show(self.listed)
+
+    def _row(self, case: int) -> tuple[str]:
+        return (f"{TICK[bool(self.ticked[case])]} {self.rows[case]}",)
+
+    def show(self, listed: Sequence[int]) -> None:
+        self.listed, self.cursor = listed, 0
+        self._paint()
+        self.scroll_home(animate=False)
+
+    def _paint(self) -> None:
+        cursor = self.cursor if self.listed else None
+        self.query_one(LinesView).show([self._row(i) for i in self.listed], cursor=cursor)
+
+    def action_toggle(self) -> None:
+        if not self.listed:
+            return
+        case = self.listed[self.cursor]
+        self.ticked[case] = not self.ticked[case]
+        self.query_one(LinesView).replace_row(self.cursor, self._row(case))
+        self.post_message(self.Ticked())
+
+    def action_tick_listed(self, ticked: bool) -> None:
+        self.ticked[np.asarray(self.listed, dtype=np.intp)] = ticked
+        self._paint()
+        self.post_message(self.Ticked())
+
+    def action_move(self, step: int) -> None:
+        self.action_move_to(self.cursor + step)
+
+    def action_page(self, step: int) -> None:
+        self.action_move(step * max(1, self.scrollable_content_region.height - 1))
+
+    def action_move_to(self, row: int) -> None:
+        if not self.listed:
+            return
+        self.cursor = max(0, min(len(self.listed) - 1, row % len(self.listed) if row < 0 else row))
+        lines = self.query_one(LinesView)
+        lines.move_cursor(self.cursor)
+        top, height = lines.row_top(self.cursor), lines.row_height(self.cursor)
+        self.scroll_to_region(Region(0, top, 1, height), animate=False, immediate=True)
+
+
 class CasesReviewed(Vertical):
-    """The cases reviewed, each with the classes whose step named it: their count, a search by
-    case id, and a list that paints only the lines on screen."""
+    """The cases reviewed, each with the classes whose step named it and a tick: the ticked ones
+    go in the file. Counted by class, searched by case id, ticked one by one or all listed."""
 
     DEFAULT_CSS = """
     CasesReviewed { height: auto; width: 1fr; }
@@ -83,55 +153,87 @@ class CasesReviewed(Vertical):
     def __init__(self, cases: Mapping[str, Sequence[TriageClass]], *, id: str | None = None):
         super().__init__(id=id)
         self.cases = cases
-        self.by_class = Counter(k for classes in cases.values() for k in classes)
         ids = [safe(case) for case in cases]
         width = max(map(len, ids), default=0)
         self.rows = [
             f"{case:<{width}}  {', '.join(TITLES[k] for k in classes)}"
             for case, classes in zip(ids, cases.values(), strict=True)
         ]
+        named = Counter(k for classes in cases.values() for k in classes)
+        # per class, which cases its step named: the ticked count by class is one `&` away
+        self.named = {
+            k: np.fromiter((k in classes for classes in cases.values()), bool, len(cases))
+            for k in TRIAGE_CLASSES
+            if k in named
+        }
         self.lowered = pl.Series(list(cases), dtype=pl.String).str.to_lowercase()
+        self.search = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(self._count(len(self.cases), ""), id="cases-count")
+        yield Static(id="cases-count")
         if self.cases:
             yield Input(placeholder="search case id", id="cases-search", compact=True)
-            with VerticalScroll(id="cases-list"):
-                yield LinesView()
+            yield CaseList(self.rows, id="cases-list")
 
     def on_mount(self) -> None:
-        if self.cases:
-            self.query_one(LinesView).show([(row,) for row in self.rows])
+        self._count()
+
+    @property
+    def ticked(self) -> tuple[str, ...]:
+        """The ticked cases, in the triage's order: the cases the file records as reviewed."""
+        if not self.cases:
+            return ()
+        return tuple(compress(self.cases, self.query_one(CaseList).ticked))
 
     @on(Input.Changed, "#cases-search")
     def _search(self, event: Input.Changed) -> None:
-        search = event.value.strip()
-        shown = (
-            self.lowered.str.contains(search.lower(), literal=True).arg_true().to_list()
-            if search
+        self.search = event.value.strip()
+        listed = (
+            self.lowered.str.contains(self.search.lower(), literal=True).arg_true().to_list()
+            if self.search
             else range(len(self.rows))
         )
-        self.query_one(LinesView).show([(self.rows[i],) for i in shown])
-        self.query_one("#cases-list", VerticalScroll).scroll_home(animate=False)
-        self.query_one("#cases-count", Static).update(self._count(len(shown), search))
+        self.query_one(CaseList).show(listed)
+        self._count()
 
-    def _count(self, shown: int, search: str) -> Text:
+    @on(CaseList.Ticked)
+    def _ticks_changed(self) -> None:
+        self._count()
+
+    def _count(self) -> None:
+        self.query_one("#cases-count", Static).update(self._count_text())
+
+    def _count_text(self) -> Text:
         total = len(self.cases)
         if not total:
             return Text("no case named by the triage")
-        if search:
-            text = Text(f"{count(shown)} of {plural(total, 'case')} match “")
-            text.append_text(literal(search))
-            return text.append("”")
-        text = Text(f"{plural(total, 'case')} named by the triage, all go in the file: ")
-        return text.append(
+        case_list = self.query_one(CaseList)
+        ticked = case_list.ticked
+        text = Text(
+            f"{count(int(ticked.sum()))} of {plural(total, 'case')} named by the triage ticked "
+            "as reviewed, for the file: "
+        )
+        text.append(
             ", ".join(
-                f"{TITLES[k]} {count(self.by_class[k])}"
-                for k in TRIAGE_CLASSES
-                if k in self.by_class
+                f"{TITLES[k]} {count(int((ticked & named).sum()))} of {count(int(named.sum()))}"
+                for k, named in self.named.items()
             ),
             "dim",
         )
+        if self.search:
+            listed = case_list.listed
+            text.append(f"\n{count(len(listed))} of {plural(total, 'case')} match “")
+            text.append_text(literal(self.search))
+            text.append(f"”, {count(int(ticked[np.asarray(listed, dtype=np.intp)].sum()))} ticked")
+        keys = [
+            shown_keys(self.app, k, first=True) for k in ("cases-tick", "cases-all", "cases-none")
+        ]
+        text.append(
+            f"\nin the list: {keys[0]} ticks or unticks a case, {keys[1]} ticks all listed, "
+            f"{keys[2]} none",
+            "dim",
+        )
+        return text
 
 
 class DecisionScreen(Screen[Path | None]):
@@ -146,6 +248,10 @@ class DecisionScreen(Screen[Path | None]):
     @dataclass
     class NotSigned(Message):
         why: str  # nothing was written
+
+    @dataclass
+    class GitReviewer(Message):
+        reviewer: str  # git's `Name <email>`
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("decision")
     DEFAULT_CSS = """
@@ -177,7 +283,8 @@ class DecisionScreen(Screen[Path | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="decision-header")
-        with VerticalScroll(id="decision-form"):
+        # not focusable itself: tab goes from the Sign button round to the first field
+        with VerticalScroll(id="decision-form", can_focus=False):
             with Horizontal(classes="row"):
                 yield Label("Decision")
                 yield Select(
@@ -200,9 +307,7 @@ class DecisionScreen(Screen[Path | None]):
                 yield TextArea(id="reason", soft_wrap=True, compact=True)
             with Horizontal(classes="row"):
                 yield Label("Reviewer")
-                yield Input(
-                    value=_git_reviewer(), placeholder="Name <email>", id="reviewer", compact=True
-                )
+                yield Input(placeholder="Name <email>", id="reviewer", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Signing key")
                 yield Input(placeholder="blank: git's user.signingkey", id="key", compact=True)
@@ -224,6 +329,22 @@ class DecisionScreen(Screen[Path | None]):
         header.append(f"\nwritten to {self.workspace / 'decisions'}; the reason is required")
         self.query_one("#decision-header", Static).update(header)
         self.query_one("#decision", Select).focus()
+        self._ask_git()
+
+    @work(thread=True, group="reviewer")
+    def _ask_git(self) -> None:
+        """git's user.name and user.email, the default reviewer: `git config` is a subprocess."""
+        try:
+            reviewer = Reviewer.from_git()
+        except InvalidDecision:
+            return
+        self.post_message(self.GitReviewer(f"{reviewer.name} <{reviewer.email}>"))
+
+    @on(GitReviewer)
+    def _git_reviewer(self, message: GitReviewer) -> None:
+        field = self.query_one("#reviewer", Input)
+        if not field.value:  # what the user typed meanwhile stays
+            field.value = message.reviewer
 
     def _checklist_text(self) -> Text:
         text = Text("Checklist from the triage walk\n", style="bold")
@@ -267,7 +388,7 @@ class DecisionScreen(Screen[Path | None]):
             cause=str(cause),
             reason=self.query_one("#reason", TextArea).text,
             reviewer=Reviewer.parse(reviewer_text),
-            cases_reviewed=tuple(self.cases),
+            cases_reviewed=self.query_one(CasesReviewed).ticked,
             key=Path(key_text).expanduser() if key_text else None,
         )
 
@@ -336,14 +457,6 @@ class DecisionScreen(Screen[Path | None]):
 
     def action_back(self) -> None:
         self.dismiss(self.written)
-
-
-def _git_reviewer() -> str:
-    try:
-        reviewer = Reviewer.from_git()
-    except InvalidDecision:
-        return ""
-    return f"{reviewer.name} <{reviewer.email}>"
 
 
 def _said(error: Exception) -> str:

@@ -114,11 +114,18 @@ class LinesView(Widget):
         self.refresh(layout=True)
 
     def replace_row(self, index: int, row: Row) -> None:
-        """One row changed (a turn unfolded): only its height is counted again."""
+        """One row changed (a turn unfolded, a case ticked): a row that was and stays one line
+        is only painted again; any other makes the heights be counted again."""
+        widest = one_line_width(row)
+        counted = self._width >= 0
         self._rows[index] = row
-        self._widths[index] = one_line_width(row)
+        self._widths[index] = widest
         self._folded.pop(index, None)
-        if self._width >= 0:
+        fits = counted and widest is not None and widest <= self._column_width(self._width)
+        if fits and self._tops[index + 1] - self._tops[index] == 1:
+            self.refresh()
+            return
+        if counted:
             self._count_lines()
         self.refresh(layout=True)
 
