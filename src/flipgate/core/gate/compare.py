@@ -172,7 +172,7 @@ def compare(
             base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
         ),
     )
-    paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
+    paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"]
     budgets = check_budgets(spec, baseline, candidate, paired)
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
