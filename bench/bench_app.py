@@ -4,11 +4,16 @@
     uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45]
 
 Measures, from the moment the app starts: the overview mounted and painted (which includes the
-worker reading both runs and comparing them), then how long the app takes to answer a key press
-and a theme switch once the overview is up. Then it opens the triage checklist and the flaky list
-(each computes in a worker) and leaving the flaky list (the gate is applied again): for each, the
-time until the screen is complete, and the longest the event loop went without answering, which is
-how long a key press or a repaint would have waited (the UI thread's longest stall).
+worker reading both runs and comparing them), split into the app's start (until the loading
+worker's first step), reading the spec, the flaky list and both runs (read and checked), `compare()`
+(until the worker posts the comparison) and the rest (the overview built and painted); then how long the app takes to answer a key press
+and a theme switch once the overview is up. Then it opens the triage checklist, the reviewer
+decision screen from it, and the flaky list (each computes in a worker) and leaving the flaky list
+(the gate is applied again): for each, the time until the screen is complete, and the longest the
+event loop went without answering, which is how long a key press or a repaint would have waited
+(the UI thread's longest stall). Last, outside the app, the triage evidence alone
+(`core.triage.evidence`, which the checklist's worker computes): its wall and CPU time, the best
+of `--repeat` rounds, on the pair as it is and on the pair made to crowd two steps (`crowded`).
 """
 
 from __future__ import annotations
@@ -18,12 +23,21 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+from textual.message import Message
 from textual.pilot import Pilot
 
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.triage.evidence import evidence
+from flipgate.core.vocab import FLIPS
 from flipgate.tui.app import make_app
+from flipgate.tui.messages import Loaded, Progress
 from flipgate.tui.screens.overview import OverviewScreen
 
 DEFAULT = Path(__file__).resolve().parent / "data" / "jsonl"
@@ -60,11 +74,56 @@ async def timed_keys(pilot: Pilot[Any], *keys: str) -> tuple[float, float]:
     return time.perf_counter() - start, longest[0]
 
 
-async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
+LISTED = 4000  # flipped cases `crowded` puts on the flaky list
+
+
+def crowded(comparison: Comparison) -> Comparison:
+    """The pair again, with every candidate output the baseline's under another judge (the grader
+    step names every flip: the same output graded two ways) and the first flipped cases listed."""
+    baseline, candidate = comparison.baseline, comparison.candidate
+    outputs = baseline.reps.select("case", "rep", "output")
+    reps = candidate.reps.drop("output").join(outputs, on=["case", "rep"], how="left")
+    regraded = replace(
+        candidate,
+        reps=reps.select(candidate.reps.columns),
+        key={**candidate.key, "judge": "bench-judge-2"},
+    )
+    flipped = comparison.cases.filter(pl.col("cell").is_in(FLIPS))["case"].head(LISTED)
+    added = date(2026, 11, 1)
+    listed = FlakyList(tuple(FlakyEntry(c, "bench", added, "noisy", "bench") for c in flipped))
+    return compare(baseline, regraded, comparison.spec, listed)
+
+
+def time_evidence(comparisons: dict[str, Comparison], repeat: int) -> dict[str, float]:
+    """The triage evidence's wall and CPU time (every thread of the process: polars' too)."""
+    figures = {}
+    for name, comparison in comparisons.items():
+        walls, cpus = [], []
+        for _ in range(repeat):
+            wall, cpu = time.perf_counter(), time.process_time()
+            evidence(comparison)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        figures[f"triage evidence{name}, wall"] = min(walls)
+        figures[f"triage evidence{name}, CPU"] = min(cpus)
+    return figures
+
+
+async def measure(folder: Path, size: tuple[int, int], repeat: int) -> dict[str, float]:
     app = make_app(folder / "baseline", folder / "candidate")
     app.animation_level = "none"
+    posted: dict[str, float] = {}  # the loading worker's first messages, by what they say
+
+    def note(message: Message) -> None:
+        if isinstance(message, Progress):
+            posted.setdefault("read", time.perf_counter())
+            if message.description.startswith("pairing"):
+                posted.setdefault("compare", time.perf_counter())
+        elif isinstance(message, Loaded):
+            posted.setdefault("compared", time.perf_counter())
+
     start = time.perf_counter()
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, message_hook=note) as pilot:
         while not (isinstance(app.screen, OverviewScreen) and app.screen.is_mounted):
             if app.load_error is not None:
                 raise SystemExit(f"could not open the runs: {app.load_error}")
@@ -80,27 +139,40 @@ async def measure(folder: Path, size: tuple[int, int]) -> dict[str, float]:
         figures = {
             "overview mounted": mounted - start,
             "overview painted": painted - start,
+            "  app started": posted["read"] - start,
+            "  spec, flaky list, runs read": posted["compare"] - posted["read"],
+            "  compare()": posted["compared"] - posted["compare"],
+            "  overview built and painted": painted - posted["compared"],
             "key press answered": keyed - painted,
             "theme switched": themed - keyed,
         }
-        for name, keys in (("triage", ("c",)), ("flaky list", ("escape", "f"))):
+        steps = (
+            ("triage", ("c",)),
+            ("decision screen", ("d",)),
+            ("flaky list", ("escape", "escape", "f")),
+        )
+        for name, keys in steps:
             figures[f"{name} complete"], figures[f"{name} longest stall"] = await timed_keys(
                 pilot, *keys
             )
         regate = await timed_keys(pilot, "escape")
         figures["gate applied again"], figures["re-gate longest stall"] = regate
-    return figures
+        assert isinstance(app.screen, OverviewScreen)
+        comparison = app.screen.comparison
+    pairs = {"": comparison, " (crowded)": crowded(comparison)}
+    return figures | time_evidence(pairs, repeat)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--size", default="140x45")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of the triage evidence")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
-    figures = asyncio.run(measure(args.folder, (width, height)))
+    figures = asyncio.run(measure(args.folder, (width, height), args.repeat))
     for name, seconds in figures.items():
-        print(f"{name:<26} {seconds:8.3f} s")
+        print(f"{name:<36} {seconds:8.3f} s")
 
 
 if __name__ == "__main__":

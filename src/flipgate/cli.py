@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
+from flipgate.cli_args import add_comparison_arguments, add_theme_argument, declared_change
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.cli_stats import add_stats_parser
@@ -62,19 +63,10 @@ class Inputs:
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN",
-        help="a workspace folder, or BASELINE CANDIDATE (run folders, run.yaml, Inspect logs or promptfoo results.json)",
-    )
-    parser.add_argument(
-        "--gate",
-        type=Path,
-        help="gate spec (default: the workspace's gate.yaml, else the defaults)",
-    )
-    parser.add_argument(
-        "--flaky", type=Path, help="flaky list (default: the workspace's flaky.yaml, else none)"
+    add_comparison_arguments(
+        parser,
+        runs="a workspace folder, or BASELINE CANDIDATE (run folders, run.yaml, Inspect logs or "
+        "promptfoo results.json)",
     )
     parser.add_argument(
         "--suite",
@@ -88,13 +80,6 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="the suite manifest where the change is going: a retirement the change adds is INVALID",
-    )
-    parser.add_argument(
-        "--change",
-        action="append",
-        default=[],
-        metavar="COMPONENT",
-        help="declare a key component this change may move (repeatable; adds to the candidate's change.keys)",
     )
     _add_import_arguments(parser)
 
@@ -144,7 +129,6 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         )
     gate = args.gate if args.gate is not None else (workspace.gate if workspace else None)
     flaky = args.flaky if args.flaky is not None else (workspace.flaky if workspace else None)
-    change = tuple(part.strip() for item in args.change for part in item.split(",") if part.strip())
     suite = args.suite
     if suite is None and workspace is not None and (workspace.path / "suite.yaml").is_file():
         suite = workspace.path / "suite.yaml"
@@ -154,7 +138,7 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
         gate,
         flaky,
         workspace.path if workspace else None,
-        change,
+        declared_change(args),
         import_options(vars(args)),
         suite,
         args.base_suite,
@@ -444,9 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     open_ = sub.add_parser("open", help="open the triage app on a workspace or two runs")
     _add_run_arguments(open_)
-    open_.add_argument(
-        "--theme", default="dark", choices=("dark", "light", "high-contrast"), help="colours"
-    )
+    add_theme_argument(open_)
     _add_rerun_arguments(open_)
     open_.add_argument(
         "--baseline-repeat",

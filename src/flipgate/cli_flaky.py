@@ -13,8 +13,7 @@ baseline-repeats/ become the defaults), `--flaky FILE` and `--gate FILE`. Exit c
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,7 @@ from flipgate.core.runs.workspace import REPEATS_FOLDER, find_repeats
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 
-OK, PROBLEM, BAD_INPUT = 0, 1, 2
-Command = Callable[[argparse.Namespace], int]
+OK, PROBLEM = 0, 1
 
 
 # --------------------------------------------------------------------------- inputs
@@ -320,7 +318,7 @@ def add_flaky_parser(
     p.add_argument("--owner", help="who will own the proposed entries")
     p.add_argument("--format", choices=("text", "json"), default="text")
     _common(p)
-    p.set_defaults(handler=_guarded(cmd_propose))
+    p.set_defaults(handler=cmd_propose)
 
     a = sub.add_parser("add", help="list a case, with an owner, a reason and evidence")
     a.add_argument("case", metavar="CASE")
@@ -340,14 +338,14 @@ def add_flaky_parser(
     )
     a.add_argument("--by", help="who makes this change (default: the owner)")
     _common(a)
-    a.set_defaults(handler=_guarded(cmd_add))
+    a.set_defaults(handler=cmd_add)
 
     r = sub.add_parser("remove", help="retire a repaired entry (kept under `retired:`)")
     r.add_argument("case", metavar="CASE")
     r.add_argument("--note", required=True, help="how it was repaired")
     r.add_argument("--by", help="who retires it (default: the entry's owner)")
     _common(r)
-    r.set_defaults(handler=_guarded(cmd_remove))
+    r.set_defaults(handler=cmd_remove)
 
     c = sub.add_parser(
         "check", help="flag entries gone from the suite, or quiet long enough to release"
@@ -362,19 +360,5 @@ def add_flaky_parser(
     )
     c.add_argument("--format", choices=("text", "json"), default="text")
     _common(c)
-    c.set_defaults(handler=_guarded(cmd_check))
+    c.set_defaults(handler=cmd_check)
     return flaky
-
-
-def _guarded(command: Command) -> Command:
-    """Bad input is printed, never a traceback, and exits 2."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            code: int = command(args)
-        except InputError as exc:
-            print(f"flipgate: error: {exc}", file=sys.stderr)
-            return BAD_INPUT
-        return code
-
-    return run

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from flipgate.cli_args import add_comparison_arguments, declared_change
 from flipgate.core.errors import InputError
 
 if TYPE_CHECKING:
@@ -57,8 +58,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
             run = load_run(path, lean=True)
             yield name or run.run_id, run
 
-    change = tuple(part.strip() for item in args.change for part in item.split(",") if part.strip())
-    ranking = rank(incumbent, candidates(), spec, flaky_list, declared_change=change)
+    ranking = rank(incumbent, candidates(), spec, flaky_list, declared_change=declared_change(args))
     if args.format == "json":
         print(json_text(report.to_json(ranking)))
     elif args.format == "markdown":
@@ -95,27 +95,11 @@ def add_rank_parser(sub: Any) -> None:
         help="rank candidates against the incumbent by the release rule; exit 0 when the winner "
         "clears it, 1 when none may replace it",
     )
-    rank.add_argument(
-        "runs",
-        nargs="+",
-        metavar="RUN",
-        help="a workspace with baseline/ and candidates/NAME/, or INCUMBENT CANDIDATE [CANDIDATE ...]",
-    )
-    rank.add_argument(
-        "--gate",
-        type=Path,
-        help="gate spec: its `aggregate` is the release rule (default: the workspace's gate.yaml)",
-    )
-    rank.add_argument(
-        "--flaky", type=Path, help="flaky list (default: the workspace's flaky.yaml, else none)"
-    )
-    rank.add_argument(
-        "--change",
-        action="append",
-        default=[],
-        metavar="COMPONENT",
-        help="declare a key component the candidates may move (repeatable; adds to each "
-        "candidate's change.keys)",
+    add_comparison_arguments(
+        rank,
+        runs="a workspace with baseline/ and candidates/NAME/, or INCUMBENT CANDIDATE [CANDIDATE ...]",
+        spec=": its `aggregate` is the release rule",
+        candidate="each candidate",
     )
     rank.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     rank.set_defaults(handler=cmd_rank)

@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from flipgate.cli_args import share
 from flipgate.core.curation.calibrate import (
     calibrate,
     free_name,
@@ -55,17 +56,6 @@ def _console() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
-def _share(text: str) -> float:
-    """A share given as 0.06 or 6%."""
-    try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a share: {text!r} (try 0.06 or 6%)") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a share lies between 0 and 1, not {text!r}")
-    return value
-
-
 def _points(text: str) -> float:
     """A true regression, in points of pass rate: more than none, less than everything."""
     try:
@@ -81,7 +71,7 @@ def _points(text: str) -> float:
 
 def _power(text: str) -> float:
     """A power wanted: a share strictly between never and always."""
-    value = _share(text)
+    value = share(text)
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"a power lies strictly between 0 and 1, not {text!r}")
     return value
@@ -105,20 +95,20 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
     spec = load_spec(args.gate)
     set_rule = spec.set_rule(args.suite)
     rule = FlipRule(spec.alpha, set_rule.margin, set_rule.flip_cap)
-    cases, share, target = args.cases, args.flip_share, args.target
+    cases, flip_share, target = args.cases, args.flip_share, args.target
     regressions = args.regression or list(REGRESSIONS)
     figures: dict[str, Any] = {
         "rule": {"alpha": rule.alpha, "margin": rule.margin, "flip_cap": rule.flip_cap},
         "suite": args.suite,
         "cases": cases,
-        "flip_share": share,
+        "flip_share": flip_share,
         "target": target,
-        "chances": [verdict_chances(cases, share, d, rule).to_json() for d in regressions],
-        "smallest_blocked": smallest_blocked(cases, share, rule, target),
+        "chances": [verdict_chances(cases, flip_share, d, rule).to_json() for d in regressions],
+        "smallest_blocked": smallest_blocked(cases, flip_share, rule, target),
         "cases_needed": [
             {
                 "points": d,
-                "paired": paired_cases_needed(share, d, rule, target),
+                "paired": paired_cases_needed(flip_share, d, rule, target),
                 "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, rule.alpha, target),
                 "unpaired_one_sided": unpaired_cases_needed(
                     args.pass_rate, d, rule.alpha, target, sides=1
@@ -295,7 +285,7 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     power.add_argument("--cases", type=int, default=DEFAULT_CASES, help="paired cases (200)")
     power.add_argument(
         "--flip-share",
-        type=_share,
+        type=share,
         default=DEFAULT_FLIP_SHARE,
         help="share of cases that flip either way with no regression (0.06)",
     )
@@ -309,7 +299,7 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     power.add_argument("--target", type=_power, default=POWER, help="power wanted (0.8)")
     power.add_argument(
         "--pass-rate",
-        type=_share,
+        type=share,
         default=DEFAULT_PASS_RATE,
         help="the suite's pass rate, for the unpaired figures (0.92)",
     )
@@ -323,10 +313,10 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="two pass counts read as separate samples, e.g. 184/200 176/200",
     )
     power.add_argument(
-        "--threshold", type=_share, help="a fixed pass-rate threshold to price (e.g. 0.90)"
+        "--threshold", type=share, help="a fixed pass-rate threshold to price (e.g. 0.90)"
     )
     power.add_argument(
-        "--case-rate", type=_share, help="one case's pass rate, collapsed over --reps"
+        "--case-rate", type=share, help="one case's pass rate, collapsed over --reps"
     )
     power.add_argument("--reps", type=int, default=3, help="repetitions per case (3)")
     power.add_argument("--format", choices=("text", "json"), default="text")

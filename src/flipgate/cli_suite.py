@@ -18,20 +18,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from flipgate.cli_args import add_theme_argument, share
 from flipgate.core.errors import InputError
 from flipgate.present.text import literal
 
-OK, BELOW, BAD_INPUT = 0, 1, 2
-
-
-def _share(text: str) -> float:
-    try:
-        share = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a share: {text!r} (0.4 or 40%)") from None
-    if not 0 <= share <= 1:
-        raise argparse.ArgumentTypeError(f"a share is between 0 and 1, not {text}")
-    return share
+OK, BELOW = 0, 1
 
 
 def _day(text: str) -> date:
@@ -100,7 +91,7 @@ def add_suite_parser(
     a.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     a.add_argument(
         "--fail-under",
-        type=_share,
+        type=share,
         metavar="SHARE",
         help="exit 1 when less than SHARE of traffic is covered (0.6 or 60%%)",
     )
@@ -119,6 +110,6 @@ def add_suite_parser(
 
     o = sub.add_parser("open", help="the suite-health screen of the app")
     o.add_argument("workspace", type=Path, metavar="WORKSPACE")
-    o.add_argument("--theme", default="dark", choices=("dark", "light", "high-contrast"))
+    add_theme_argument(o)
     o.set_defaults(handler=cmd_open)
     return suite

@@ -1,23 +1,18 @@
-"""`flipgate flaky propose|add|remove|check` through a parser built by `add_flaky_parser`."""
+"""`flipgate flaky propose|add|remove|check`, through the command line's `main`."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from flipgate.cli_flaky import add_flaky_parser
+from flipgate.cli import main
 
 
 def flaky(*argv: str | Path) -> int:
-    parser = argparse.ArgumentParser(prog="flipgate")
-    add_flaky_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["flaky", *map(str, argv)])
-    code: int = args.handler(args)
-    return code
+    return main(["flaky", *map(str, argv)])
 
 
 def write_run(folder: Path, run_id: str, failing: set[str], key: str = "m1") -> Path:

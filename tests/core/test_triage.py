@@ -313,10 +313,17 @@ def test_regression_holds_what_no_step_explains_with_rules_templates_and_outcome
     assert s.suggests_cause
 
 
-def test_named_cases_once_in_walk_order() -> None:
+def test_named_cases_once_in_walk_order_with_the_classes_naming_each() -> None:
     base = make_run("b", steady(6, **{"case-01": [True, True, False]}))
-    cand = make_run("c", steady(6, **{"case-01": [True, False, False], "case-02": [False] * 3}))
-    assert named_cases(evidence(gate(base, cand))) == ("case-01", "case-02")
+    broken = {"case-01": [True, False, False], "case-02": [False] * 3, "case-03": [True, False]}
+    cand = make_run("c", steady(6, **broken))
+    named = named_cases(evidence(gate(base, cand)))
+    # case-03 split in the candidate only: flaky names it, and it is still a regression
+    assert list(named.items()) == [
+        ("case-01", ("flaky",)),
+        ("case-03", ("flaky", "regression")),
+        ("case-02", ("regression",)),
+    ]
 
 
 # The walk ---------------------------------------------------------------------------------

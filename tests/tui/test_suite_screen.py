@@ -14,7 +14,8 @@ import pytest
 import yaml
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
+from textual_fastdatatable import DataTable
 
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
 from flipgate.tui.app import make_app_for_workspace, make_suite_app

@@ -11,21 +11,23 @@ from typing import Any
 import pytest
 import yaml
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Select, SelectionList, Static, TextArea
+from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from flipgate.core.decision.record import verify_decision
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.evidence import TriageStep
+from flipgate.core.triage.evidence import TriageStep, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.widgets.lines import LinesView
 from tests.tui.test_app import plain
 
 from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
 
 SIZE = (140, 45)
+REGRESSED = {"c1": ("regression",), "c2": ("regression",)}
 
 
 @pytest.fixture
@@ -214,8 +216,41 @@ async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -
         decision = app.screen
         assert isinstance(decision, DecisionScreen)
         assert decision.query_one("#cause", Select).value == "infra"
-        named = {case for step in screen.steps for case in step.cases}
-        assert set(decision.query_one("#cases", SelectionList).selected) == named
+        assert decision.cases == named_cases(screen.steps)
+        assert decision.query_one(LinesView).size.height == len(decision.cases)
+
+
+async def test_the_cases_reviewed_are_counted_by_class_searched_and_shown_literally(
+    workspace: Path,
+) -> None:
+    comparison = load_comparison(workspace)
+    walk = load_walk(walk_path(workspace), comparison)
+    cases = {f"case-{i:05d}": ("flaky", "regression")[: 1 + i % 2] for i in range(5000)}
+    cases["[bold]odd\x1b"] = ("grader",)
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        counted = screen.query_one("#cases-count", Static)
+        assert plain(counted.content).strip() == (
+            "5,001 cases named by the triage, all go in the file: "
+            "Flaky cases 5,000, Grader 1, Regression 2,500"
+        )
+        shown = screen.query_one(LinesView)
+        assert shown.size.height == 5001
+        assert shown.render_line(1).text.rstrip() == "case-00001  Flaky cases, Regression"
+        screen.query_one("#cases-search", Input).value = "0499"
+        await pilot.pause()
+        assert plain(counted.content).strip() == "11 of 5,001 cases match “0499”"
+        assert shown.size.height == 11
+        assert shown.render_line(0).text.rstrip() == "case-00499  Flaky cases, Regression"
+        screen.query_one("#cases-search", Input).value = "BOLD"
+        await pilot.pause()
+        assert shown.render_line(0).text.rstrip() == "[bold]odd␛  Grader"
+        screen.query_one("#cases-search", Input).value = ""
+        await pilot.pause()
+        assert shown.size.height == 5001
+        assert "5,001 cases named" in plain(counted.content)
 
 
 async def fill_and_sign(pilot: Pilot[Any], screen: DecisionScreen, reason: str) -> None:
@@ -239,7 +274,7 @@ async def test_the_decision_is_signed_written_and_verifies(
     walk = load_walk(walk_path(workspace), comparison).record(
         "regression", finding="cause", note="broke on the model change"
     )
-    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=("c1", "c2")))
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=REGRESSED))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
@@ -265,7 +300,7 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
 ) -> None:
     comparison = load_comparison(workspace)
     walk = load_walk(walk_path(workspace), comparison)
-    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases={}))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
@@ -282,7 +317,7 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
 async def test_a_missing_reason_is_refused_before_signing(workspace: Path) -> None:
     comparison = load_comparison(workspace)
     walk = load_walk(walk_path(workspace), comparison)
-    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=()))
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases={}))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)

@@ -110,7 +110,7 @@ async def test_the_decision_digests_the_runs_in_a_worker(
     gate = Gate(decision.build_record)
     monkeypatch.setattr(decision, "build_record", gate)
     workspace = tmp_path / "ws"
-    app = ScreenApp(lambda: DecisionScreen(comparison, start_walk(comparison), workspace, cases=()))
+    app = ScreenApp(lambda: DecisionScreen(comparison, start_walk(comparison), workspace, cases={}))
     async with app.run_test(size=(140, 45)) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)

@@ -13,13 +13,13 @@ from typing import ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
+from textual.message import Message
 from textual.theme import Theme
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
-from flipgate.core.gate.spec import load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
@@ -41,7 +41,7 @@ from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
-from flipgate.tui.session import LoadedRuns, Sources, load_runs
+from flipgate.tui.session import LoadedRuns, Sources, load_runs, read_gate
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 # Inside an installed wheel, else at the top of the source tree.
@@ -145,28 +145,31 @@ class FlipgateApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
-        sources = self.sources
-        progress = Steps(self, 7)  # spec, flaky list, read + check for each run, pairing
+        """Read and compare off the event loop; the answer, or the error, goes to the app."""
         try:
-            progress("reading the gate spec")
-            spec = load_spec(sources.gate)
-            progress("reading the flaky list")
-            flaky = load_flaky(sources.flaky)
-            runs = self.loaded or load_runs(sources, progress)
-            self.repeats = runs.repeats
-            progress("pairing the cases and counting the flips")
-            comparison = compare(
-                runs.baseline,
-                runs.candidate,
-                spec,
-                flaky,
-                declared_change=sources.declared_change,
-                retired=self.retirements(),
-            )
+            answer = self.read()
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))
             return
-        self.post_message(Loaded(comparison))
+        self.post_message(answer)
+
+    def read(self) -> Message:
+        """The load worker's job: both runs read and compared, for the overview."""
+        sources = self.sources
+        progress = Steps(self, 7)  # spec, flaky list, read + check for each run, pairing
+        spec, flaky = read_gate(progress, sources.gate, sources.flaky)
+        runs = self.loaded or load_runs(sources, progress)
+        self.repeats = runs.repeats
+        progress("pairing the cases and counting the flips")
+        comparison = compare(
+            runs.baseline,
+            runs.candidate,
+            spec,
+            flaky,
+            declared_change=sources.declared_change,
+            retired=self.retirements(),
+        )
+        return Loaded(comparison)
 
     def retirements(self) -> Retirements:
         """The cases the workspace's suite manifest retired, read again each time the gate is."""

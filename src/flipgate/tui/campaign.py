@@ -1,9 +1,9 @@
 """The app on a campaign workspace (`baseline/` and `candidates/NAME/`): the candidates screen
 first, then, for the candidate chosen, the usual gate overview of the incumbent against it.
 
-It is the flipgate app with another loading worker: the runs are read (or taken as the CLI read
-them), every candidate is compared with the incumbent and ranked in the worker; opening a
-candidate compares it again in a worker (the incumbent's side judged once, kept).
+It is the flipgate app with another job for its loading worker (`read`): the runs are read (or
+taken as the CLI read them), every candidate is compared with the incumbent and ranked; opening
+a candidate compares it again in a worker (the incumbent's side judged once, kept).
 """
 
 from __future__ import annotations
@@ -13,20 +13,20 @@ from typing import ClassVar
 
 from textual import work
 from textual.binding import BindingType
+from textual.message import Message
 
 from flipgate.core.gate.compare import ArmResults, compare, judge_arm
-from flipgate.core.gate.flaky import FlakyList, load_flaky
-from flipgate.core.gate.spec import load_spec
+from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, load_campaign_runs
 from flipgate.core.rank.ranking import rank
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import find_repeats
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.bindings import Keymap, bindings_for
-from flipgate.tui.messages import CandidateCompared, LoadFailed, Ranked, Steps
+from flipgate.tui.messages import CandidateCompared, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from flipgate.tui.session import Sources
+from flipgate.tui.session import Sources, read_gate
 
 
 def candidate_sources(campaign: Campaign, candidate: Path) -> Sources:
@@ -64,32 +64,25 @@ class CampaignApp(FlipgateApp):
         self.judged: ArmResults | None = None
         self.flaky = FlakyList()
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load(self) -> None:
+    def read(self) -> Message:
+        """Every candidate compared with the incumbent and ranked, for the candidates screen."""
         campaign = self.campaign
         # the spec, the flaky list, each run read and checked, the ranking, each candidate compared
         progress = Steps(self, 5 + 3 * len(campaign.candidates))
-        try:
-            progress("reading the gate spec")
-            spec = load_spec(campaign.gate)
-            progress("reading the flaky list")
-            self.flaky = load_flaky(campaign.flaky)
-            runs = self.campaign_runs = self.campaign_runs or load_campaign_runs(campaign, progress)
-            self.repeats = tuple(load_run(path) for path in self.sources.repeats)
-            progress("comparing each candidate with the incumbent")
-            self.judged = judge_arm("baseline", runs.incumbent, spec)
-            ranking = rank(
-                runs.incumbent,
-                runs.candidates,
-                spec,
-                self.flaky,
-                judged_baseline=self.judged,
-                on_compared=lambda name, _: progress(f"compared {name} with the incumbent"),
-            )
-        except Exception as error:  # shown on screen; an unexpected one is labelled as such
-            self.post_message(LoadFailed(error))
-            return
-        self.post_message(Ranked(ranking))
+        spec, self.flaky = read_gate(progress, campaign.gate, campaign.flaky)
+        runs = self.campaign_runs = self.campaign_runs or load_campaign_runs(campaign, progress)
+        self.repeats = tuple(load_run(path) for path in self.sources.repeats)
+        progress("comparing each candidate with the incumbent")
+        self.judged = judge_arm("baseline", runs.incumbent, spec)
+        ranking = rank(
+            runs.incumbent,
+            runs.candidates,
+            spec,
+            self.flaky,
+            judged_baseline=self.judged,
+            on_compared=lambda name, _: progress(f"compared {name} with the incumbent"),
+        )
+        return Ranked(ranking)
 
     def on_ranked(self, message: Ranked) -> None:
         self.switch_screen(CandidatesScreen(message.ranking))

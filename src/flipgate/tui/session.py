@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from flipgate.core.gate.flaky import FlakyList, load_flaky
+from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
@@ -57,3 +59,13 @@ def load_runs(sources: Sources, progress: Progress | None = None) -> LoadedRuns:
         progress(f"reading {len(sources.repeats)} identical baseline runs")
     repeats = tuple(load_run(path, import_options=options) for path in sources.repeats)
     return LoadedRuns(baseline, candidate, repeats)
+
+
+def read_gate(
+    progress: Progress, gate: Path | None, flaky: Path | None
+) -> tuple[GateSpec, FlakyList]:
+    """The gate spec and the flaky list, each a step of a loading worker's progress."""
+    progress("reading the gate spec")
+    spec = load_spec(gate)
+    progress("reading the flaky list")
+    return spec, load_flaky(flaky)

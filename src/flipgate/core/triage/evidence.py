@@ -24,7 +24,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX, collapsed
 from flipgate.core.gate.compare import Comparison, compare
-from flipgate.core.plural import plural
+from flipgate.core.plural import plural, plural_column
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
@@ -77,15 +77,25 @@ def evidence(comparison: Comparison, baseline_repeats: Sequence[Run] = ()) -> li
     return steps
 
 
-def named_cases(steps: Iterable[TriageStep]) -> tuple[str, ...]:
-    """Every case the steps name, once, in walk order: the cases a reviewer looked at."""
-    return tuple(dict.fromkeys(case for step in steps for case in step.cases))
+def named_cases(steps: Iterable[TriageStep]) -> dict[str, tuple[TriageClass, ...]]:
+    """Every case the steps name, once, in walk order (the cases a reviewer looked at), with the
+    classes whose step named it."""
+    named: dict[str, tuple[TriageClass, ...]] = {}
+    for step in steps:
+        for case in step.cases:
+            named[case] = (*named.get(case, ()), step.klass)
+    return named
 
 
-def _ids(cases: Sequence[str]) -> str:
-    shown = ", ".join(cases[:LISTED_AT_MOST])
-    more = len(cases) - LISTED_AT_MOST
-    return f"{shown} and {more} more" if more > 0 else shown
+def _listed(cases: pl.Expr) -> pl.Expr:
+    """A list column of case ids as one line: the first few, and how many more."""
+    more = cases.list.len().cast(pl.Int64) - LISTED_AT_MOST
+    shown = cases.list.head(LISTED_AT_MOST).list.join(", ")
+    return pl.when(more > 0).then(pl.format("{} and {} more", shown, more)).otherwise(shown)
+
+
+def _ids(cases: pl.Series) -> str:
+    return str(pl.select(_listed(pl.lit(cases).implode())).item())
 
 
 # 1. infra -------------------------------------------------------------------------------
@@ -104,45 +114,18 @@ def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
                 f"{spec.infra_max_share:.0%} allowed)" + (f": {kinds}" if kinds else ""),
             )
         )
-    kinds_of = {arm: _infra_kinds(comparison, arm) for arm in ARMS}
-
-    decisive: list[str] = []
-    touched: list[str] = []
-    for row in flips.iter_rows(named=True):
-        lines = []
-        hinges = False
-        for arm in ARMS:
-            prefix = PREFIX[arm]
-            infra = row[f"{prefix}_infra"] or 0
-            if not infra:
-                continue
-            passes, gradable = row[f"{prefix}_passes"], row[f"{prefix}_gradable"]
-            rule = spec.aggregate_safety if row["safety"] else spec.aggregate_ordinary
-            passed = row[f"{prefix}_passed"]
-            counts = (
-                f"{arm}: {passes} pass, {gradable - passes} fail, "
-                f"{infra} infra ({kinds_of[arm].get(row['case'], 'unspecified')})"
-            )
-            if not passed and collapsed(rule, passes + infra, gradable + infra):
-                hinges = True
-                why = "a tie, so it fails" if 2 * passes == gradable else "it fails"
-                lines.append(f"{counts} -> {why}; had the infra repetitions passed, it would pass")
-            elif passed and not collapsed(rule, passes, gradable + infra):
-                hinges = True
-                lines.append(
-                    f"{counts} -> it passes; had the infra repetitions failed, it would fail"
-                )
-            else:
-                lines.append(f"{counts} -> the verdict stands whatever the infra repetitions did")
-        if lines:
-            (decisive if hinges else touched).append(row["case"])
-            facts.append((row["case"], "; ".join(lines)))
+    with_infra = _with_infra(comparison, flips)
+    facts += with_infra.select("case", "line").rows()
+    decisive = with_infra.filter("hinges")["case"].to_list()
+    touched = with_infra.filter(~pl.col("hinges"))["case"].to_list()
 
     lost = comparison.cases.filter(
         pl.col("unpaired").str.starts_with("no gradable").fill_null(False)
     )
-    for case, why in lost.select("case", "unpaired").iter_rows():
-        facts.append((case, f"{why}: every repetition was infra, so it is left out of the count"))
+    facts += lost.select(
+        "case",
+        pl.format("{}: every repetition was infra, so it is left out of the count", "unpaired"),
+    ).rows()
     over = [arm for arm in ARMS if result.infra[arm].share > spec.infra_max_share]
     parts = []
     if over:
@@ -165,16 +148,70 @@ def _infra(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
     )
 
 
-def _infra_kinds(comparison: Comparison, arm: str) -> dict[str, str]:
-    """case -> its infra kinds with counts, e.g. `timeout 2, crash 1`."""
+def _with_infra(comparison: Comparison, flips: pl.DataFrame) -> pl.DataFrame:
+    """The flipped cases with an infra repetition, in order: case, `line` (per arm, its counts
+    and whether the verdict hinges on the infra repetitions), `hinges` (in either arm)."""
+    spec = comparison.spec
+
+    def verdict(passing: pl.Expr, graded: pl.Expr) -> pl.Expr:
+        return (
+            pl.when(pl.col("safety"))
+            .then(collapsed(spec.aggregate_safety, passing, graded))
+            .otherwise(collapsed(spec.aggregate_ordinary, passing, graded))
+        )
+
+    lines, hinges, touched = [], [], []
+    for arm, prefix in PREFIX.items():
+        kinds = _infra_kinds(comparison, arm).rename({"kinds": f"{prefix}_kinds"})
+        flips = flips.join(kinds, on="case", how="left", maintain_order="left")
+        infra, passes, gradable, passed = (
+            pl.col(f"{prefix}_{name}") for name in ("infra", "passes", "gradable", "passed")
+        )
+        infra = infra.fill_null(0)
+        would_pass = ~passed & verdict(passes + infra, gradable + infra)
+        would_fail = passed & ~verdict(passes, gradable + infra)
+        counts = pl.format(
+            "{}: {} pass, {} fail, {} infra ({}) -> ",
+            pl.lit(arm),
+            passes,
+            gradable - passes,
+            infra,
+            pl.col(f"{prefix}_kinds").fill_null("unspecified"),
+        )
+        fails = pl.when(2 * passes == gradable).then(pl.lit("a tie, so it fails"))
+        lines.append(
+            pl.when(infra == 0)
+            .then(None)
+            .when(would_pass)
+            .then(
+                counts
+                + fails.otherwise(pl.lit("it fails"))
+                + "; had the infra repetitions passed, it would pass"
+            )
+            .when(would_fail)
+            .then(counts + "it passes; had the infra repetitions failed, it would fail")
+            .otherwise(counts + "the verdict stands whatever the infra repetitions did")
+        )
+        hinges.append((infra > 0) & (would_pass | would_fail))
+        touched.append(infra > 0)
+    return flips.select(
+        "case",
+        line=pl.concat_str(lines, separator="; ", ignore_nulls=True),
+        hinges=pl.any_horizontal(hinges),
+        touched=pl.any_horizontal(touched),
+    ).filter("touched")
+
+
+def _infra_kinds(comparison: Comparison, arm: str) -> pl.DataFrame:
+    """case, `kinds`: its infra kinds with counts, e.g. `timeout 2, crash 1`."""
     infra = comparison.reps[arm].filter(pl.col("status") == "infra")
-    counts = (
-        infra.group_by("case", pl.col("infra").fill_null("unspecified")).len().sort("case", "infra")
+    return (
+        infra.group_by("case", pl.col("infra").fill_null("unspecified"))
+        .len()
+        .sort("case", "infra")
+        .group_by("case", maintain_order=True)
+        .agg(kinds=pl.format("{} {}", "infra", "len").str.join(", "))
     )
-    found: dict[str, list[str]] = {}
-    for case, kind, n in counts.iter_rows():
-        found.setdefault(case, []).append(f"{kind} {n}")
-    return {case: ", ".join(parts) for case, parts in found.items()}
 
 
 # 2. flaky -------------------------------------------------------------------------------
@@ -196,8 +233,13 @@ def _check_repeats(baseline: Run, repeats: Sequence[Run]) -> None:
             )
 
 
-def _pattern(passes: int | None, gradable: int | None) -> str:
-    return "missing" if not gradable else f"{passes} of {gradable} passed"
+def _pattern(prefix: str) -> pl.Expr:
+    passes, gradable = pl.col(f"{prefix}_passes"), pl.col(f"{prefix}_gradable")
+    return (
+        pl.when(gradable.fill_null(0) == 0)
+        .then(pl.lit("missing"))
+        .otherwise(pl.format("{} of {} passed", passes, gradable))
+    )
 
 
 def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) -> TriageStep:
@@ -209,70 +251,98 @@ def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) 
             "listed cases are left out of b and c",
         )
     ]
-    signs: dict[str, list[str]] = {}  # flipped case -> why it looks noisy, one phrase per sign
-    listed = flips.filter(pl.col("listed"))["case"].to_list()
-    for case in listed:
-        entry = flaky.entry(case)
-        assert entry is not None  # `listed` is computed from these entries
-        signs.setdefault(case, []).append(
-            f"listed since {entry.added.isoformat()} by {entry.owner}: {entry.reason}; "
-            f"evidence: {entry.evidence}"
-        )
-
-    unsteady: list[str] = []
+    # Each sign that a flipped case is noisy, as a phrase: listed, unsteady across the baseline
+    # runs, its repetitions split.
+    entries = pl.DataFrame(
+        [(e.case, e.added.isoformat(), e.owner, e.reason, e.evidence) for e in flaky.entries],
+        schema=dict.fromkeys(("case", "added", "owner", "reason", "evidence"), pl.String),
+        orient="row",
+    ).unique("case", keep="first")
+    listed_sign = pl.format(
+        "listed since {} by {}: {}; evidence: {}", "added", "owner", "reason", "evidence"
+    )
+    signs = flips.with_row_index("row").join(
+        entries.select("case", listed_sign=listed_sign), on="case", how="left"
+    )
+    unsteady_sign = pl.lit(None, pl.String)
     if repeats:
-        verdicts = _baseline_verdicts(comparison, repeats)
         runs = [comparison.baseline.run_id, *(r.run_id for r in repeats)]
-        unsteady_all = sorted(c for c, seen in verdicts.items() if True in seen and False in seen)
+        unsteady = _unsteady(comparison, repeats)
+        n = unsteady.height
         facts.append(
             (
                 "identical baseline runs",
                 f"{len(runs)} with the same key ({', '.join(runs)}); "
-                f"{plural(len(unsteady_all), 'case')} flip between them"
-                + (f": {_ids(unsteady_all)}" if unsteady_all else ""),
+                f"{plural(n, 'case')} flip between them"
+                + (f": {_ids(unsteady['case'])}" if n else ""),
             )
         )
-        flipped = set(flips["case"].to_list())
-        for case in unsteady_all:
-            if case in flipped:
-                unsteady.append(case)
-                marks = " ".join(
-                    "missing" if v is None else "pass" if v else "fail" for v in verdicts[case]
-                )
-                signs.setdefault(case, []).append(f"across the baseline runs: {marks}")
+        signs = signs.join(unsteady, on="case", how="left")
+        unsteady_sign = pl.format("across the baseline runs: {}", "marks")
     else:
         facts.append(("identical baseline runs", "none given (run the baseline again to measure)"))
 
-    split: list[str] = []
-    split_both: list[str] = []  # noisy on both sides: the flip is what noise alone would do
-    for row in flips.iter_rows(named=True):
-        arms_split = [
-            arm
-            for arm, prefix in PREFIX.items()
-            if 0 < (row[f"{prefix}_passes"] or 0) < (row[f"{prefix}_gradable"] or 0)
-        ]
-        if not arms_split:
-            continue
-        split.append(row["case"])
-        if len(arms_split) == 2:
-            split_both.append(row["case"])
-        where = "both arms" if len(arms_split) == 2 else f"the {arms_split[0]} only"
-        signs.setdefault(row["case"], []).append(
-            f"repetitions split in {where}: baseline "
-            f"{_pattern(row['base_passes'], row['base_gradable'])}, candidate "
-            f"{_pattern(row['cand_passes'], row['cand_gradable'])}"
+    split = {
+        arm: pl.col(f"{prefix}_passes")
+        .fill_null(0)
+        .is_between(1, pl.col(f"{prefix}_gradable").fill_null(0) - 1)
+        for arm, prefix in PREFIX.items()
+    }
+    where = (
+        pl.when(split["baseline"] & split["candidate"])
+        .then(pl.lit("both arms"))
+        .when(split["baseline"])
+        .then(pl.lit("the baseline only"))
+        .when(split["candidate"])
+        .then(pl.lit("the candidate only"))
+    )
+    split_sign = pl.format(
+        "repetitions split in {}: baseline {}, candidate {}",
+        where,
+        _pattern("base"),
+        _pattern("cand"),
+    )
+    # Named in this order: listed, unsteady (by case id), split in both arms (noise alone would
+    # flip them: these three explain the flip), then split in one arm only.
+    rank = (
+        pl.when(pl.col("listed"))
+        .then(0)
+        .when(unsteady_sign.is_not_null())
+        .then(1)
+        .when(where == "both arms")
+        .then(2)
+        .when(where.is_not_null())
+        .then(3)
+    )
+    noisy = (
+        signs.with_columns(
+            rank=rank,
+            sign=pl.concat_str(
+                [pl.when(pl.col("listed")).then("listed_sign"), unsteady_sign, split_sign],
+                separator="; ",
+                ignore_nulls=True,
+            ),
+            split_in=where,
         )
-
-    explained = tuple(dict.fromkeys((*listed, *unsteady, *split_both)))
-    named = tuple(dict.fromkeys((*explained, *split)))
-    facts += [(case, "; ".join(signs[case])) for case in named]
+        .filter(pl.col("rank").is_not_null())
+        .sort("rank", pl.when(pl.col("rank") == 1).then("case"), "row")
+    )
+    facts += noisy.select("case", "sign").rows()
+    named = tuple(noisy["case"])
+    explained = tuple(noisy.filter(pl.col("rank") < 3)["case"])
+    listed, unsteady_n, split_both, split_any = noisy.select(
+        listed=pl.col("listed").sum(),
+        unsteady=unsteady_sign.is_not_null().sum(),
+        split_both=(pl.col("split_in") == "both arms").sum(),
+        split=pl.col("split_in").is_not_null().sum(),
+    ).row(0)
     parts = [
         f"{n} {what}"
         for n, what in (
-            (len(listed), "listed"),
-            (len(unsteady), "flipping between baseline runs"),
-            (len(split_both), "split in both arms"),
-            (len(split) - len(split_both), "split in one arm only"),
+            (listed, "listed"),
+            (unsteady_n, "flipping between baseline runs"),
+            (split_both, "split in both arms"),
+            (split_any - split_both, "split in one arm only"),
         )
         if n
     ]
@@ -286,24 +356,37 @@ def _flaky(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) 
     )
 
 
-def _baseline_verdicts(
-    comparison: Comparison, repeats: Sequence[Run]
-) -> dict[str, list[bool | None]]:
-    """case -> its collapsed verdict in the baseline and then in each repeat (None: missing)."""
-    verdicts: dict[str, list[bool | None]] = {
-        case: [passed]
-        for case, passed in comparison.cases.select("case", "base_passed").iter_rows()
-        if passed is not None
-    }
-    for i, repeat in enumerate(repeats, start=1):
+def _unsteady(comparison: Comparison, repeats: Sequence[Run]) -> pl.DataFrame:
+    """The cases whose collapsed verdict differs between the baseline and its repeats, by case
+    id, with `marks`: pass, fail or missing in each run in turn."""
+    runs = [f"run{i}" for i in range(len(repeats) + 1)]
+    verdicts = comparison.cases.select("case", pl.col("base_passed").alias(runs[0])).filter(
+        pl.col(runs[0]).is_not_null()
+    )
+    for run, repeat in zip(runs[1:], repeats, strict=True):
         # The gate's own collapse, applied to the baseline against its repeat.
         paired = compare(comparison.baseline, repeat, comparison.spec).cases
-        for case, passed in paired.select("case", "cand_passed").iter_rows():
-            seen = verdicts.setdefault(case, [None])
-            seen.extend([None] * (i - len(seen)))
-            seen.append(passed)
-    width = len(repeats) + 1
-    return {case: seen + [None] * (width - len(seen)) for case, seen in verdicts.items()}
+        verdicts = verdicts.join(
+            paired.select("case", pl.col("cand_passed").alias(run)),
+            on="case",
+            how="full",
+            coalesce=True,
+        )
+    mark = (
+        pl.when(pl.col(run).is_null())
+        .then(pl.lit("missing"))
+        .when(pl.col(run))
+        .then(pl.lit("pass"))
+        .otherwise(pl.lit("fail"))
+        for run in runs
+    )
+    passes = pl.any_horizontal(pl.col(run).fill_null(False) for run in runs)
+    fails = pl.any_horizontal((~pl.col(run)).fill_null(False) for run in runs)
+    return (
+        verdicts.filter(passes & fails)
+        .select("case", marks=pl.concat_str(mark, separator=" "))
+        .sort("case")
+    )
 
 
 # 3. grader ------------------------------------------------------------------------------
@@ -357,26 +440,42 @@ def _grader(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
             descending=[False, True, True, False, False],
         )
     )
-    same: list[str] = []
-    for row in pairs.unique("case", keep="first", maintain_order=True).iter_rows(named=True):
-        same.append(row["case"])
-        how = "identical" if row["exact"] else "identical after whitespace normalisation"
-        grades = (
-            f"baseline {'passed' if row['passed'] else 'failed'}, "
-            f"candidate {'passed' if row['passed_cand'] else 'failed'}"
-        )
-        n = pairs.filter(pl.col("case") == row["case"]).height
-        others = f" ({plural(n, 'such pair')} of repetitions)" if n > 1 else ""
-        if row["same_rep"]:
-            facts.append((row["case"], f"rep {row['rep']}: output {how}; {grades}{others}"))
-        else:
-            facts.append(
-                (
-                    row["case"],
-                    f"candidate rep {row['rep_cand']} output {how} to baseline rep {row['rep']}'s; "
-                    f"{grades}{others}",
+    grade = {
+        arm: pl.when(pl.col(c)).then(pl.lit("passed")).otherwise(pl.lit("failed"))
+        for arm, c in (("baseline", "passed"), ("candidate", "passed_cand"))
+    }
+    how = (
+        pl.when("exact")
+        .then(pl.lit("identical"))
+        .otherwise(pl.lit("identical after whitespace normalisation"))
+    )
+    grades = pl.format("baseline {}, candidate {}", grade["baseline"], grade["candidate"])
+    others = (
+        pl.when(pl.col("n") > 1)
+        .then(pl.format(" ({} of repetitions)", plural_column(pl.col("n"), "such pair")))
+        .otherwise(pl.lit(""))
+    )
+    same_output = (
+        pairs.with_columns(n=pl.len().over("case"))
+        .unique("case", keep="first", maintain_order=True)
+        .select(
+            "case",
+            pl.when("same_rep")
+            .then(pl.format("rep {}: output {}; {}{}", "rep", how, grades, others))
+            .otherwise(
+                pl.format(
+                    "candidate rep {} output {} to baseline rep {}'s; {}{}",
+                    "rep_cand",
+                    how,
+                    "rep",
+                    grades,
+                    others,
                 )
-            )
+            ),
+        )
+    )
+    facts += same_output.rows()
+    same = same_output["case"].to_list()
     if not cases:
         facts.append(("outputs", "no flipped case to compare"))
     elif not same:
@@ -409,23 +508,43 @@ def _grader(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
 # 4. stale baseline ----------------------------------------------------------------------
 
 
-def _edited(comparison: Comparison) -> dict[str, list[str]]:
-    """case in both arms -> how it changed: what the gate counts as an edit (expected labels,
-    safety flag, rules and checks), and a move to another template, which only shows here."""
-    changes = {case: list(whats) for case, whats in comparison.result.changes.edited.items()}
+def _edited(comparison: Comparison) -> pl.DataFrame:
+    """The cases in both arms that changed, by case id, with `how`: what the gate counts as an
+    edit (expected labels, safety flag, rules and checks), and a move to another template, which
+    only shows here."""
+    edited = comparison.result.changes.edited
+    by_gate = pl.DataFrame(
+        {"case": list(edited), "whats": list(edited.values())},
+        schema={"case": pl.String, "whats": pl.List(pl.String)},
+    )
     templates = [
-        (comparison.run(arm).reps.group_by("case").agg(pl.col("template").drop_nulls().first()))
+        comparison.run(arm).reps.group_by("case").agg(pl.col("template").drop_nulls().first())
         for arm in ARMS
     ]
+    shown = {
+        side: pl.when(pl.col(side).is_null() | (pl.col(side) == ""))
+        .then(pl.lit("(none)"))
+        .otherwise(pl.col(side))
+        for side in ("template", "template_cand")
+    }
     moved = (
         templates[0]
         .join(templates[1], on="case", suffix="_cand")
         .filter(pl.col("template").ne_missing(pl.col("template_cand")))
+        .select(
+            "case", move=pl.format("template {}, was {}", shown["template_cand"], shown["template"])
+        )
+    )
+    return (
+        by_gate.join(moved, on="case", how="full", coalesce=True)
+        .select(
+            "case",
+            how=pl.concat_str(
+                [pl.col("whats").list.join("; "), "move"], separator="; ", ignore_nulls=True
+            ),
+        )
         .sort("case")
     )
-    for case, was, now in moved.iter_rows():
-        changes.setdefault(case, []).append(f"template {now or '(none)'}, was {was or '(none)'}")
-    return dict(sorted(changes.items()))
 
 
 def _age(baseline: datetime | None, candidate: datetime | None) -> str:
@@ -473,15 +592,13 @@ def _stale_baseline(comparison: Comparison) -> TriageStep:
         pl.col("unpaired").str.starts_with("only in").fill_null(False)
     )
     only = {
-        where: membership.filter(pl.col("unpaired") == f"only in {where}")["case"].to_list()
-        for where in ARMS
+        where: membership.filter(pl.col("unpaired") == f"only in {where}")["case"] for where in ARMS
     }
     for arm in ARMS:
-        if only[arm]:
-            facts.append((f"only in the {arm}", f"{len(only[arm])}: {_ids(only[arm])}"))
+        if only[arm].len():
+            facts.append((f"only in the {arm}", f"{only[arm].len()}: {_ids(only[arm])}"))
     edited = _edited(comparison)
-    for case, changes in edited.items():
-        facts.append((case, "edited between the arms: " + "; ".join(changes)))
+    facts += edited.select("case", pl.format("edited between the arms: {}", "how")).rows()
 
     late = []
     if baseline.created is not None:
@@ -505,20 +622,20 @@ def _stale_baseline(comparison: Comparison) -> TriageStep:
     added, removed = len(only["candidate"]), len(only["baseline"])
     if added or removed:
         parts.append(f"{added} cases added, {removed} removed")
-    if edited:
-        parts.append(f"{plural(len(edited), 'case')} edited")
+    if edited.height:
+        parts.append(f"{plural(edited.height, 'case')} edited")
     summary = (
         "; ".join(parts) if parts else "same key outside the change, same cases, same revision"
     )
-    named = (*only["baseline"], *only["candidate"], *edited)
+    named = (*only["baseline"], *only["candidate"], *edited["case"])
     return TriageStep(
         "stale_baseline",
         TITLES["stale_baseline"],
         summary,
         tuple(facts),
         tuple(dict.fromkeys(named)),
-        bool(drift or revision_moved or added or removed or edited),
-        tuple(edited),
+        bool(drift or revision_moved or added or removed or edited.height),
+        tuple(edited["case"]),
     )
 
 
@@ -577,8 +694,10 @@ def _regression(
         .agg(pl.len().alias("n"), pl.col("case").sort())
         .sort("n", "template", descending=[True, False])
     )
-    for template, n, members in templates.iter_rows():
-        facts.append((f"template {template}", f"{plural(n, 'broken case')}: {_ids(members)}"))
+    facts += templates.select(
+        pl.format("template {}", "template"),
+        pl.format("{}: {}", plural_column(pl.col("n"), "broken case"), _listed(pl.col("case"))),
+    ).rows()
     if templates.height and templates.height < broken.height:
         facts.append(
             (
@@ -639,11 +758,14 @@ def _wrong_by_rule(comparison: Comparison, cases: list[str]) -> list[tuple[str, 
         wrong.group_by("rule", "outcome")
         .len()
         .sort("rule", "len", "outcome", descending=[False, True, False])
+        .group_by("rule", maintain_order=True)
+        .agg(
+            kinds=pl.format("{} {}", "len", pl.col("outcome").str.replace_all("_", " ")).str.join(
+                ", "
+            )
+        )
     )
-    words: dict[str, list[str]] = {}
-    for rule, outcome, n in kinds.iter_rows():
-        words.setdefault(rule, []).append(f"{n} {outcome.replace('_', ' ')}")
-    return [(rule, n, k, ", ".join(words[rule])) for rule, n, k in per_rule.iter_rows()]
+    return per_rule.join(kinds, on="rule", maintain_order="left").rows()
 
 
 __all__ = ["TITLES", "TriageStep", "evidence", "named_cases"]

@@ -3,25 +3,28 @@
 The file is built, signed and written by `flipgate.core.decision.record` into `WORKSPACE/decisions/`,
 then verified at once, and the screen says where it went and what the check found. Digesting the
 runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
-when it fails the form keeps everything typed.
+when it fails the form keeps everything typed. The cases reviewed are every case the triage
+named (10,343 of the 100,000 of the benchmark pair): counted by class, searched, painted only
+where seen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+import polars as pl
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Input, Label, Select, SelectionList, Static, TextArea
-from textual.widgets.selection_list import Selection
+from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from flipgate.core.decision.record import (
     DecisionExistsError,
@@ -35,13 +38,15 @@ from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.plural import plural
 from flipgate.core.triage.evidence import TITLES
 from flipgate.core.triage.walk import TriageWalk, checklist
-from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, TriageClass
 from flipgate.tui.bindings import bindings_for, shown_keys
-from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
 from flipgate.tui.messages import Progress, Steps
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.lines import LinesView
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 DECISION_WORDS = {
@@ -64,8 +69,74 @@ class DecisionForm:
     key: Path | None  # None: git's user.signingkey
 
 
+class CasesReviewed(Vertical):
+    """The cases reviewed, each with the classes whose step named it: their count, a search by
+    case id, and a list that paints only the lines on screen."""
+
+    DEFAULT_CSS = """
+    CasesReviewed { height: auto; width: 1fr; }
+    CasesReviewed #cases-search { width: 1fr; }
+    CasesReviewed #cases-list { height: auto; max-height: 8; }
+    CasesReviewed #cases-list:focus { background: $boost; }
+    """
+
+    def __init__(self, cases: Mapping[str, Sequence[TriageClass]], *, id: str | None = None):
+        super().__init__(id=id)
+        self.cases = cases
+        self.by_class = Counter(k for classes in cases.values() for k in classes)
+        ids = [safe(case) for case in cases]
+        width = max(map(len, ids), default=0)
+        self.rows = [
+            f"{case:<{width}}  {', '.join(TITLES[k] for k in classes)}"
+            for case, classes in zip(ids, cases.values(), strict=True)
+        ]
+        self.lowered = pl.Series(list(cases), dtype=pl.String).str.to_lowercase()
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._count(len(self.cases), ""), id="cases-count")
+        if self.cases:
+            yield Input(placeholder="search case id", id="cases-search", compact=True)
+            with VerticalScroll(id="cases-list"):
+                yield LinesView()
+
+    def on_mount(self) -> None:
+        if self.cases:
+            self.query_one(LinesView).show([(row,) for row in self.rows])
+
+    @on(Input.Changed, "#cases-search")
+    def _search(self, event: Input.Changed) -> None:
+        search = event.value.strip()
+        shown = (
+            self.lowered.str.contains(search.lower(), literal=True).arg_true().to_list()
+            if search
+            else range(len(self.rows))
+        )
+        self.query_one(LinesView).show([(self.rows[i],) for i in shown])
+        self.query_one("#cases-list", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#cases-count", Static).update(self._count(len(shown), search))
+
+    def _count(self, shown: int, search: str) -> Text:
+        total = len(self.cases)
+        if not total:
+            return Text("no case named by the triage")
+        if search:
+            text = Text(f"{count(shown)} of {plural(total, 'case')} match “")
+            text.append_text(literal(search))
+            return text.append("”")
+        text = Text(f"{plural(total, 'case')} named by the triage, all go in the file: ")
+        return text.append(
+            ", ".join(
+                f"{TITLES[k]} {count(self.by_class[k])}"
+                for k in TRIAGE_CLASSES
+                if k in self.by_class
+            ),
+            "dim",
+        )
+
+
 class DecisionScreen(Screen[Path | None]):
-    """Sign and write a decision on `comparison` about `cases`; dismisses with the file written."""
+    """Sign and write a decision on `comparison` about `cases` (each with the classes whose step
+    named it, `named_cases`); dismisses with the file written."""
 
     @dataclass
     class Signed(Message):
@@ -84,7 +155,6 @@ class DecisionScreen(Screen[Path | None]):
     DecisionScreen .row > Label { width: 16; color: $text-muted; }
     DecisionScreen .row > Select, DecisionScreen .row > Input { width: 1fr; }
     DecisionScreen #reason { height: 5; width: 1fr; background: $boost; }
-    DecisionScreen #cases { height: auto; max-height: 8; width: 1fr; }
     DecisionScreen #checklist { margin-top: 1; }
     DecisionScreen #sign { margin-top: 1; }
     DecisionScreen #outcome { margin-top: 1; margin-bottom: 1; }
@@ -96,13 +166,13 @@ class DecisionScreen(Screen[Path | None]):
         walk: TriageWalk,
         workspace: Path,
         *,
-        cases: Sequence[str],
+        cases: Mapping[str, Sequence[TriageClass]],
     ) -> None:
         super().__init__()
         self.comparison = comparison
         self.walk = walk
         self.workspace = workspace
-        self.cases = tuple(cases)
+        self.cases = cases
         self.written: Path | None = None
 
     def compose(self) -> ComposeResult:
@@ -138,11 +208,7 @@ class DecisionScreen(Screen[Path | None]):
                 yield Input(placeholder="blank: git's user.signingkey", id="key", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Cases reviewed")
-                yield SelectionList[str](
-                    *(Selection(literal(case), case, True) for case in self.cases),
-                    id="cases",
-                    compact=True,
-                )
+                yield CasesReviewed(self.cases, id="cases")
             yield Static(self._checklist_text(), id="checklist")
             key = shown_keys(self.app, "decision-sign", first=True)
             yield Button(f"Sign and write ({key})", variant="primary", id="sign", compact=True)
@@ -201,7 +267,7 @@ class DecisionScreen(Screen[Path | None]):
             cause=str(cause),
             reason=self.query_one("#reason", TextArea).text,
             reviewer=Reviewer.parse(reviewer_text),
-            cases_reviewed=tuple(self.query_one("#cases", SelectionList).selected),
+            cases_reviewed=tuple(self.cases),
             key=Path(key_text).expanduser() if key_text else None,
         )
 

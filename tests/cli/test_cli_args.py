@@ -1,0 +1,60 @@
+"""The arguments several commands share (cli_args.py): declared once, read alike everywhere."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from flipgate.cli import build_parser, main
+from flipgate.cli_args import THEMES, declared_change, share
+from flipgate.tui.app import THEMES as APP_THEMES
+
+
+def test_the_parser_s_themes_are_the_app_s() -> None:
+    assert THEMES == APP_THEMES
+
+
+DECIDE = ["decide", "--decision", "reject", "--cause", "regression", "--reason", "r"]
+
+
+@pytest.mark.parametrize("command", [["gate"], ["open"], DECIDE, ["rank"]])
+def test_a_declared_change_reads_alike_in_every_command(command: list[str]) -> None:
+    args = build_parser().parse_args(
+        [*command, "ws", "--change", "model, prompt", "--change", "judge"]
+    )
+    assert declared_change(args) == ("model", "prompt", "judge")
+
+
+def test_rank_says_what_its_gate_spec_is_read_for(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["rank", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "gate spec: its `aggregate` is the release rule (default: the workspace's" in said
+    assert "may move (repeatable; adds to each candidate's change.keys)" in said
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("0.06", 0.06), ("6%", 0.06), ("0", 0.0), ("100%", 1.0)]
+)
+def test_a_share_is_a_fraction_or_a_percentage(text: str, value: float) -> None:
+    assert share(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["1.5", "-1%", "40%%", "six", "nan"])
+def test_anything_else_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        share(text)
+
+
+def test_a_flaky_command_s_bad_input_is_said_safely(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`flipgate flaky`'s errors are `main`'s, as every command's: exit 2, escapes shown."""
+    (tmp_path / "flaky.yaml").write_text("entries: []\n")
+    case = "case-\x1b]0;pwned\x07"
+    assert main(["flaky", "remove", case, "--note", "fixed", "-w", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("flipgate: error:") and "is not on the flaky list" in err
+    assert "\x1b" not in err and "\x07" not in err
