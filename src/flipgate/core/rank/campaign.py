@@ -13,8 +13,7 @@ from typing import Any
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
-
-CANDIDATES = "candidates"
+from flipgate.core.runs.workspace import CANDIDATES
 
 
 @dataclass(frozen=True)
