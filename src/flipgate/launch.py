@@ -14,6 +14,8 @@ import gc
 import os
 import sys
 
+INTERRUPTED = 130  # the shell's status for a command ended by SIGINT
+
 
 def run() -> None:
     """`flipgate`: main, then an exit that skips the interpreter's teardown.
@@ -22,12 +24,18 @@ def run() -> None:
     verdict is out. By then every file flipgate wrote is renamed and closed, and only the two
     standard streams still need flushing.
     """
-    gc.disable()
-    from flipgate.cli import main
+    try:
+        gc.disable()
+        from flipgate.cli import main
 
-    gc.freeze()
-    gc.enable()
-    code = main()
+        gc.freeze()
+        gc.enable()
+        code = main()
+    except (
+        KeyboardInterrupt
+    ):  # Ctrl-C: every write is atomic, so what was not finished is not there
+        print("flipgate: interrupted; nothing unfinished was written", file=sys.stderr)
+        code = INTERRUPTED
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -131,7 +131,7 @@ def test_calibrate_never_writes_over_gate_yaml(
     gate = agent_suite / "gate.yaml"
     before = gate.read_bytes()
     assert main(["calibrate", str(agent_suite), "--out", str(gate)]) == 2
-    assert "never replaces the gate spec" in capsys.readouterr().err
+    assert "never replaces the gate spec itself: give --out another file" in capsys.readouterr().err
     assert gate.read_bytes() == before
 
 

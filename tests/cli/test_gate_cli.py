@@ -117,6 +117,10 @@ def test_bad_usage_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert code == 2 and "exactly two runs" in err
     code, _, err = _gate(capsys, str(tmp_path))
     assert code == 2 and "not a workspace" in err
+    (tmp_path / "baseline").mkdir()
+    (tmp_path / "candidates").mkdir()  # a ranking workspace: the error says how to read it
+    code, _, err = _gate(capsys, str(tmp_path))
+    assert code == 2 and f"rank them with `flipgate rank {tmp_path}`" in err
 
 
 def test_bad_gate_spec_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -211,6 +215,29 @@ def test_the_entry_point_collects_again_once_the_imports_are_done(
     finally:
         gc.unfreeze()
     assert seen == {"collecting": True, "exit": 3}
+
+
+def test_ctrl_c_is_said_in_a_line_and_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An interrupted `flipgate gate` printed a KeyboardInterrupt traceback into the CI log."""
+    import gc
+
+    import flipgate.cli
+    from flipgate import launch
+
+    def interrupted() -> int:
+        raise KeyboardInterrupt
+
+    exits: list[int] = []
+    monkeypatch.setattr(flipgate.cli, "main", interrupted)
+    monkeypatch.setattr(launch.os, "_exit", exits.append)
+    try:
+        launch.run()
+    finally:
+        gc.unfreeze()
+    assert exits == [130]
+    assert capsys.readouterr().err == "flipgate: interrupted; nothing unfinished was written\n"
 
 
 def test_reports_name_the_first_flipped_cases_and_count_the_rest(

@@ -74,6 +74,12 @@ def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Pa
     }
 
 
+def test_flips_of_one_template_are_said_in_the_singular(run_writer: RunWriter) -> None:
+    baseline, candidate = _suite(run_writer, {"refunds": 4}, fixed=0, cases=40)
+    clusters = compare(baseline, candidate, default_spec()).result.clusters
+    assert clusters.words().startswith("4 flips from 1 template: p 0.062 counted by case")
+
+
 def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:
     baseline, candidate = _suite(run_writer, {"a": 1, "b": 1, "c": 1}, fixed=1)
     comparison = compare(baseline, candidate, default_spec())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
@@ -20,9 +21,12 @@ from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import FlipMatrix, KeyDiff, TitleBar, VerdictBanner
+from flipgate.tui.widgets.case_format import Palette
+from flipgate.tui.widgets.case_table import CaseTable
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.trajectory import TrajectoryView
 from flipgate.tui.widgets.verdict import SAFETY_SHOWN
-from tests.conftest import passfail_rows, write_run
+from tests.conftest import SAMPLES, passfail_rows, write_run
 from tests.tui.conftest import settled
 
 WORKSPACES = Path(__file__).parent / "workspaces"
@@ -115,6 +119,34 @@ async def test_switching_theme_reapplies_the_stylesheet() -> None:
         await pilot.pause()
         assert app.screen.styles.background.hex == "#000000"
         assert matrix.style("b").color.triplet.hex == "#ff8800"  # type: ignore[union-attr]
+
+
+async def test_a_new_theme_recolours_the_drill_down_and_the_red_cases() -> None:
+    """The case screen and the red-case table coloured their text from the theme they opened
+    in: after `t`, the turn under the cursor kept dark-theme grey behind light-theme text."""
+    app = make_app_for_workspace(SAMPLES / "agent-suite", theme="dark")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        dark = Palette.of(app)
+        await pilot.press("r")
+        await settled(pilot)
+        table = app.screen.query_one(CaseTable)
+        assert table.palette == dark
+        await pilot.press("enter")
+        await settled(pilot)
+        await pilot.press("t")
+        await settled(pilot)
+        light = Palette.of(app)
+        assert light.cursor != dark.cursor and light.bad != dark.bad
+        trajectory = app.screen.query_one(TrajectoryView)
+        row = trajectory.turns.render_line(trajectory.cursor_offset()[0])
+        backgrounds = {segment.style.bgcolor for segment in row if segment.style}
+        assert light.cursor.bgcolor in backgrounds and dark.cursor.bgcolor not in backgrounds
+        header = app.screen.query_one("#case-header", Static).content
+        assert isinstance(header, Text) and light.bad in {span.style for span in header.spans}
+        await pilot.press("escape")
+        await settled(pilot)
+        assert table.palette == light
 
 
 async def test_help_lists_every_binding_and_closes() -> None:

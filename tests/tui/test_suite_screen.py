@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
-from flipgate.tui.app import make_app_for_workspace, make_suite_app
+from flipgate.tui.app import THEMES, THEMES_DIR, make_app_for_workspace, make_suite_app
 from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
@@ -176,3 +176,21 @@ async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: P
 def test_snapshot(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
     app = make_suite_app(load_suite(SUPPORT), theme=theme)
     assert snap_compare(app, terminal_size=size)
+
+
+def _muted(theme: str) -> str:
+    """The theme file's `$muted`."""
+    text = (THEMES_DIR / f"{theme}.tcss").read_text()
+    return next(line for line in text.splitlines() if line.startswith("$muted:")).split()[1][:-1]
+
+
+@pytest.mark.parametrize("theme", THEMES)
+async def test_the_charts_headings_are_readable_in_each_theme(theme: str) -> None:
+    """Textual's muted text is `auto 60%`: as a component style it came out white, and the
+    `intent` and `age` headings vanished on the light theme's white."""
+    app = make_suite_app(load_suite(SUPPORT), theme=theme)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        heading = app.screen.query_one(SuiteChart).style("muted").color
+        assert heading is not None and heading.triplet is not None
+        assert heading.triplet.hex == _muted(theme)

@@ -194,7 +194,9 @@ def free_name(folder: Path, name: str = PROPOSED_NAME) -> Path:
 def write_proposed(text: str, target: Path, gate: Path | None) -> None:
     """Write the proposal to a new file: never over gate.yaml, never over any file."""
     if gate is not None and target.resolve() == gate.resolve():
-        raise InputError(target, "the proposal never replaces the gate spec itself: give --out")
+        raise InputError(
+            target, "the proposal never replaces the gate spec itself: give --out another file"
+        )
     try:
         write_atomic(target, text)
     except FileExistsError:

@@ -31,7 +31,7 @@ def escalate(
     cases = tuple(case for case, _ in flipped)
     return Escalation(
         "rerun_flipped",
-        f"rerun every flipped case ({len(cases)}: the broken and the fixed) on both arms with "
+        f"rerun every flipped case ({len(cases):,}: the broken and the fixed) on both arms with "
         f"{spec.escalation_runs} repetitions, then apply the rule again",
         cases=cases,
         runs=spec.escalation_runs,

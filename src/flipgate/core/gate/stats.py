@@ -27,6 +27,7 @@ from statistics import NormalDist
 import numpy as np
 
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
+from flipgate.core.plural import plural
 
 LEVEL = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + LEVEL / 2)
@@ -132,7 +133,8 @@ class ClusterReading:
     def words(self) -> str:
         """`14 flips from 3 templates: p 0.004 counted by case, 0.250 by template`."""
         return (
-            f"{self.flips} flips from {self.clusters} templates: p {format_p(self.p_by_case)} "
+            f"{plural(self.flips, 'flip')} from {plural(self.clusters, 'template')}: "
+            f"p {format_p(self.p_by_case)} "
             f"counted by case, {format_p(self.p_by_template)} by template"
         )
 

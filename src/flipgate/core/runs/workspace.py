@@ -20,6 +20,7 @@ class Workspace:
 
 
 REPEATS_FOLDER = "baseline-repeats"  # a workspace's identical baseline runs
+CANDIDATES = "candidates"  # a ranking workspace's candidates, one run in each CANDIDATES/NAME/
 
 
 def find_repeats(workspace: Path) -> tuple[Path, ...]:
@@ -35,6 +36,12 @@ def is_workspace(path: Path) -> bool:
 def load_workspace(path: Path) -> Workspace:
     if not path.exists():
         raise InputError(path, "no such workspace")
+    if not is_workspace(path) and (path / CANDIDATES).is_dir():
+        raise InputError(
+            path,
+            f"a workspace of candidates ({CANDIDATES}/NAME/): rank them with `flipgate rank "
+            f"{path}`, or gate one: `flipgate gate {path / 'baseline'} {path / CANDIDATES}/NAME`",
+        )
     if not is_workspace(path):
         raise InputError(path, "not a workspace: it needs baseline/ and candidate/ folders")
     gate, flaky = path / "gate.yaml", path / "flaky.yaml"

@@ -68,6 +68,7 @@ class CaseScreen(Screen[str]):
     def on_mount(self) -> None:
         self.query_one("#facts").border_title = "second metrics and extra fields"
         self._show()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one(OutputsView).set_class(event.size.width < NARROW, "narrow")
@@ -123,22 +124,33 @@ class CaseScreen(Screen[str]):
         return out
 
     def _show(self) -> None:
+        """A new case or repetition: its trajectories open on the first divergent turn."""
         has_turns = bool(self.detail.reps) and self.detail.has_trajectories
         self.alignment = self.detail.trajectory(self.focus_rep) if has_turns else None
-        self.query_one("#case-header", Static).update(self._header())
-        if not self.detail.reps:
-            return
-        rep_no = self.detail.reps[self.focus_rep]
-        self.query_one(DecisionsView).show(self.detail, self.focus_rep)
         trajectory = self.query_one(TrajectoryView)
         trajectory.display = self.alignment is not None
         if self.alignment is not None:
             keys = "j k turn, enter unfold, D diff, g first divergence"
+            rep_no = self.detail.reps[self.focus_rep]
             trajectory.border_title = f"trajectories of rep {rep_no}  ({keys})"
             trajectory.show(self.alignment)
             self.call_after_refresh(self._scroll_to_turn)
+        self._draw()
+
+    def _draw(self) -> None:
+        """What is coloured from the theme, for the repetition in focus (again when it changes)."""
+        self.query_one("#case-header", Static).update(self._header())
+        if not self.detail.reps:
+            return
+        self.query_one(DecisionsView).show(self.detail, self.focus_rep)
         self._show_outputs()
         self.query_one(RepFacts).show(self.detail, self.focus_rep)
+
+    def _restyle(self) -> None:
+        """Another theme: everything drawn again in its colours, the turn and the fold kept."""
+        self._draw()
+        if self.alignment is not None:
+            self.query_one(TrajectoryView).redraw()
 
     def _show_outputs(self) -> None:
         outputs = self.query_one(OutputsView)

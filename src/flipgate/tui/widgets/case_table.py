@@ -64,6 +64,10 @@ class CaseTable(DataTable):
             self._palette = Palette.of(self.app)
         return self._palette
 
+    def notify_style_update(self) -> None:
+        self._palette = None  # the theme may have changed: its colours are read again
+        super().notify_style_update()
+
     def show(self, view: pl.DataFrame) -> None:
         """Put `view`'s rows in place of the current ones, in one paint.
 
@@ -108,4 +112,6 @@ class CaseTable(DataTable):
             return Text(value, style=palette.outcome(_WORST_STYLE[value]))
         if name == "safety_shown" and value:
             return Text(value, style=palette.warn)
+        if name == "cost_shown":  # a signed number: right-aligned, as the counts beside it
+            return Text(value, justify="right")
         return value

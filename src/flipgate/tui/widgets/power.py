@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.plural import plural
 from flipgate.present.report import EFFECT_METHOD, power_rows
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.panel import Panel
@@ -61,7 +62,8 @@ class PowerPanel(Panel):
         if clusters.templates:
             line = Text("templates  ", self.style("label"))
             line.append(
-                f"{clusters.flips} flips from {clusters.clusters} · p {format_p(clusters.p_by_case)}"
+                f"{plural(clusters.flips, 'flip')} from {clusters.clusters:,}"
+                f" · p {format_p(clusters.p_by_case)}"
                 f" by case, {format_p(clusters.p_by_template)} by template"
             )
             lines.append(line)

@@ -120,9 +120,10 @@ class TrajectoryView(Vertical):
         self.alignment = alignment
         self.cursor = alignment.divergence or 0
         self.unfolded = set()
-        self._draw()
+        self.redraw()
 
-    def _draw(self) -> None:
+    def redraw(self) -> None:
+        """The turns in the theme's colours, the cursor and the unfolded turns where they are."""
         palette = Palette.of(self.app)
         # a cursor on no row: the arms' names keep the margin of the turns' cursor bar
         arms = [(Text("baseline"), Text("candidate"))]
@@ -164,7 +165,7 @@ class TrajectoryView(Vertical):
 
     def toggle_diff(self) -> None:
         self.diff = not self.diff
-        self._draw()
+        self.redraw()
 
     def cursor_offset(self) -> tuple[int, int]:
         """Where the pair under the cursor sits within the turns view: (first line, height)."""
