@@ -12,19 +12,24 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
 
-from flipgate.cli_args import add_comparison_arguments, add_theme_argument, declared_change
+from flipgate.cli_args import (
+    add_comparison_arguments,
+    add_import_arguments,
+    add_theme_argument,
+    declared_change,
+)
 from flipgate.cli_flaky import add_flaky_parser
 from flipgate.cli_rank import add_rank_parser, open_campaign
 from flipgate.cli_stats import add_stats_parser
 from flipgate.cli_suite import add_suite_parser
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
-from flipgate.core.importers import IMPORTERS, ImportOptions, import_options
+from flipgate.core.importers import ImportOptions, import_options
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.text import literal, safe
@@ -81,7 +86,6 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the suite manifest where the change is going: a retirement the change adds is INVALID",
     )
-    _add_import_arguments(parser)
 
 
 def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,21 +96,6 @@ def _add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
             metavar="RUN",
             help=f"the escalation's rerun results of the flipped cases, {arm} arm",
         )
-
-
-def _add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    """One flag per option an importer declares, with its help text."""
-    tools = " and ".join(importer.title for importer in IMPORTERS)
-    group = parser.add_argument_group(f"reading {tools} logs")
-    actions = {"switch": "store_true", "value": "store", "values": "append"}
-    for importer in IMPORTERS:
-        for option in importer.options:
-            how: dict[str, Any] = {"action": actions[option.takes]}
-            if option.metavar:  # argparse refuses one on a switch
-                how["metavar"] = option.metavar
-            group.add_argument(
-                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
-            )
 
 
 def resolve_inputs(args: argparse.Namespace) -> Inputs:
@@ -476,7 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("log", metavar="LOG")
     imp.add_argument("out_dir", metavar="OUT_DIR")
-    _add_import_arguments(imp)
+    add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
     add_flaky_parser(sub)
     add_rank_parser(sub)

@@ -1,7 +1,8 @@
 """The arguments more than one command takes, each declared once.
 
 What a comparison reads (`gate`, `open`, `decide`, `rank`): the runs, the gate spec, the flaky
-list and the key components the change declares; a share (`power`, `suite audit`); the app's
+list, the key components the change declares and the options of the importers that read a log
+as a run (`import` takes those too); a share (`power`, `suite audit`); the app's
 theme (`open`, `suite open`). Like the parsers that use it, it imports no Textual.
 """
 
@@ -9,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+from flipgate.core.importers import IMPORTERS
 
 # The app's themes (tui/app.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
@@ -17,8 +21,9 @@ THEMES = ("dark", "light", "high-contrast")
 def add_comparison_arguments(
     parser: argparse.ArgumentParser, *, runs: str, spec: str = "", candidate: str = "the candidate"
 ) -> None:
-    """RUN ..., --gate, --flaky and --change. `runs` says what the RUNs are, `spec` what else
-    the gate spec is read for, `candidate` which run a declared change moves."""
+    """RUN ..., --gate, --flaky, --change and the importers' options (a RUN may be a log). `runs`
+    says what the RUNs are, `spec` what else the gate spec is read for, `candidate` which run a
+    declared change moves."""
     parser.add_argument("runs", nargs="+", metavar="RUN", help=runs)
     parser.add_argument(
         "--gate",
@@ -36,6 +41,22 @@ def add_comparison_arguments(
         help=f"declare a key component {candidate} may move (repeatable; adds to {candidate}'s "
         "change.keys)",
     )
+    add_import_arguments(parser)
+
+
+def add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    """One flag per option an importer declares, with its help text."""
+    tools = " and ".join(importer.title for importer in IMPORTERS)
+    group = parser.add_argument_group(f"reading {tools} logs")
+    actions = {"switch": "store_true", "value": "store", "values": "append"}
+    for importer in IMPORTERS:
+        for option in importer.options:
+            how: dict[str, Any] = {"action": actions[option.takes]}
+            if option.metavar:  # argparse refuses one on a switch
+                how["metavar"] = option.metavar
+            group.add_argument(
+                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
+            )
 
 
 def declared_change(args: argparse.Namespace) -> tuple[str, ...]:

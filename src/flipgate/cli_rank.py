@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 def cmd_rank(args: argparse.Namespace) -> int:
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
+    from flipgate.core.importers import import_options
     from flipgate.core.rank.campaign import is_campaign, load_campaign
     from flipgate.core.rank.ranking import rank
     from flipgate.core.runs.model import Run
@@ -49,13 +50,14 @@ def cmd_rank(args: argparse.Namespace) -> int:
     else:
         incumbent_path, named = paths[0], [(None, p) for p in paths[1:]]
     spec, flaky_list = load_spec(gate), load_flaky(flaky)
-    incumbent = load_run(incumbent_path, lean=True)
+    options = import_options(vars(args))
+    incumbent = load_run(incumbent_path, lean=True, import_options=options)
 
     def candidates() -> Iterator[tuple[str, Run]]:
         """One run at a time, loaded when the ranking reaches it: a workspace's name is its
         folder's, a run given on the command line is named by its run_id."""
         for name, path in named:
-            run = load_run(path, lean=True)
+            run = load_run(path, lean=True, import_options=options)
             yield name or run.run_id, run
 
     ranking = rank(incumbent, candidates(), spec, flaky_list, declared_change=declared_change(args))
@@ -74,6 +76,7 @@ def open_campaign(args: argparse.Namespace, *, keymap: Keymap | None = None) -> 
     As for a pair of runs, every file is read and checked before any screen is drawn."""
     from flipgate.core.gate.flaky import load_flaky
     from flipgate.core.gate.spec import load_spec
+    from flipgate.core.importers import import_options
     from flipgate.core.rank.campaign import is_campaign, load_campaign, load_campaign_runs
 
     if len(args.runs) != 1 or not is_campaign(Path(args.runs[0])):
@@ -85,7 +88,9 @@ def open_campaign(args: argparse.Namespace, *, keymap: Keymap | None = None) -> 
     load_spec(campaign.gate)
     load_flaky(campaign.flaky)
     with Console(stderr=True).status("reading the runs") as status:
-        runs = load_campaign_runs(campaign, progress=status.update)
+        runs = load_campaign_runs(
+            campaign, status.update, import_options=import_options(vars(args))
+        )
     return run_app(CampaignApp(campaign, args.theme, loaded=runs, keymap=keymap))
 
 

@@ -157,3 +157,18 @@ def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     results.write_text("not json\n")
     assert main(["open", str(workspace)]) == 2
     assert f"{results}:1" in capsys.readouterr().err and len(started) == 1
+
+
+PROMPTFOO = REPO.parent / "shared" / "fixtures" / "external" / "promptfoo"
+
+
+@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason=f"the shared fixtures are not at {PROMPTFOO}")
+def test_logs_are_read_with_the_importers_options(capsys: pytest.CaptureFixture[str]) -> None:
+    logs = [str(PROMPTFOO / arm / "results.json") for arm in ("baseline", "candidate")]
+    assert main(["rank", *logs, "--format", "json"]) == 1
+    both_prompts = json.loads(capsys.readouterr().out)
+    assert main(["rank", *logs, "--select", "prompt=terse", "--format", "json"]) == 1
+    terse = json.loads(capsys.readouterr().out)
+    # both prompts of each file are cases apart; --select keeps one prompt's
+    assert (both_prompts["cases"], terse["cases"]) == (40, 20)
+    assert terse["candidates"][0]["name"].endswith(":prompt=terse")

@@ -25,7 +25,7 @@ def test_every_option_sets_a_field_and_is_a_flag_of_each_command_that_reads_runs
 ) -> None:
     fields = {f.name for f in dataclasses.fields(ImportOptions)}
     assert {o.field for o in options()} <= fields
-    for command in ("gate", "import"):
+    for command in ("gate", "open", "decide", "rank", "import"):
         with pytest.raises(SystemExit):
             build_parser().parse_args([command, "--help"])
         shown = " ".join(capsys.readouterr().out.split())

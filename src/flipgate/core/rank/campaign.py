@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Progress, Run
@@ -55,9 +56,14 @@ class CampaignRuns:
     candidates: tuple[tuple[str, Run], ...]
 
 
-def load_campaign_runs(campaign: Campaign, progress: Progress | None = None) -> CampaignRuns:
-    incumbent = load_run(campaign.incumbent, progress=progress)
-    candidates = tuple(
-        (name, load_run(path, progress=progress)) for name, path in campaign.candidates
+def load_campaign_runs(
+    campaign: Campaign, progress: Progress | None = None, *, import_options: Any = None
+) -> CampaignRuns:
+    """Every run of the campaign; `import_options` for a run that is an Inspect or promptfoo log."""
+
+    def read(path: Path) -> Run:
+        return load_run(path, progress=progress, import_options=import_options)
+
+    return CampaignRuns(
+        read(campaign.incumbent), tuple((name, read(path)) for name, path in campaign.candidates)
     )
-    return CampaignRuns(incumbent, candidates)
