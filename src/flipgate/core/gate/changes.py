@@ -102,7 +102,7 @@ class Questions:
     rules: Runs
     labels: Runs
     checks: Runs
-    _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, repr=False)
+    _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def of(cls, run: Run) -> Questions:
