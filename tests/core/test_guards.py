@@ -22,7 +22,7 @@ from rich.console import Console
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.budgets import figure
-from flipgate.core.gate.changes import edited_cases, edited_rules
+from flipgate.core.gate.changes import Questions, edited_cases, edited_rules
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.loosening import ORDER, GateBase, flaky_added, loosened
@@ -171,7 +171,8 @@ def test_the_cheap_check_finds_every_edit_the_detailed_list_words(
             detailed.setdefault(case, []).append(
                 f"safety: {was} in the baseline, {now} in the candidate"
             )
-    assert edited_cases(baseline, candidate) == dict(sorted(detailed.items()))
+    found = edited_cases(Questions.of(baseline), Questions.of(candidate))
+    assert found == dict(sorted(detailed.items()))
 
 
 def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
@@ -182,7 +183,7 @@ def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
     now = was | {rules[-1]: "reject"}
     base = run("b", [listing("x", was), listing("y", was)])
     cand = run("c", [listing("x", now, was), listing("y", was)])
-    assert edited_cases(base, cand) == {
+    assert edited_cases(Questions.of(base), Questions.of(cand)) == {
         "x": ["rule-19: expected approve in the baseline, reject in the candidate"]
     }
 

@@ -41,14 +41,16 @@ class BudgetCheck:
 
 
 def check_budgets(
-    spec: GateSpec, baseline: Run, candidate: Run, paired: list[str]
+    spec: GateSpec, baseline: Run, candidate: Run, paired: pl.Series
 ) -> tuple[BudgetCheck, ...]:
     """Every budget of `spec`, met or not, over the gradable repetitions of the `paired` cases."""
     if not spec.budgets:
         return ()
     arms = {}
     for arm, run in (("baseline", baseline), ("candidate", candidate)):
-        gradable = run.reps.filter((pl.col("status") == "ok") & pl.col("case").is_in(paired))
+        gradable = run.reps.filter(
+            (pl.col("status") == "ok") & pl.col("case").is_in(paired.implode())
+        )
         metrics = sorted({budget.metric for budget in spec.budgets})
         values = pl.DataFrame([_values(run, gradable, metric) for metric in metrics])
         stats = values.select(

@@ -15,7 +15,7 @@ A case only in the candidate is **new**: listed, not counted, until a rebaseline
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -25,23 +25,23 @@ from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
 CHECK = "check"  # what a rule asks when it is a pass/fail check rather than a labelled decision
 
 
-def edited_cases(baseline: Run, candidate: Run) -> dict[str, list[str]]:
+def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, list[str]]:
     """case graded in both arms -> what differs, rule by rule, in words; sorted by case.
 
     Most comparisons edit nothing, so the words are found only for the cases whose sets of
-    questions (`asked`) differ, and safety flags compared only on the cases that are a safety
-    case in an arm: wording every case of 100,000 took a second."""
-    arms = (Questions.of(baseline), Questions.of(candidate))
+    questions (`Questions.asked`) differ, and safety flags compared only on the cases that are a
+    safety case in an arm: wording every case of 100,000 took a second."""
+    arms = (baseline, candidate)
     layout = Layout(
         rules=Runs.vocabulary(runs for arm in arms for runs in (arm.rules, arm.checks)),
         labels=Runs.vocabulary(arm.labels for arm in arms),
     )
-    base, cand = (asked(arm, layout) for arm in arms)
+    base, cand = (arm.asked(layout) for arm in arms)
     differs = base.join(cand, on="case", suffix="_cand").filter(
         pl.any_horizontal(pl.col(word) != pl.col(f"{word}_cand") for word in layout.words)
     )
-    edits = edited_rules(baseline, candidate, differs["case"]) if differs.height else {}
-    for case, was in _moved_safety(baseline, candidate):
+    edits = edited_rules(baseline.run, candidate.run, differs["case"]) if differs.height else {}
+    for case, was in _moved_safety(baseline.run, candidate.run):
         edits.setdefault(case, []).append(
             f"safety: {'a safety case' if was else 'ordinary'} in the baseline, "
             f"{'ordinary' if was else 'a safety case'} in the candidate"
@@ -63,24 +63,45 @@ class Runs:
         return cls(runs.field("value"), runs.field("len").to_numpy())
 
     @staticmethod
-    def vocabulary(columns: Iterable[Runs]) -> list[str]:
+    def vocabulary(columns: Iterable[Runs]) -> tuple[str, ...]:
         """The values of every column, sorted, nulls left out."""
-        return sorted(pl.concat([c.values for c in columns]).drop_nulls().unique().to_list())
+        return tuple(sorted(pl.concat([c.values for c in columns]).drop_nulls().unique()))
 
-    def codes(self, vocabulary: list[str]) -> np.ndarray:
+    def codes(self, vocabulary: tuple[str, ...]) -> np.ndarray:
         """Each row's value as its place in `vocabulary`; a null is `len(vocabulary)`."""
         place = self.values.cast(pl.Enum(vocabulary)).to_physical().cast(pl.Int64)
         return np.repeat(place.fill_null(len(vocabulary)).to_numpy(), self.lengths)
 
 
 @dataclass(frozen=True)
+class Layout:
+    """Where each question has its bit, the same in both arms: rule by rule, one bit per
+    expected label, one for a decision with no expected label, one for a pass/fail check."""
+
+    rules: tuple[str, ...]
+    labels: tuple[str, ...]
+
+    @property
+    def width(self) -> int:
+        return len(self.labels) + 2
+
+    @property
+    def words(self) -> list[str]:
+        """The 64-bit columns the bits take (one at least)."""
+        return [f"asks{i}" for i in range(max(1, -(-len(self.rules) * self.width // 64)))]
+
+
+@dataclass(frozen=True, eq=False)
 class Questions:
-    """What one arm's lines ask: its decisions' rules and expected labels, its checks' rules."""
+    """What one arm's lines ask: its decisions' rules and expected labels, its checks' rules.
+    Made once per arm with its judgement (compare.judge_arm), so that a ranking compares the
+    incumbent's questions with each candidate's without finding them again."""
 
     run: Run
     rules: Runs
     labels: Runs
     checks: Runs
+    _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, run: Run) -> Questions:
@@ -92,63 +113,42 @@ class Questions:
             Runs.of(run.checks["rule"]),
         )
 
+    def asked(self, layout: Layout) -> pl.DataFrame:
+        """case -> what it asks over its gradable repetitions, as a set of bits in `layout`'s
+        words; a case that nothing grades is absent. Equal sets are worded alike by
+        `definitions`, and an OR per repetition, then per case, costs a pass where deduplicating
+        the decisions sorts them."""
+        if layout not in self._asked:
+            self._asked[layout] = self._bits(layout)
+        return self._asked[layout]
 
-@dataclass(frozen=True)
-class Layout:
-    """Where each question has its bit, the same in both arms: rule by rule, one bit per
-    expected label, one for a decision with no expected label, one for a pass/fail check."""
-
-    rules: list[str]
-    labels: list[str]
-
-    @property
-    def width(self) -> int:
-        return len(self.labels) + 2
-
-    @property
-    def words(self) -> list[str]:
-        """The 64-bit columns the bits take (one at least)."""
-        return [f"asks{i}" for i in range(max(1, -(-len(self.rules) * self.width // 64)))]
-
-    def decided(self, questions: Questions) -> np.ndarray:
-        """Each decision's bit."""
-        rules, labels = questions.rules.codes(self.rules), questions.labels.codes(self.labels)
-        bits: np.ndarray = rules * self.width + labels
-        return bits
-
-    def checked(self, questions: Questions) -> np.ndarray:
-        """Each check's bit."""
-        return questions.checks.codes(self.rules) * self.width + self.width - 1
-
-
-def asked(questions: Questions, layout: Layout) -> pl.DataFrame:
-    """case -> what it asks over its gradable repetitions, as a set of bits in `layout`'s words;
-    a case that nothing grades is absent. Equal sets are worded alike by `definitions`, and an OR
-    per repetition, then per case, costs a pass where deduplicating the decisions sorts them."""
-    run = questions.run
-    at = rep_rows(run.reps)
-    bits = np.zeros((run.reps.height, len(layout.words)), dtype=np.uint64)
-    for lines, bit in (
-        (run.decisions["line"], layout.decided(questions)),
-        (run.checks["line"], layout.checked(questions)),
-    ):
-        np.bitwise_or.at(
-            bits,
-            (at[lines.to_numpy()], bit // 64),
-            np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)),
+    def _bits(self, layout: Layout) -> pl.DataFrame:
+        run, width = self.run, layout.width
+        at = rep_rows(run.reps)
+        bits = np.zeros((run.reps.height, len(layout.words)), dtype=np.uint64)
+        decided: np.ndarray = self.rules.codes(layout.rules) * width
+        checked: np.ndarray = self.checks.codes(layout.rules) * width + width - 1
+        for lines, bit in (
+            (run.decisions["line"], decided + self.labels.codes(layout.labels)),
+            (run.checks["line"], checked),
+        ):
+            np.bitwise_or.at(
+                bits,
+                (at[lines.to_numpy()], bit // 64),
+                np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)),
+            )
+        gradable = (
+            run.reps.select("case", "rep", "status")
+            .with_columns(pl.Series(word, bits[:, i]) for i, word in enumerate(layout.words))
+            .filter(pl.col("status") != "infra")
         )
-    gradable = (
-        run.reps.select("case", "rep", "status")
-        .with_columns(pl.Series(word, bits[:, i]) for i, word in enumerate(layout.words))
-        .filter(pl.col("status") != "infra")
-    )
-    if not gradable.select(out_of_case_order().any()).item():
-        gradable = gradable.with_columns(pl.col("case").set_sorted())  # grouped without hashing
-    return (
-        gradable.group_by("case")
-        .agg(pl.col(word).bitwise_or() for word in layout.words)
-        .filter(pl.any_horizontal(pl.col(word) != 0 for word in layout.words))
-    )
+        if not gradable.select(out_of_case_order().any()).item():
+            gradable = gradable.with_columns(pl.col("case").set_sorted())  # grouped, not hashed
+        return (
+            gradable.group_by("case")
+            .agg(pl.col(word).bitwise_or() for word in layout.words)
+            .filter(pl.any_horizontal(pl.col(word) != 0 for word in layout.words))
+        )
 
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
@@ -250,18 +250,22 @@ class SuiteChanges:
 
 
 def suite_changes(
-    baseline: Run, candidate: Run, cases: pl.DataFrame, retired: frozenset[str] = frozenset()
+    baseline: Questions,
+    candidate: Questions,
+    cases: pl.DataFrame,
+    retired: frozenset[str] = frozenset(),
 ) -> SuiteChanges:
-    """Measured once per comparison from both runs and the paired table (pairing.py). A case
-    the suite retired is no deletion: retiring is the reviewed way to take a case out."""
+    """Measured once per comparison from both arms' questions (their runs with them) and the
+    paired table (pairing.py). A case the suite retired is no deletion: retiring is the reviewed
+    way to take a case out."""
     gone = cases.filter(~pl.col("case").is_in(sorted(retired)))
     only = {
         arm: tuple(gone.filter(pl.col("unpaired") == f"only in {arm}")["case"].to_list())
         for arm in ("baseline", "candidate")
     }
     cached = {
-        "candidate": cached_cases(candidate, safety_only=False),
-        "baseline": cached_cases(baseline, safety_only=True),
+        "candidate": cached_cases(candidate.run, safety_only=False),
+        "baseline": cached_cases(baseline.run, safety_only=True),
     }
     return SuiteChanges(
         edited={case: tuple(whats) for case, whats in edited_cases(baseline, candidate).items()},

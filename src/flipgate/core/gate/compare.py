@@ -17,7 +17,7 @@ import polars as pl
 
 from flipgate.core.gate import evidence
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
-from flipgate.core.gate.changes import SuiteChanges, suite_changes
+from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, Judged
@@ -107,6 +107,7 @@ class ArmResults:
     reps: pl.DataFrame
     cases: pl.DataFrame
     outcomes: OutcomeSummary
+    questions: Questions  # what its lines ask, for the cases edited between the arms
 
 
 def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
@@ -118,7 +119,7 @@ def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
         pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
     )
     outcomes = summarize(arm_decisions, run.labels, counted)
-    return ArmResults(run, spec, arm_decisions, arm_reps, per_case, outcomes)
+    return ArmResults(run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run))
 
 
 def compare(
@@ -167,12 +168,17 @@ def compare(
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
         retired=retired,
-        changes=suite_changes(baseline, candidate, pairing.cases, retired.names),
+        changes=suite_changes(
+            by_arm["baseline"].questions,
+            by_arm["candidate"].questions,
+            pairing.cases,
+            retired.names,
+        ),
         base=against_base(
             base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
         ),
     )
-    paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"].to_list()
+    paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"]
     budgets = check_budgets(spec, baseline, candidate, paired)
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)

@@ -8,10 +8,10 @@ EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, scipy'
 
 
 def mcnemar_p(b: int, c: int) -> float:
-    """P(X >= b) for X ~ Binomial(b + c, 1/2); 1 when nothing flipped.
+    """P(X >= b) for X ~ Binomial(n = b + c, 1/2); 1 when nothing flipped.
 
     Summed in exact integers, sum(C(n, k) for k >= b) / 2**n, and rounded once: no scipy import
-    (over a second of start-up) on the CI path; b = 5153, c = 5190 takes 13 ms.
+    (over a second of start-up) on the CI path.
     """
     n = b + c
     if n == 0 or b == 0:
@@ -20,11 +20,31 @@ def mcnemar_p(b: int, c: int) -> float:
         from scipy.stats import binom
 
         return float(binom.sf(b - 1, n, 0.5))
-    term = total = comb(n, b)
-    for k in range(b, n):
+    return _upper_tail(n, b) / (1 << n)  # int / int rounds once, however large
+
+
+def _upper_tail(n: int, b: int) -> int:
+    """sum(C(n, k) for k >= b), from the nearer end: the terms from b up, or the half of 2**n
+    above the middle with the terms between it and b. A gate's b sits near n / 2, so b = 5153,
+    c = 5190 takes 19 terms, where summing up from b took 5,191 (13 ms)."""
+    half = n // 2
+    if n - b < abs(b - half):
+        return _terms(n, b, n)
+    above_middle = (1 << (n - 1)) if n % 2 else ((1 << n) - comb(n, half)) // 2
+    if b <= half:
+        return above_middle + _terms(n, b, half)
+    return above_middle - _terms(n, half + 1, b - 1)
+
+
+def _terms(n: int, low: int, high: int) -> int:
+    """sum(C(n, k) for low <= k <= high), each term from the one before."""
+    if low > high:
+        return 0
+    term = total = comb(n, low)
+    for k in range(low, high):
         term = term * (n - k) // (k + 1)  # C(n, k + 1) from C(n, k)
         total += term
-    return total / (1 << n)  # int / int rounds once, however large
+    return total
 
 
 def format_p(p: float) -> str:
