@@ -246,6 +246,11 @@ def test_key_drift_outside_the_declared_change_is_invalid(run_writer: RunWriter)
     assert result.verdict == "INVALID" and "judge: j1 -> j2" in result.summary
     declared = compare(b, c, default_spec(), declared_change=("judge",)).result
     assert declared.verdict == "PASS" and declared.key_drift == ()
+    misspelt = compare(b, c, default_spec(), declared_change=("jugde",)).result
+    assert misspelt.invalid_reasons == (
+        "stale baseline: key moved outside the declared change (judge: j1 -> j2; the declared "
+        "change names jugde, which neither key has)",
+    )
 
 
 def test_infra_share_above_the_limit_is_invalid(run_writer: RunWriter) -> None:

@@ -24,6 +24,7 @@ from flipgate.core.importers import (
 EXTERNAL = Path(__file__).parents[3] / "shared" / "fixtures" / "external"
 INSPECT = EXTERNAL / "inspect"
 LEGACY = INSPECT / "legacy-0.3.160"
+PROMPTFOO = EXTERNAL / "promptfoo" / "baseline" / "results.json"
 
 pytestmark = pytest.mark.skipif(
     not INSPECT.is_dir(), reason=f"the shared Inspect fixtures are not at {INSPECT}"
@@ -283,9 +284,26 @@ def test_scores_labels_errors_and_options(tmp_path: Path) -> None:
     assert lenient.records[0]["passed"]["quality"] is True
 
 
-def test_select_is_refused_for_an_inspect_log() -> None:
-    with pytest.raises(InputError, match="promptfoo results only"):
-        read_external(INSPECT / "baseline.json", ImportOptions(select={"prompt": "v1"}))
+@pytest.mark.parametrize(
+    ("log", "options", "flag", "said"),
+    [
+        (
+            INSPECT / "baseline.json",
+            ImportOptions(select={"prompt": "v1"}),
+            "--select",
+            "promptfoo",
+        ),
+        # Inspect's own scores: on a promptfoo file they were silently ignored.
+        (PROMPTFOO, ImportOptions(partial_passes=True), "--partial-passes", "Inspect AI"),
+        (PROMPTFOO, ImportOptions(pass_threshold=0.5), "--pass-threshold", "Inspect AI"),
+    ],
+)
+def test_another_tool_s_option_is_refused(
+    log: Path, options: ImportOptions, flag: str, said: str
+) -> None:
+    with pytest.raises(InputError) as error:
+        read_external(log, options)
+    assert error.value.field == flag and f"applies to {said} logs only" in str(error.value)
 
 
 def test_unknown_score_value_names_the_field(tmp_path: Path) -> None:

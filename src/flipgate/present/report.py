@@ -513,7 +513,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines += [f"First verdict, before the rerun: {_md(result.previous.summary)}", ""]
     lines += [
         f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
-        f"{result.flip_cap}, alpha {result.alpha:g} · p = {result.p:.4f}",
+        f"{result.flip_cap}, alpha {result.alpha:g}",  # p: on the effect's line, as in the text
         "",
         f"Gate: {_md(describe(comparison.spec))}",
         "",

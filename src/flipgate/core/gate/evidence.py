@@ -100,6 +100,10 @@ def _stale_baseline(judged: Judged) -> list[str]:
     if not drift:
         return []
     detail = ", ".join(str(c) for c in drift)
+    keys = judged.baseline.key.keys() | judged.candidate.key.keys()
+    # A declared component that neither key has is likely the moved one, misspelt.
+    if unknown := [name for name in judged.change if name not in keys]:
+        detail += f"; the declared change names {', '.join(unknown)}, which neither key has"
     return [f"stale baseline: key moved outside the declared change ({detail})"]
 
 

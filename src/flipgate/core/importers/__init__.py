@@ -55,10 +55,26 @@ def read_external(path: Path, options: ImportOptions | None = None) -> ImportedR
             path, "not a log file (an Inspect .eval/.json or a promptfoo results.json)"
         )
     file = LogFile(path)
+    options = options or ImportOptions()
     for importer in IMPORTERS:
         if importer.recognises(file):
-            return importer.read(file, options or ImportOptions())
+            _refuse_others_options(path, importer, options)
+            return importer.read(file, options)
     raise InputError(path, "neither an Inspect AI log nor a promptfoo results.json")
+
+
+def _refuse_others_options(path: Path, importer: Importer, options: ImportOptions) -> None:
+    """An option of another tool's logs changes nothing here: said, not silently ignored."""
+    defaults = ImportOptions()
+    for other in IMPORTERS:
+        for option in other.options:
+            given = getattr(options, option.field) != getattr(defaults, option.field)
+            if given and option not in importer.options:
+                raise InputError(
+                    path,
+                    f"applies to {other.title} logs only; this is a {importer.title} log",
+                    field=option.flag,
+                )
 
 
 def import_options(given: Mapping[str, Any]) -> ImportOptions:

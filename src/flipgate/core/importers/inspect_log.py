@@ -264,10 +264,6 @@ def imported_run(
     options: ImportOptions,
 ) -> ImportedRun:
     """Map a parsed Inspect log (header + samples) onto run.yaml and results.jsonl."""
-    if options.select:  # an Inspect log has one model and one plan: there is no column to pick
-        raise InputError(
-            path, "selecting a column applies to promptfoo results only", field="select"
-        )
     spec = header["eval"]
     labels = {label.lower(): label for label in options.labels.values()}
     records = [_record(path, sample, labels, options) for sample in samples]
