@@ -380,6 +380,17 @@ def test_a_bad_history_run_is_named(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{run_dir / 'results.jsonl'}:2" in err and "case" in err
 
 
+def test_two_history_runs_with_one_run_id_are_refused(
+    support: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = support / "history"
+    shutil.copytree(history / "2025-09-30-q3", history / "2025-09-30-q3-copy")
+    code, out, err = run(capsys, "suite", "audit", str(support))
+    assert code == 2 and out == ""
+    assert err.startswith(f"flipgate: error: {history / '2025-09-30-q3-copy' / 'run.yaml'}")
+    assert f"is also in {history / '2025-09-30-q3'}" in err and "run_id" in err
+
+
 def test_retire_on_a_broken_manifest_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ import polars as pl
 from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
 
 CHECK = "check"  # what a rule asks when it is a pass/fail check rather than a labelled decision
+ONE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # place -> its bit in a word
 
 
 def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, list[str]]:
@@ -69,7 +70,7 @@ class Runs:
 
     def codes(self, vocabulary: tuple[str, ...]) -> np.ndarray:
         """Each row's value as its place in `vocabulary`; a null is `len(vocabulary)`."""
-        place = self.values.cast(pl.Enum(vocabulary)).to_physical().cast(pl.Int64)
+        place = self.values.cast(pl.Enum(vocabulary)).to_physical().cast(pl.Int32)
         return np.repeat(place.fill_null(len(vocabulary)).to_numpy(), self.lengths)
 
 
@@ -101,7 +102,7 @@ class Questions:
     rules: Runs
     labels: Runs
     checks: Runs
-    _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, repr=False)
+    _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def of(cls, run: Run) -> Questions:
@@ -132,11 +133,8 @@ class Questions:
             (run.decisions["line"], decided + self.labels.codes(layout.labels)),
             (run.checks["line"], checked),
         ):
-            np.bitwise_or.at(
-                bits,
-                (at[lines.to_numpy()], bit // 64),
-                np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)),
-            )
+            word, place = np.divmod(bit, 64)
+            np.bitwise_or.at(bits, (at[lines.to_numpy()], word), ONE_BIT[place])
         gradable = (
             run.reps.select("case", "rep", "status")
             .with_columns(pl.Series(word, bits[:, i]) for i, word in enumerate(layout.words))

@@ -134,8 +134,9 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
         except BaseException:
             pool.shutdown(cancel_futures=True)  # the reads not begun are not needed
             raise
-        say("collapsing each run's repetitions")
         earlier, given_today = runs[: len(folders)], runs[len(folders) :]
+        _one_folder_each(earlier)
+        say("collapsing each run's repetitions")
         collapsed = list(pool.map(lambda run: _gradable(run, spec), earlier))
     pairs = sorted(
         zip(earlier, collapsed, strict=True),
@@ -161,6 +162,19 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
         today,
         decisions,
     )
+
+
+def _one_folder_each(history: list[Run]) -> None:
+    """A run of the history is told by its run_id in every figure: two folders with one id would
+    count as one run's repetitions (a folder copied, or an id reused)."""
+    seen: dict[str, Path] = {}
+    for run in history:
+        if (other := seen.setdefault(run.run_id, run.path)) != run.path:
+            raise InputError(
+                run.path / "run.yaml",
+                f"run {run.run_id!r} is also in {other}: each run of the history needs its own id",
+                field="run_id",
+            )
 
 
 def _gradable(run: Run, spec: GateSpec) -> pl.DataFrame:
