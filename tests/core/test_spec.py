@@ -70,6 +70,13 @@ def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
         ("sets:\n  full: {margin: 1.0e+400}\n", "sets.full.margin", 2),
         ("alpha: 0.05\nalpha: 0.5\n", "alpha", 2),
         ("base: &b {max_share: 0.5}\ninfra: *b\n", "infra", 2),
+        # A run's suite is smoke or full: a set named otherwise was kept and never applied.
+        ("sets:\n  ful: {margin: 6}\n", "sets.ful", 2),
+        (
+            "outcomes:\n  limits: {false_negative_max: basline}\n",
+            "outcomes.limits.false_negative_max",
+            2,
+        ),
     ],
 )
 def test_bad_specs(tmp_path: Path, text: str, field: str, line: int) -> None:

@@ -144,7 +144,8 @@ def _merge(
     merged = dict(defaults)
     for key, value in given.items():
         dotted = f"{prefix}{key}"
-        if key not in defaults and not (prefix == "sets." and isinstance(value, dict)):
+        # `sets` too: a run's suite is smoke or full, so a set named otherwise (`ful`) never applies
+        if key not in defaults:
             known = ", ".join(sorted(defaults))
             raise InputError(
                 path,
@@ -152,7 +153,7 @@ def _merge(
                 line=lines.line(dotted),
                 field=dotted,
             )
-        base = defaults.get(key, DEFAULTS["sets"]["full"] if prefix == "sets." else None)
+        base = defaults[key]
         if isinstance(base, dict) and key not in FREE_KEYS:
             if not isinstance(value, dict):
                 raise InputError(path, "must be a mapping", line=lines.line(dotted), field=dotted)
@@ -211,6 +212,11 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     limits = outcomes["limits"]
     fn_max = limits["false_negative_max"]
     if fn_max not in ("baseline", None):
+        if not isinstance(fn_max, int):  # `basline`: say that the word is allowed too
+            raise fail(
+                "outcomes.limits.false_negative_max",
+                f"must be a whole number, `baseline` or null, not {fn_max!r}",
+            )
         fn_max = whole("outcomes.limits.false_negative_max", fn_max, low=0)
     rules = limits["zero_false_negative_rules"] or []
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
