@@ -31,6 +31,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.importers import ImportOptions, import_options
 from flipgate.core.io.files import writing
+from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.text import literal, safe
 from flipgate.streams import exit_code, guarded_stdout
@@ -308,7 +309,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     for note in imported.notes:
         print(f"flipgate: note: {note}", file=sys.stderr)
     print(
-        f"flipgate: wrote {len(imported.records)} repetitions of {imported.tool} log to {args.out_dir}"
+        f"flipgate: wrote {plural(len(imported.records), 'repetition')} from {args.log} "
+        f"to {args.out_dir}"
     )
     return 0
 
@@ -367,12 +369,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise InputError(path, "no such decision file")
     result = verify_decision(path, args.allowed_signers)
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
-        console.print(
-            Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)), soft_wrap=True
-        )
+        console.print(Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)))
     if result.ok:
         console.print(literal(f"verified: {path}", style="bold green"))
         return 0

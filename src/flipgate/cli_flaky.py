@@ -94,8 +94,9 @@ def _baseline_runs(args: argparse.Namespace, *, at_least: int) -> list[Run]:
 
 
 def _console() -> Console:
-    # Rich drops colour by itself when stdout is not a terminal (or NO_COLOR is set).
-    return Console(highlight=False, soft_wrap=False)
+    # Rich drops colour by itself when stdout is not a terminal (or NO_COLOR is set); a line
+    # longer than the terminal is left whole for it to wrap, not broken mid-sentence at 80.
+    return Console(highlight=False, soft_wrap=True)
 
 
 def _print_json(data: dict[str, Any]) -> None:

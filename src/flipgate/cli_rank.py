@@ -39,6 +39,12 @@ def cmd_rank(args: argparse.Namespace) -> int:
     gate, flaky = args.gate, args.flaky
     named: list[tuple[str | None, Path]]
     if len(paths) == 1:
+        if paths[0].exists() and not is_campaign(paths[0]):
+            raise InputError(
+                paths[0],
+                "not a campaign workspace (baseline/ and candidates/NAME/): give one, or the "
+                "runs, INCUMBENT CANDIDATE [CANDIDATE ...]",
+            )
         campaign = load_campaign(paths[0])
         incumbent_path, named = campaign.incumbent, list(campaign.candidates)
         gate = gate if gate is not None else campaign.gate

@@ -89,7 +89,8 @@ def test_the_default_gate_is_the_workspace_s(
     ("args", "message"),
     [
         (["nowhere"], "nowhere: no such workspace"),
-        (["sample_runs/listing-reviewer"], "not a campaign"),
+        (["sample_runs/listing-reviewer"], "not a campaign workspace"),
+        ([f"{SAMPLE}/baseline"], "or the runs, INCUMBENT CANDIDATE [CANDIDATE ...]"),
         ([SAMPLE, f"{SAMPLE}/candidates/MERGE"], "a workspace stands alone"),
         ([f"{SAMPLE}/baseline", "missing-run"], "missing-run: no such run"),
     ],

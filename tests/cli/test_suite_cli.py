@@ -258,7 +258,7 @@ def test_retire_moves_the_case_to_the_archive(
     ("case", "reason", "said"),
     [
         ("sa-999", "gone", "no case 'sa-999'"),
-        ("sa-020", "  ", "needs a reason"),
+        ("sa-020", "  ", "--reason: a retirement needs a reason"),
     ],
 )
 def test_retire_refuses(

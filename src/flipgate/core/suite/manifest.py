@@ -225,7 +225,7 @@ def retire(path: Path, case: str, reason: str, today: date) -> Retirement:
     """
     manifest = load_manifest(path)
     if not reason.strip():
-        raise InputError(path, "a retirement needs a reason; it is empty", field="--reason")
+        raise InputError(Path("--reason"), "a retirement needs a reason; it is empty")
     known = manifest.cases.filter(pl.col("case") == case)
     if known.height == 0:
         raise InputError(path, f"no case {case!r} in the suite", field="case")

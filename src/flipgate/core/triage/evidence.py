@@ -702,7 +702,8 @@ def _regression(
         facts.append(
             (
                 "templates",
-                f"{broken.height} broken cases come from {templates.height} templates: "
+                f"{plural(broken.height, 'broken case')} come from "
+                f"{plural(templates.height, 'template')}: "
                 "cloned cases flip together, count a template once",
             )
         )
