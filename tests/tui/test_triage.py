@@ -320,6 +320,20 @@ async def test_a_reviewer_unticks_the_cases_not_reviewed_and_the_file_lists_the_
         assert screen._form().cases_reviewed == tuple(cases)
 
 
+async def test_a_click_puts_the_cursor_on_the_case_clicked(workspace: Path) -> None:
+    app = decision_app(workspace, MANY)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        case_list = screen.query_one(CaseList)
+        case_list.focus()
+        await pilot.pause()
+        await pilot.click(CaseList, offset=(6, 2))  # on the third case (its LinesView)
+        await pilot.press("space")
+        assert case_list.cursor == 2
+        assert row_text(screen.query_one(LinesView), 2) == "[ ] case-00002  Flaky cases"
+
+
 async def test_tab_goes_round_the_fields_and_git_is_asked_off_the_ui_thread(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

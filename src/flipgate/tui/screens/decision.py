@@ -10,7 +10,6 @@ reviewed, and the file lists the ticked. Counted by class, searched, painted onl
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -24,6 +23,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Click
 from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
@@ -110,6 +110,16 @@ class CaseList(VerticalScroll, can_focus=True):
         cursor = self.cursor if self.listed else None
         self.query_one(LinesView).show([self._row(i) for i in self.listed], cursor=cursor)
 
+    def listed_ticked(self) -> int:
+        return int(self.ticked[np.asarray(self.listed, dtype=np.intp)].sum())
+
+    def on_click(self, event: Click) -> None:
+        """A click puts the cursor on the case clicked."""
+        lines = self.query_one(LinesView)
+        offset = event.get_content_offset(lines)
+        if offset is not None and offset.y < lines.size.height:
+            self.action_move_to(lines.row_at(offset.y))
+
     def action_toggle(self) -> None:
         if not self.listed:
             return
@@ -159,12 +169,11 @@ class CasesReviewed(Vertical):
             f"{case:<{width}}  {', '.join(TITLES[k] for k in classes)}"
             for case, classes in zip(ids, cases.values(), strict=True)
         ]
-        named = Counter(k for classes in cases.values() for k in classes)
         # per class, which cases its step named: the ticked count by class is one `&` away
         self.named = {
-            k: np.fromiter((k in classes for classes in cases.values()), bool, len(cases))
+            k: named
             for k in TRIAGE_CLASSES
-            if k in named
+            if (named := np.fromiter((k in c for c in cases.values()), bool, len(cases))).any()
         }
         self.lowered = pl.Series(list(cases), dtype=pl.String).str.to_lowercase()
         self.search = ""
@@ -224,7 +233,7 @@ class CasesReviewed(Vertical):
             listed = case_list.listed
             text.append(f"\n{count(len(listed))} of {plural(total, 'case')} match “")
             text.append_text(literal(self.search))
-            text.append(f"”, {count(int(ticked[np.asarray(listed, dtype=np.intp)].sum()))} ticked")
+            text.append(f"”, {count(case_list.listed_ticked())} ticked")
         keys = [
             shown_keys(self.app, k, first=True) for k in ("cases-tick", "cases-all", "cases-none")
         ]

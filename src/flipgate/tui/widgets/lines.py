@@ -138,6 +138,11 @@ class LinesView(Widget):
         self._layout(self._width if self._width >= 0 else self.size.width)
         return self._tops[min(index, len(self._tops) - 1)]
 
+    def row_at(self, y: int) -> int:
+        """The row painted on screen line `y` (within this widget)."""
+        self._layout(self._width if self._width >= 0 else self.size.width)
+        return max(0, min(len(self._rows) - 1, bisect_right(self._tops, y) - 1))
+
     def row_height(self, index: int) -> int:
         return self.row_top(index + 1) - self.row_top(index)
 
