@@ -37,6 +37,17 @@ def test_bad_spec_and_missing_workspace_exit_2(
     assert main(["open", str(tmp_path / "nowhere")]) == 2
 
 
+def test_a_baseline_repeat_of_another_system_exits_2_before_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(flipgate.tui.app, "run_app", _no_app)
+    workspace = SAMPLES / "agent-suite"
+    other = write_run(tmp_path / "other", [{"case": "a", "passed": True}], key={"model": "other"})
+    assert main(["open", str(workspace), "--baseline-repeat", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert f"{other}: field 'key." in err and "not an identical baseline run: key" in err
+
+
 def test_good_input_starts_the_app_with_the_runs_already_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

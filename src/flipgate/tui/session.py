@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from flipgate.core.curation.entries import identical_runs
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.importers import ImportOptions
@@ -58,6 +59,8 @@ def load_runs(sources: Sources, progress: Progress | None = None) -> LoadedRuns:
     if sources.repeats and progress is not None:
         progress(f"reading {len(sources.repeats)} identical baseline runs")
     repeats = tuple(load_run(path, import_options=options) for path in sources.repeats)
+    if repeats:  # refused here, before any screen, as `flaky propose` refuses them
+        identical_runs([baseline, *repeats], at_least=1)
     return LoadedRuns(baseline, candidate, repeats)
 
 
