@@ -11,6 +11,7 @@ from flipgate.tui.format import case_ids, count, literal, share
 from flipgate.tui.widgets.panel import Panel
 
 SHOWN = 6  # ids listed inline; the red-case table holds the rest
+LABEL_WIDTH = 12
 
 
 class InfraPanel(Panel):
@@ -47,40 +48,25 @@ class LeftOutPanel(Panel):
 
     def render(self) -> RenderableType:
         result = self.comparison.result
-        lines: list[RenderableType] = []
-        listed = Text("flaky list  ", self.style("label"))
-        listed.append(f"{plural(len(result.flaky_listed), 'case')} listed, ")
-        listed.append(
-            f"{len(result.flaky_flipped)} of them flipped",
-            self.style("warn") if result.flaky_flipped else "",
-        )
-        lines.append(listed)
-        if result.flaky_flipped:
-            lines.append(
-                Text("  flipped: ", self.style("muted")).append_text(
-                    case_ids(result.flaky_flipped, SHOWN)
+        listed = f"{plural(len(result.flaky_listed), 'case')} listed"
+        lines: list[RenderableType] = [self._group("flaky list", listed, result.flaky_flipped)]
+        for heading, cases in (
+            ("flipped", result.flaky_flipped),
+            ("in neither run", result.flaky_unknown),
+        ):
+            if cases:
+                lines.append(
+                    Text(f"  {heading}: ", self.style("muted")).append_text(case_ids(cases, SHOWN))
                 )
-            )
-        if result.flaky_unknown:
-            lines.append(
-                Text("  in neither run: ", self.style("muted")).append_text(
-                    case_ids(result.flaky_unknown, SHOWN)
-                )
-            )
         if result.retired:  # the suite manifest's archive (suite.yaml)
-            retired = Text("retired     ", self.style("label"))
-            retired.append(f"{plural(len(result.retired), 'case')} in the suite's archive, ")
-            retired.append(
-                f"{len(result.retired_flipped)} of them flipped",
-                self.style("warn") if result.retired_flipped else "",
-            )
-            lines.append(retired)
+            archived = f"{plural(len(result.retired), 'case')} in the suite's archive"
+            lines.append(self._group("retired", archived, result.retired_flipped))
             for r in result.retired[:SHOWN]:
                 line = Text(f"  retired {r.retired}: ", self.style("muted"))
                 lines.append(line.append_text(literal(f"{r.case}, {r.reason}")))
             if len(result.retired) > SHOWN:
                 lines.append(Text(f"  and {len(result.retired) - SHOWN} more", self.style("muted")))
-        unpaired = Text("unpaired    ", self.style("label"))
+        unpaired = Text(f"{'unpaired':<{LABEL_WIDTH}}", self.style("label"))
         unpaired.append(plural(len(result.unpaired), "case"))
         lines.append(unpaired)
         reasons: dict[str, list[str]] = {}
@@ -90,3 +76,10 @@ class LeftOutPanel(Panel):
             line = Text(f"  {why} ({count(len(cases))}): ", self.style("muted"))
             lines.append(line.append_text(case_ids(cases, SHOWN)))
         return Group(*lines)
+
+    def _group(self, label: str, counted: str, flipped: tuple[str, ...]) -> Text:
+        """A group of cases left out: `label  what is counted, K of them flipped`."""
+        line = Text(f"{label:<{LABEL_WIDTH}}", self.style("label"))
+        line.append(f"{counted}, ")
+        line.append(f"{len(flipped)} of them flipped", self.style("warn") if flipped else "")
+        return line
