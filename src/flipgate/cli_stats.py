@@ -29,18 +29,20 @@ from flipgate.core.curation.calibrate import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.power import (
+    REGRESSIONS,
+    FlipRule,
+    cases_needed,
+    smallest_blocked,
+    verdict_chances,
+)
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.gate.stats import (
     POWER,
-    REGRESSIONS,
-    FlipRule,
     below_threshold,
     collapsed_pass,
-    paired_cases_needed,
-    smallest_blocked,
     unpaired_cases_needed,
     unpaired_p,
-    verdict_chances,
 )
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import find_repeats, is_workspace, load_workspace
@@ -108,7 +110,7 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
         "cases_needed": [
             {
                 "points": d,
-                "paired": paired_cases_needed(flip_share, d, rule, target),
+                "paired": cases_needed(flip_share, d, rule, target),
                 "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, rule.alpha, target),
                 "unpaired_one_sided": unpaired_cases_needed(
                     args.pass_rate, d, rule.alpha, target, sides=1

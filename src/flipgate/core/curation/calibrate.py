@@ -22,10 +22,10 @@ from typing import Any
 
 from flipgate.core.curation.entries import identical_runs
 from flipgate.core.errors import InputError
+from flipgate.core.gate.binomial import binom_quantile
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
-from flipgate.core.gate.stats import binom_quantile
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
 from flipgate.core.runs.model import Run

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate import evidence
+from flipgate.core.gate.bounds import effect_at_level
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
@@ -25,10 +26,11 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.power import FlipRule, Power, gate_power
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.gate.stats import ClusterReading, Effect, FlipRule, Power, effect, gate_power
+from flipgate.core.gate.stats import ClusterReading, Effect
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, Arm, GateRule, Verdict
@@ -151,7 +153,7 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base_cases, cand_cases = (judged.cases for judged in arms)
-    pairing = pair(base_cases, cand_cases, flaky, retired.names)
+    pairing = pair(base_cases, cand_cases, flaky, retired.names, spec.test)
 
     judged = Judged(
         baseline=baseline,
@@ -183,7 +185,10 @@ def compare(
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
-    by_template = spec.clusters == "template"  # SPEC 3.5: the significance rule counts templates
+    # SPEC 3.5 and 9: with templates in the runs the significance rule counts each once (the
+    # default); with none, the by-template p is McNemar's by case and is said as such.
+    templated = bool(pairing.cases["template"].is_not_null().any())
+    by_template = spec.clusters == "template" and templated
     found = Evidence(
         cells=pairing.cells,
         p=clusters.p_by_template if by_template else clusters.p_by_case,
@@ -223,12 +228,20 @@ def compare(
         changes=judged.changes,
         base=judged.base,
         budgets=budgets,
-        effect=effect(found.b, found.c, sum(found.cells.values())),
+        effect=effect_at_level(
+            found.b,
+            found.c,
+            sum(found.cells.values()),
+            boundary=spec.alpha,
+            p=found.p,
+            clusters=clusters if by_template else None,
+        ),
         power=gate_power(
             found.b,
             found.c,
             sum(found.cells.values()),
-            FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap),
+            FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap, spec.test),
+            clusters.design_effect if by_template else 1.0,
         ),
         clusters=clusters,
         warnings=(*evidence.warnings(judged), *clusters.warnings(spec.alpha)),

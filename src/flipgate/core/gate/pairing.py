@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
 from flipgate.core.vocab import CELLS, FLIPS
 
@@ -32,8 +33,10 @@ def pair(
     cand: pl.DataFrame,
     flaky: FlakyList,
     retired: frozenset[str] = frozenset(),
+    test: FlipTest = "exact",
 ) -> Pairing:
-    """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads."""
+    """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads;
+    `test` is the gate's one-sided test (gate.yaml `test`)."""
     cases = base.join(
         cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
     )
@@ -90,11 +93,11 @@ def pair(
         flaky_unknown=tuple(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),
-        clusters=_clusters(flips),
+        clusters=_clusters(flips, test),
     )
 
 
-def _clusters(flips: pl.DataFrame) -> ClusterReading:
+def _clusters(flips: pl.DataFrame, test: FlipTest) -> ClusterReading:
     """The counted flips per template; a case without a template is a cluster of its own."""
     broke = pl.col("cell") == "pass_to_fail"
     per_template = flips.group_by("template").agg(broke=broke.sum(), fixed=(~broke).sum())
@@ -104,4 +107,4 @@ def _clusters(flips: pl.DataFrame) -> ClusterReading:
             loose = (n_broke, n_fixed)
         else:
             templates.append(TemplateFlips(template, n_broke, n_fixed))
-    return read_clusters(templates, loose)
+    return read_clusters(templates, loose, test)
