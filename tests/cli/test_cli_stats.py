@@ -116,8 +116,13 @@ def test_calibrate_a_workspace_writes_a_new_spec_beside_gate_yaml(
     written = Path(report["written"])
     assert written == agent_suite / "gate.calibrated.yaml"
     proposal = yaml.safe_load(written.read_text())
-    assert proposal["sets"]["full"] == report["proposed"]
-    assert report["proposed"]["flip_cap"] > report["largest_one_way"]
+    chosen = report["proposed"]
+    assert proposal["sets"]["full"] == {"margin": chosen["margin"], "flip_cap": chosen["flip_cap"]}
+    # 2 of 198 paired cases flip, at most 2.6% at 95%: b - c stays within 4, b within 5, each 95%
+    assert report["noise"]["flip_share"] == pytest.approx(2 / 198)
+    assert (chosen["margin"], chosen["flip_cap"]) == (4, 5)
+    assert [row["points"] for row in chosen["pass"]] == [2.0, 3.0, 5.0]
+    assert report["current"]["false_inconclusive"] > chosen["false_inconclusive"]
     assert (agent_suite / "gate.yaml").read_bytes() == before
     # Again: a second new file, never over the first.
     assert (
