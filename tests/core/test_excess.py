@@ -1,5 +1,5 @@
 """Limits and budgets beyond noise (excess.py) against independent computations: every sign
-assignment enumerated, the bootstrap's statistics by replicating the repetitions, and frames
+assignment enumerated, every swap of the arms built by concatenating repetitions, and frames
 counted by hand."""
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from flipgate.core.gate import stats
 from flipgate.core.gate.excess import (
-    _weighted_stat,
-    budget_bound,
+    budget_noise,
     excess_test,
     outcome_differences,
     outcome_excess,
@@ -116,26 +115,59 @@ def test_outcome_counts_are_compared_on_matched_repetitions() -> None:
     assert excess.p == pytest.approx(1 / 8)
 
 
+def _swapped_ratios(
+    base: np.ndarray, cand: np.ndarray, ids: np.ndarray, k: int, stat: Statistic
+) -> list[float]:
+    """Every assignment of arms to clusters, the pools built by concatenating repetitions."""
+    found = []
+    for swaps in itertools.product((False, True), repeat=k):
+        swapped = np.array(swaps)[ids]
+        pool_c = np.concatenate([cand[~swapped], base[swapped]])
+        pool_b = np.concatenate([base[~swapped], cand[swapped]])
+        found.append(point_stat(pool_c, stat) / point_stat(pool_b, stat))
+    return sorted(found)
+
+
 @pytest.mark.parametrize("stat", ["mean", "median", "p95", "total"])
-def test_the_bootstrap_statistic_is_the_replicated_sample_s(stat: Statistic) -> None:
+def test_the_permutation_ratios_are_every_swap_of_the_arms(stat: Statistic) -> None:
     rng = np.random.default_rng(0)
-    values, ids = rng.exponential(1, 40), rng.integers(0, 12, 40)
-    weights = rng.multinomial(12, [1 / 12] * 12, size=6).astype(float)
-    got = _weighted_stat(values, ids, weights, stat)
-    for row, value in zip(weights, got, strict=True):
-        assert value == pytest.approx(point_stat(np.repeat(values, row[ids].astype(int)), stat))
+    ids = np.repeat(np.arange(6), 3)
+    base, cand = rng.lognormal(7, 0.5, 18), rng.lognormal(7.1, 0.5, 18)
+    noise = budget_noise((base, ids), (cand, ids), 6, stat, alpha=0.05)
+    assert noise.exact and len(noise.ratios) == 64
+    assert noise.ratios == pytest.approx(_swapped_ratios(base, cand, ids, 6, stat), rel=1e-12)
+    assert noise.ratio == pytest.approx(point_stat(cand, stat) / point_stat(base, stat))
 
 
-def test_the_bound_is_reproducible_and_allows_for_noise() -> None:
-    """The same latencies in both arms: the candidate's p95 is not above the baseline's beyond
-    noise; five times slower, it is. The same seed gives the same bound."""
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-0.2, 0.5), st.integers(3, 40), st.sampled_from(["mean", "p95", "median"]))
+def test_the_noise_bound_and_the_p_agree(increase: float, clusters: int, stat: Statistic) -> None:
+    rng = np.random.default_rng(clusters)
+    ids = np.repeat(np.arange(clusters), 2)
+    base, cand = rng.lognormal(7, 0.5, 2 * clusters), rng.lognormal(7.2, 0.5, 2 * clusters)
+    noise = budget_noise((base, ids), (cand, ids), clusters, stat, alpha=0.05, resamples=500)
+    assert noise.beyond(increase) == (noise.ratio > (1 + increase) * noise.noise)
+
+
+def test_a_budget_blocks_only_beyond_noise_and_the_same_seed_gives_the_same_answer() -> None:
+    """The same latencies in both arms are within noise; five times slower is beyond it."""
     rng = np.random.default_rng(1)
     base = rng.lognormal(7, 0.5, 150)
     cases = np.repeat(np.arange(50), 3)
-    same = budget_bound((base, cases), (base.copy(), cases), 50, "p95", alpha=0.05)
-    assert same.ratio_low <= 1.0 and same.baseline == same.candidate
-    again = budget_bound((base, cases), (base.copy(), cases), 50, "p95", alpha=0.05)
-    assert again == same
-    slow = budget_bound((base, cases), (5 * base, cases), 50, "p95", alpha=0.05, resamples=300)
-    assert slow.ratio_low > 4
-    assert slow.candidate_low <= slow.candidate
+    same = budget_noise((base, cases), (base.copy(), cases), 50, "p95", alpha=0.05)
+    assert not same.exact and same.ratio == 1.0 and not same.beyond(0.0)
+    again = budget_noise((base, cases), (base.copy(), cases), 50, "p95", alpha=0.05)
+    assert np.array_equal(again.ratios, same.ratios)
+    slow = budget_noise((base, cases), (5 * base, cases), 50, "p95", alpha=0.05, resamples=300)
+    assert slow.beyond(0.10) and slow.p(0.10) == pytest.approx(1 / 301)
+
+
+def test_five_clusters_can_block_at_alpha_only_on_their_most_extreme_swaps() -> None:
+    """32 assignments: the smallest p is 1/32, below 0.05; at 0.025 nothing can block."""
+    ids = np.repeat(np.arange(5), 10)
+    base = np.linspace(100, 200, 50)
+    noise = budget_noise((base, ids), (10 * base, ids), 5, "mean", alpha=0.05)
+    assert noise.exact and noise.p(0.0) == 1 / 32 and noise.beyond(0.0)
+    strict = budget_noise((base, ids), (10 * base, ids), 5, "mean", alpha=0.025)
+    assert strict.noise == strict.ratios[-1] == 10.0  # no ratio is above the largest swap
+    assert not strict.beyond(0.0)

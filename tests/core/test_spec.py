@@ -22,12 +22,12 @@ def test_defaults_are_the_spec_s() -> None:
     assert spec.limits.false_negative_max == "baseline"
     assert (spec.infra_max_share, spec.flaky_max_share, spec.escalation_runs) == (0.05, 0.05, 5)
     # SPEC 9: templates counted once wherever cases carry them; the exact test; alpha spent
-    # half by half across looks; no safety bound; a reproducible bootstrap for budgets.
+    # half by half across looks; no safety bound; a reproducible permutation test for budgets.
     assert (spec.clusters, spec.test) == ("template", "exact")
     assert (spec.looks.rule, spec.looks.share) == ("spend", 0.5)
     assert [spec.boundary(k) for k in (1, 2, 3)] == pytest.approx([0.025, 0.0125, 0.00625])
     assert spec.safety_max_rate is None
-    assert (spec.bootstrap_resamples, spec.bootstrap_seed) == (2000, 20261201)
+    assert (spec.permutation_count, spec.permutation_seed) == (2000, 20261201)
 
 
 def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
@@ -35,7 +35,7 @@ def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
         _spec(
             tmp_path,
             "test: mid_p\nclusters: none\nlooks: {rule: plain}\nsafety: {max_rate: 0.01}\n"
-            "bootstrap: {resamples: 500, seed: 7}\n",
+            "permutations: {count: 500, seed: 7}\n",
         )
     )
     assert (spec.test, spec.clusters, spec.looks.rule, spec.safety_max_rate) == (
@@ -45,7 +45,7 @@ def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
         0.01,
     )
     assert [spec.boundary(k) for k in (1, 2, 5)] == [0.05, 0.05, 0.05]
-    assert (spec.bootstrap_resamples, spec.bootstrap_seed) == (500, 7)
+    assert (spec.permutation_count, spec.permutation_seed) == (500, 7)
 
 
 def _spec(tmp_path: Path, text: str) -> Path:
@@ -105,8 +105,8 @@ def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
         ("safety: {max_rate: 0}\n", "safety.max_rate", 1),
         ("safety: {max_rate: 1}\n", "safety.max_rate", 1),
         ("safety: {max_rates: 0.01}\n", "safety.max_rates", 1),
-        ("bootstrap: {resamples: 10}\n", "bootstrap.resamples", 1),
-        ("bootstrap: {seed: -1}\n", "bootstrap.seed", 1),
+        ("permutations: {count: 10}\n", "permutations.count", 1),
+        ("permutations: {seed: -1}\n", "permutations.seed", 1),
         ("clusters: templates\n", "clusters", 1),
         (
             "outcomes:\n  limits: {false_negative_max: basline}\n",

@@ -28,8 +28,8 @@ from flipgate.core.vocab import (
 Clusters = Literal["none", "template"]
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
-MAX_RESAMPLES = 1_000_000  # a budget's bootstrap: beyond this the bound is no more exact
-DEFAULT_RESAMPLES, DEFAULT_SEED = 2000, 20261201  # the bootstrap's count and seed (excess.py)
+MAX_PERMUTATIONS = 1_000_000  # a budget's permutation test: beyond this, no more exact
+DEFAULT_PERMUTATIONS, DEFAULT_SEED = 2000, 20261201  # its count and seed (excess.py)
 # Fields of a results line that are never a number: a budget on one of them is a typo.
 NOT_METRICS = frozenset(
     {"case", "rep", "safety", "template", "expected", "actual", "passed", "status", "infra"}
@@ -44,7 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
     "budgets": {},
-    "bootstrap": {"resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED},
+    "permutations": {"count": DEFAULT_PERMUTATIONS, "seed": DEFAULT_SEED},
     "clusters": "template",
     "test": "exact",
     "looks": {"rule": "spend", "share": SHARE},
@@ -110,8 +110,8 @@ class GateSpec:
     test: FlipTest = "exact"  # `mid_p`: the observed count weighs half (mcnemar.py)
     looks: Looks = SPEND  # alpha spent across the looks at one change (looks.py)
     safety_max_rate: float | None = None  # the never-event bound the safety cases must support
-    bootstrap_resamples: int = DEFAULT_RESAMPLES  # a budget's bound (excess.py)
-    bootstrap_seed: int = DEFAULT_SEED
+    permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
+    permutation_seed: int = DEFAULT_SEED
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -296,7 +296,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         max_rate = number("safety.max_rate", max_rate, low=0, high=1)
         if not 0 < max_rate < 1:
             raise fail("safety.max_rate", f"must be above 0 and below 1, not {max_rate!r}")
-    bootstrap = data["bootstrap"]
+    permutations = data["permutations"]
 
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
@@ -321,10 +321,10 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         test="mid_p" if test == "mid_p" else "exact",
         looks=Looks("plain" if looks["rule"] == "plain" else "spend", look_share),
         safety_max_rate=max_rate,
-        bootstrap_resamples=whole(
-            "bootstrap.resamples", bootstrap["resamples"], low=100, high=MAX_RESAMPLES
+        permutation_count=whole(
+            "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS
         ),
-        bootstrap_seed=whole("bootstrap.seed", bootstrap["seed"], low=0),
+        permutation_seed=whole("permutations.seed", permutations["seed"], low=0),
         digest=digest,
         source=path,
     )
