@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from statistics import NormalDist
 
 import pytest
 
@@ -44,9 +45,11 @@ def _suite(run_writer: RunWriter, broke: dict[str, int], fixed: int, cases: int 
 
 
 def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Path) -> None:
-    """The issue's example: by case the gate blocks; by template it cannot tell."""
+    """The issue's example: by case the gate blocks; by template (the default) it cannot tell."""
     baseline, candidate = _suite(run_writer, {"refunds": 10, "returns": 2}, fixed=2)
-    by_case = compare(baseline, candidate, default_spec()).result
+    per_case = tmp_path / "per-case.yaml"
+    per_case.write_text("clusters: none\n")
+    by_case = compare(baseline, candidate, load_spec(per_case)).result
     assert (by_case.b, by_case.c) == (12, 2)
     assert by_case.verdict == "BLOCK" and by_case.p == pytest.approx(mcnemar_p(12, 2))
     clusters = by_case.clusters
@@ -60,13 +63,11 @@ def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Pa
     assert clusters.concentrated is not None and clusters.concentrated.template == "refunds"
     assert any("from template refunds" in w and "by template" in w for w in by_case.warnings)
 
-    gate = tmp_path / "gate.yaml"
-    gate.write_text("clusters: template\n")
-    by_template = compare(baseline, candidate, load_spec(gate)).result
+    by_template = compare(baseline, candidate, default_spec()).result
     assert by_template.p == clusters.p_by_template
     assert by_template.verdict == "INCONCLUSIVE"
     assert "by template" in by_template.summary
-    data = to_json(compare(baseline, candidate, load_spec(gate)))
+    data = to_json(compare(baseline, candidate, default_spec()))
     assert data["clusters"]["by"] == "template"
     assert data["clusters"]["templates"][0] == {
         "template": "refunds",
@@ -82,16 +83,19 @@ def test_flips_of_one_template_are_said_in_the_singular(run_writer: RunWriter) -
 
 
 def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:
+    """Three singleton templates (no clone flipped with another) and an untemplated fix: the
+    design effect is 1, and each bound is Tango's one-sided at 1 - alpha (90% two-sided)."""
     baseline, candidate = _suite(run_writer, {"a": 1, "b": 1, "c": 1}, fixed=1)
     comparison = compare(baseline, candidate, default_spec())
     effect = comparison.result.effect
     assert effect is not None
-    low, high = tango_interval(3, 1, 200)
+    low, high = tango_interval(3, 1, 200, NormalDist().inv_cdf(0.95))
     assert (effect.points, effect.low, effect.high) == pytest.approx((-1.0, 100 * low, 100 * high))
+    assert effect.design_effect == 1.0 and effect.level == pytest.approx(0.9)
     data = to_json(comparison)
-    assert data["effect"]["method"] == "tango_score"
+    assert data["effect"]["method"] == "tango_score_design_effect"
     assert data["effect"]["points"] == pytest.approx(-1.0)
-    assert "-1.0 points (95% CI" in to_markdown(comparison)
+    assert "-1.0 points (90% CI" in to_markdown(comparison)
 
 
 def test_power_is_reported_and_a_pass_says_what_it_is_worth(run_writer: RunWriter) -> None:
