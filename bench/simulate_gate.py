@@ -141,6 +141,7 @@ class Rules:
 
 
 NEW, OLD = Rules(SPEND, True), Rules(PLAIN, False)
+PLAIN_BY_TEMPLATE = Rules(PLAIN, True)  # `looks: {rule: plain}` with the default clusters
 
 
 def one_look(rng: np.random.Generator, s: Suite, rules: Rules, test: FlipTest) -> np.ndarray:
@@ -316,31 +317,60 @@ def no_change(rng: np.random.Generator, sims: int, boot: int) -> None:
         print()
 
 
-def regressed(rng: np.random.Generator, rates: np.ndarray, points: float) -> np.ndarray:
-    """The candidate's rates: a random share of cases broken, dropping the pass rate by `points`."""
+def plain_looks(rng: np.random.Generator, sims: int) -> None:
+    """Seed 001's plain rule (alpha at every look) as `looks: {rule: plain}` keeps it, templates
+    counted once: the rate looks.PLAIN_FALSE_BLOCK reports."""
+    print("## no change: false BLOCK over the escalation, `looks: {rule: plain}`\n")
+    print("| cases | templates | one look | INCONCLUSIVE, rerun | smoke, full, rerun |")
+    print("|---:|---|---:|---:|---:|")
+    for n in SIZES:
+        for cloned in (False, True):
+            s = suite(rng, sims, n, cloned)
+            row = [
+                rate(one_look(rng, s, PLAIN_BY_TEMPLATE, "exact")),
+                rate(escalation(rng, s, PLAIN_BY_TEMPLATE)),
+                rate(smoke_then_full(rng, s, PLAIN_BY_TEMPLATE)),
+            ]
+            label = "10 a template" if cloned else "none"
+            print(f"| {n:,} | {label} | " + " | ".join(row) + " |")
+    print()
+
+
+def regressed(
+    rng: np.random.Generator, s: Suite, points: float, whole_templates: bool
+) -> np.ndarray:
+    """The candidate's rates: a random share of cases (or of whole templates) broken, dropping
+    the expected pass rate by `points`."""
 
     def majority(p: np.ndarray) -> np.ndarray:
         return p**3 + 3 * p**2 * (1 - p)
 
+    rates = s.rates
     drop = (majority(rates) - majority(np.full_like(rates, BROKEN_RATE))).mean()
-    broken = rng.random(rates.shape) < min(points / 100 / drop, 1.0)
+    share = min(points / 100 / drop, 1.0)
+    if whole_templates and s.templates is not None:
+        hit = rng.random((rates.shape[0], int(s.templates.max()) + 1)) < share
+        broken = hit[:, s.templates]
+    else:
+        broken = rng.random(rates.shape) < share
     return np.where(broken, BROKEN_RATE, rates)
 
 
 def power(rng: np.random.Generator, sims: int) -> None:
     """Simulated P(BLOCK) at the first look against power.py's, at the null's flip share and the
-    simulated effect; with templates, on the design effect measured with no change."""
+    simulated effect; with templates, on the design effect measured with no change, for a
+    regression that breaks single cases and one that breaks whole templates."""
     boundary = SPEND.boundary(ALPHA, 1)
     rule = FlipRule(boundary, *FULL)
     print(f"## power: P(BLOCK) at the first look (p <= {boundary}), simulated / computed\n")
     print(
-        "| cases | templates | noise | design effect | "
+        "| cases | templates | a regression breaks | noise | design effect | "
         + " | ".join(f"-{d:g} pts" for d in REGRESSIONS)
         + " |"
     )
-    print("|---:|---|---:|---:|" + "---:|" * len(REGRESSIONS))
+    print("|---:|---|---|---:|---:|" + "---:|" * len(REGRESSIONS))
     for n in SIZES:
-        for cloned in (False, True):
+        for cloned, whole in ((False, False), (True, False), (True, True)):
             s = suite(rng, sims, n, cloned)
             base = run(rng, s, s.rates)
             broke, fixed = cells(base, run(rng, s, s.rates))
@@ -352,9 +382,9 @@ def power(rng: np.random.Generator, sims: int) -> None:
                 nets = np.zeros((sims, int(s.templates.max()) + 1))
                 np.add.at(nets.T, s.templates, (broke.astype(int) - fixed).T)
                 design = max(1.0, float((nets**2).sum(1).sum() / max(flips.sum(), 1)))
-            cellsout = []
+            found = []
             for d in REGRESSIONS:
-                cand = run(rng, s, regressed(rng, s.rates, d))
+                cand = run(rng, s, regressed(rng, s, d, whole))
                 broke, fixed = cells(base, cand)
                 effect = float(((broke.sum(1) - fixed.sum(1)) / paired).mean()) * 100
                 got = blocks(broke, fixed, boundary, s.templates)
@@ -362,10 +392,12 @@ def power(rng: np.random.Generator, sims: int) -> None:
                 p = float(got.mean())
                 se = math.sqrt(p * (1 - p) / sims)
                 flag = "" if abs(p - computed) <= 3 * se + 0.005 else " (!)"
-                cellsout.append(f"{p:.3f} ± {se:.3f} / {computed:.3f}{flag}")
+                found.append(f"{p:.3f} ± {se:.3f} / {computed:.3f}{flag}")
+            label = "10 a template" if cloned else "none"
+            hits = "whole templates" if whole else "single cases"
             print(
-                f"| {n:,} | {'10 a template' if cloned else 'none'} | {noise:.3f} | {design:.2f} | "
-                + " | ".join(cellsout)
+                f"| {n:,} | {label} | {hits} | {noise:.3f} | {design:.2f} | "
+                + " | ".join(found)
                 + " |"
             )
     print()
@@ -376,7 +408,7 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=4000)
     parser.add_argument("--budget-sims", type=int, default=1000, help="for the budgets' paths")
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--part", choices=("all", "null", "power"), default="all")
+    parser.add_argument("--part", choices=("all", "null", "plain", "power"), default="all")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     boot = min(args.sims, args.budget_sims)
@@ -385,6 +417,8 @@ def main() -> None:
     )
     if args.part in ("all", "null"):
         no_change(rng, args.sims, boot)
+    if args.part in ("all", "plain"):
+        plain_looks(rng, args.sims)
     if args.part in ("all", "power"):
         power(rng, args.sims)
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipgate.core.gate.looks import PLAIN, SPEND, Looks
+from flipgate.core.gate.looks import PLAIN, PLAIN_FALSE_BLOCK, SPEND, Looks, plain_measured
 from flipgate.core.gate.mcnemar import mcnemar_p
 
 
@@ -48,3 +48,12 @@ def test_the_plain_rule_is_alpha_at_every_look() -> None:
     assert PLAIN.spent(0.05, 2) == 0.1  # what the union bound allows it; measured in the bench
     with pytest.raises(ValueError):
         SPEND.boundary(0.05, 0)
+
+
+def test_the_plain_rule_s_measured_rate_is_the_nearest_suite_s() -> None:
+    """Measured by bench/simulate_gate.py: above alpha over the escalation at 1,000 cases."""
+    assert plain_measured(900, cloned=False) == (1000, *PLAIN_FALSE_BLOCK[(1000, False)])
+    assert plain_measured(120, cloned=True)[0] == 200
+    assert plain_measured(10, cloned=False)[0] == 50
+    rate, error = PLAIN_FALSE_BLOCK[(1000, True)]
+    assert rate - 3 * error > 0.05
