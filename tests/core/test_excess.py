@@ -17,8 +17,8 @@ from flipgate.core.gate import stats
 from flipgate.core.gate.excess import (
     budget_noise,
     excess_test,
+    false_negative_excess,
     outcome_differences,
-    outcome_excess,
     point_stat,
 )
 from flipgate.core.vocab import Statistic
@@ -110,7 +110,7 @@ def test_outcome_counts_are_compared_on_matched_repetitions() -> None:
     base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
     assert (base, cand) == (2, 5)  # b's third baseline rep (FN) has no candidate match
     assert sorted(differences) == [1, 1, 1]  # a: +1, b: +1, template t: -1 + 2 = +1
-    excess = outcome_excess(reps, decisions, paired, "false_negative", alpha=0.05)
+    excess = false_negative_excess(reps, decisions, paired, alpha=0.05)
     assert excess.excess == 3 and excess.clusters == 3 and not excess.beyond_noise
     assert excess.p == pytest.approx(1 / 8)
 

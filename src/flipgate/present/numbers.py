@@ -44,3 +44,9 @@ def signed_points(points: float) -> str:
         if float(shown) != 0:
             return shown
     return "<0" if points < 0 else ">0"
+
+
+def percent(share: float) -> str:
+    """A level or a rate as a person reads it: `95%`, `97.5%`, `0.75%`, `63%`: three significant
+    figures at most, never a level rounded up to the next whole percent (97.5% is not 98%)."""
+    return f"{100 * share:.3g}%"

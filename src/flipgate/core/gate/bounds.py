@@ -19,6 +19,7 @@ from statistics import NormalDist
 
 from flipgate.core.gate.binomial import cases_for_rate, clopper_pearson_upper
 from flipgate.core.gate.stats import TANGO, ClusterReading, Effect, tango_interval
+from flipgate.core.vocab import BoundCode, CountedBy
 
 DESIGN_EFFECT = "tango_score_design_effect"  # the effect's `method` with clusters
 Z_MAX = 8.0  # a boundary this far out is never reached by a double: the bound is the estimate's
@@ -105,6 +106,11 @@ class NeverEvent:
     upper: float  # the Clopper-Pearson upper bound on the failure rate
     max_rate: float | None  # gate.yaml `safety.max_rate`: the bound the gate needs, if any
     needed: int | None  # cases, none failing, whose bound is at most max_rate
+    by: CountedBy = "case"  # what counted: cases, or each template once
+
+    @property
+    def code(self) -> BoundCode:
+        return "safety_bound_supported" if self.supported else "safety_bound_unsupported"
 
     @property
     def supported(self) -> bool:
@@ -117,13 +123,21 @@ class NeverEvent:
         return 0 if self.needed is None else max(0, self.needed - self.cases)
 
 
-def never_event(cases: int, failed: int, alpha: float, max_rate: float | None) -> NeverEvent:
+def never_event(
+    cases: int,
+    failed: int,
+    alpha: float,
+    max_rate: float | None,
+    by: CountedBy = "case",
+) -> NeverEvent:
     """Clopper-Pearson's one-sided 1 - alpha upper bound on the safety failure rate (about 3 / n
-    at 95% when none of n failed), and the cases a `max_rate` needs."""
+    at 95% when none of n failed), and the cases a `max_rate` needs. With templates counted once
+    (`by`), cases and failures are templates: clones of one safety case are not independent
+    evidence that the agent never does it."""
     level = 1 - alpha
     needed = None
     if max_rate is not None and max_rate > 0:
         needed = cases_for_rate(max_rate, level)
     return NeverEvent(
-        cases, failed, level, clopper_pearson_upper(failed, cases, level), max_rate, needed
+        cases, failed, level, clopper_pearson_upper(failed, cases, level), max_rate, needed, by
     )

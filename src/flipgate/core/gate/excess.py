@@ -5,7 +5,7 @@ nothing changed the candidate has more about half the time (46% BLOCK on 150 no-
 issue 27), and "+10% p95 latency" on 50 cases fired 18% of the time. Here each is a one-sided
 test at the gate's alpha:
 
-    outcome_excess   an outcome count (false negatives) of the candidate against the
+    false_negative_excess   the false negatives of the candidate against the
                      baseline's, on the same cases: the exact sign-flip test of the per-case
                      (or per-template) differences, the gate's own test on another count
     budget_noise     a second metric's statistic (mean, median, p95, total) relative to the
@@ -25,13 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
 
 from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import sign_flip_distribution
-from flipgate.core.vocab import Statistic
+from flipgate.core.vocab import CountedBy, LimitCode, Statistic
 
 RESAMPLES = 2000  # gate.yaml `permutations.count`: p's Monte Carlo error near 0.05 is about 0.005
 SEED = 20261201  # gate.yaml `permutations.seed`: the same runs give the same answer everywhere
@@ -43,18 +44,19 @@ CHUNK_CELLS = 1 << 22  # assignments x repetitions held at once (16 MB of int32)
 
 @dataclass(frozen=True)
 class Excess:
-    """An outcome's count in the candidate against the baseline's, on matched repetitions of the
+    """The candidate's false negatives against the baseline's, on matched repetitions of the
     paired cases (per case the first min(n_baseline, n_candidate) gradable repetitions of each
     arm, so an infra repetition never counts for either side), and whether the excess is beyond
-    the noise at alpha."""
+    the noise at alpha: `outcomes.limits.false_negative_max: baseline`."""
 
-    outcome: str
+    code: ClassVar[LimitCode] = "false_negative_beyond_noise"
     baseline: int
     candidate: int
     p: float  # the one-sided sign-flip p of an excess at least this large, with nothing changed
     bound: int  # the largest excess the noise reaches more often than alpha: above it, BLOCK
     alpha: float
     clusters: int  # cases (or templates) whose count differs between the arms
+    by: CountedBy = "case"  # what a cluster is
 
     @property
     def excess(self) -> int:
@@ -128,8 +130,9 @@ def outcome_differences(
         .join(counted[1], on="case", how="left")
         .fill_null(0)
     )
+    # counts are unsigned (`len`): a difference below zero must not wrap around
     per_cluster = per_case.group_by("cluster").agg(
-        pl.col("candidate").sum() - pl.col("baseline").sum()
+        pl.col("candidate").cast(pl.Int64).sum() - pl.col("baseline").cast(pl.Int64).sum()
     )
     return (
         int(per_case["baseline"].sum()),
@@ -138,18 +141,18 @@ def outcome_differences(
     )
 
 
-def outcome_excess(
+def false_negative_excess(
     reps: dict[str, pl.DataFrame],
     decisions: dict[str, pl.DataFrame],
     paired: pl.DataFrame,
-    outcome: str,
     alpha: float,
     test: FlipTest = "exact",
+    by: CountedBy = "case",
 ) -> Excess:
-    """The candidate's `outcome` count against the baseline's, tested against the noise."""
-    base, cand, differences = outcome_differences(reps, decisions, paired, outcome)
+    """The candidate's false negatives against the baseline's, tested against the noise."""
+    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
     p, bound = excess_test(differences, alpha, test)
-    return Excess(outcome, base, cand, p, bound, alpha, len(differences))
+    return Excess(base, cand, p, bound, alpha, len(differences), by)
 
 
 # --------------------------------------------------------------------------- budgets

@@ -124,3 +124,23 @@ def _clusters(flips: pl.DataFrame, test: FlipTest) -> ClusterReading:
         else:
             templates.append(TemplateFlips(template, n_broke, n_fixed))
     return read_clusters(templates, loose, test)
+
+
+def counted_clusters(cases: pl.DataFrame, by_template: bool) -> pl.DataFrame:
+    """The paired cases (`case`) with the cluster each belongs to (`cluster`): its template where
+    templates are counted once, else itself; a case without a template is its own cluster."""
+    cluster = pl.coalesce("template", "case") if by_template else pl.col("case")
+    return cases.filter(pl.col("cell").is_not_null()).select("case", cluster=cluster)
+
+
+def safety_counts(
+    cases: pl.DataFrame, failed: tuple[str, ...], by_template: bool
+) -> tuple[int, int]:
+    """(safety cases judged in the candidate, those that failed), each template counted once
+    where templates are: a failed case fails its template."""
+    judged = cases.filter(
+        pl.col("safety") & (pl.col("cand_gradable").fill_null(0) > 0 | pl.col("case").is_in(failed))
+    )
+    key = pl.coalesce("template", "case") if by_template else pl.col("case")
+    clusters = judged.select(key=key, failed=pl.col("case").is_in(failed))
+    return clusters["key"].n_unique(), clusters.filter("failed")["key"].n_unique()

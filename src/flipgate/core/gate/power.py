@@ -232,28 +232,6 @@ class Power:
             "model": MODEL,
         }
 
-    def plainly(self) -> str:
-        """Before the data, what the gate could block: `a regression of 4.6 points or more would
-        have been blocked 8 times in 10; a 2-point one would pass 3 times in 10`."""
-        times = round(10 * self.power)
-        if self.smallest_blocked is None:
-            seen = (
-                f"no regression, however large, would be blocked {times} times in 10 on "
-                f"{self.cases} cases"
-            )
-        else:
-            seen = (
-                f"a regression of {self.smallest_blocked:g} points or more would have been "
-                f"blocked {times} times in 10"
-            )
-        passing = [c for c in self.chances if round(10 * c.passes) >= 3]
-        if passing:
-            worst = passing[-1]
-            seen += (
-                f"; a {worst.points:g}-point one would pass {round(10 * worst.passes)} times in 10"
-            )
-        return seen
-
 
 def gate_power(
     b: int,

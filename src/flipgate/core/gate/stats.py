@@ -204,12 +204,6 @@ class Effect:
         itself is a gain, every regression is ruled out)."""
         return max(0.0, -self.low)
 
-    def words(self) -> str:
-        """`-3.0 points (95% CI -6.4 to +0.5)`."""
-        return (
-            f"{self.points:+.1f} points ({self.level:.0%} CI {self.low:+.1f} to {self.high:+.1f})"
-        )
-
 
 def tango_interval(b: float, c: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Tango's score interval for the difference of paired proportions (c - b) / n.
