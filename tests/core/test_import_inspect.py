@@ -196,7 +196,7 @@ def test_missing_header_falls_back_to_the_journal(tmp_path: Path) -> None:
     run = read_external(_write_zip(tmp_path / "crashed.eval", members))
     assert run.manifest["run_id"] == "AG46kZ6MtVgPj4bDXp5vcS"
     assert run.manifest["inspect"]["status"] == "started"
-    assert run.notes == ["the Inspect log's status is 'started': the run may be incomplete"]
+    assert run.notes == ["the Inspect log's status is 'started': the run did not finish"]
     assert collapse(run.records) == raw_collapse(INSPECT / "baseline.json")
 
 
@@ -461,7 +461,7 @@ def test_a_member_that_decompresses_past_the_bound_is_refused_before_it_is_read(
         read_external(log, ImportOptions(max_member_mb=1))
     assert error.value.field == "samples/bomb_epoch_1.json"
     assert "past the bound of 1 MB (raise it with --max-member-mb)" in error.value.message
-    with pytest.raises(InputError, match="member is not JSON"):  # read, under a raised bound
+    with pytest.raises(InputError, match="not JSON"):  # read, under a raised bound
         read_external(log, ImportOptions(max_member_mb=5))
 
 

@@ -63,18 +63,18 @@ def read_external(path: Path, options: ImportOptions | None = None) -> ImportedR
     raise InputError(path, "neither an Inspect AI log nor a promptfoo results.json")
 
 
-def _refuse_others_options(path: Path, importer: Importer, options: ImportOptions) -> None:
+def _refuse_others_options(path: Path, importer: Importer, chosen: ImportOptions) -> None:
     """An option of another tool's logs changes nothing here: said, not silently ignored."""
     defaults = ImportOptions()
-    for other in IMPORTERS:
-        for option in other.options:
-            given = getattr(options, option.field) != getattr(defaults, option.field)
-            if given and option not in importer.options:
-                raise InputError(
-                    path,
-                    f"applies to {other.title} logs only; this is a {importer.title} log",
-                    field=option.flag,
-                )
+    for option in options():
+        given = getattr(chosen, option.field) != getattr(defaults, option.field)
+        if given and option not in importer.options:
+            tools = " and ".join(other.title for other in takers(option))
+            raise InputError(
+                path,
+                f"applies to {tools} logs only; this is a {importer.title} log",
+                field=option.flag,
+            )
 
 
 def import_options(given: Mapping[str, Any]) -> ImportOptions:
@@ -93,8 +93,13 @@ def import_options(given: Mapping[str, Any]) -> ImportOptions:
 
 
 def options() -> tuple[Option, ...]:
-    """Every importer's options, in the registry's order."""
-    return tuple(option for importer in IMPORTERS for option in importer.options)
+    """Every importer's options, in the registry's order, each once (some are shared)."""
+    return tuple(dict.fromkeys(option for importer in IMPORTERS for option in importer.options))
+
+
+def takers(option: Option) -> tuple[Importer, ...]:
+    """The importers that take `option`."""
+    return tuple(importer for importer in IMPORTERS if option in importer.options)
 
 
 def write_run(imported: ImportedRun, out_dir: Path) -> None:
