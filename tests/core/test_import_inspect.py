@@ -219,7 +219,7 @@ def test_a_json_file_of_neither_tool_is_an_input_error(tmp_path: Path) -> None:
     other = tmp_path / "other.json"
     other.write_text('{"results": [1, 2, 3]}')
     assert detect_format(other) is None
-    with pytest.raises(InputError, match="neither an Inspect AI log nor a promptfoo"):
+    with pytest.raises(InputError, match="not a log flipgate reads"):
         read_external(other)
 
 
@@ -303,7 +303,7 @@ def test_another_tool_s_option_is_refused(
 ) -> None:
     with pytest.raises(InputError) as error:
         read_external(log, options)
-    assert error.value.field == flag and f"applies to {said} logs only" in str(error.value)
+    assert error.value.field == flag and f"applies to {said}" in str(error.value)
 
 
 def test_unknown_score_value_names_the_field(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,9 @@ from pydantic import Field
 from flipgate.core.importers.schema import Model, read_value
 
 MANIFEST_KEY = "completeness"
-FINISHED = (
-    "finished"  # the status of a run whose tool says nothing of how it ended but lost nothing
-)
+# The status of a run whose tool states none: nothing planned is missing, or (the plan being
+# only what the log holds) nothing seen is missing.
+COMPLETE, NOT_STATED = "complete", "not stated"
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,23 @@ def account(
         expected_total, sum(present.values()), sum(errored.values()), sum(excluded.values())
     )
     return Completeness(finished, status, totals, cases, exclusions, detail)
+
+
+def by_plan(
+    records: Iterable[Mapping[str, Any]],
+    planned: Mapping[str, int],
+    *,
+    plan_known: bool,
+    when_missing: str,
+) -> Completeness:
+    """For a tool that states no status: the run finished when nothing planned is missing;
+    when the plan is only what the log holds (`plan_known` false), a run missing nothing may
+    still have lost whole cases, so whether it finished is not known."""
+    tally = account(records, planned, finished=None, status=NOT_STATED)
+    lost = tally.totals.missing > 0
+    finished = False if lost else (True if plan_known else None)
+    status = when_missing if lost else (COMPLETE if finished else NOT_STATED)
+    return replace(tally, finished=finished, status=status)
 
 
 # --- reading a stated completeness back (the ledger reads run.yaml through this) -------------

@@ -62,7 +62,6 @@ DIMENSIONS = ("prompt", "provider")  # column dimensions, in the order they appe
 _PROVIDER_ERROR = 2  # failureReason: 0 ok, 1 an assertion failed, 2 the provider failed
 _SHORT_NAME = 60  # a label's part longer than this (or spanning lines) is prompt text, not a name
 _JSONL_ROW = frozenset({"testIdx", "promptIdx", "testCase"})  # what marks a `.jsonl` line
-_COMPLETE, _ROWS_MISSING, _NOT_STATED = "complete", "rows missing", "not stated"
 
 
 @dataclass(frozen=True)
@@ -147,7 +146,9 @@ def _cells_v3(path: Path, doc: ResultsFile) -> Iterator[_Cell]:
         if row.promptIdx < len(columns):
             column = columns[row.promptIdx]
         else:
-            column = _column(row.prompt.label, row.promptId or row.prompt.label, _provider_label(row))
+            column = _column(
+                row.prompt.label, row.promptId or row.prompt.label, _provider_label(row)
+            )
         yield _row_cell(path, f"results.results[{i}]", row, column)
 
 
@@ -261,7 +262,7 @@ def _column(label: str, content: str, provider: str) -> Column:
 def _imported(
     path: Path, doc: ResultsFile | None, cells: list[_Cell], options: ImportOptions
 ) -> ImportedRun:
-    from flipgate.core.importers.completeness import account
+    from flipgate.core.importers.completeness import by_plan
 
     columns = _distinct([*_planned_columns(doc), *(cell.column for cell in cells)])
     cells = _select(path, [replace(c, column=columns[c.column]) for c in cells], options.select)
@@ -283,13 +284,11 @@ def _imported(
     records.sort(key=lambda r: (natural_key(r["case"]), r["rep"]))
     check_unique(path, records, "test")
     cases = [_case_id(names[index], column, varying) for index in names for column in planned]
-    completeness = account(records, dict.fromkeys(cases, repeat), finished=None, status=_NOT_STATED)
-    missing = completeness.totals.missing
-    finished = False if missing else (True if plan is not None else None)
-    completeness = replace(
-        completeness,
-        finished=finished,
-        status=_ROWS_MISSING if missing else (_COMPLETE if finished else _NOT_STATED),
+    completeness = by_plan(
+        records,
+        dict.fromkeys(cases, repeat),
+        plan_known=plan is not None,
+        when_missing="rows missing",
     )
     return ImportedRun(
         source=path,
