@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,11 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
         [_column(path, table, column).alias(name) for name, column in wanted.items()]
     )
     rest = table.select([c for c in table.columns if c not in wanted.values()])
+    others = rest.iter_rows(named=True) if rest.width else repeat({})
     records = []
     counts: dict[str, int] = {}
     for number, (row, other) in enumerate(
-        zip(picked.iter_rows(named=True), rest.iter_rows(named=True), strict=True), 1
+        zip(picked.iter_rows(named=True), others, strict=False), 1
     ):
         records.append(_record(path, number, row, other, options, counts))
     records.sort(key=lambda r: (natural_key(r["case"]), r["rep"]))
