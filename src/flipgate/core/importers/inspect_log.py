@@ -400,10 +400,10 @@ def _as_label(value: str | list[str] | None, labels: Mapping[str, str]) -> str |
 
 def _rule_values(scorer: str, score: Score) -> Iterator[tuple[str, Any]]:
     # A scorer may return a mapping of values (one per metric key): each key is its own rule.
-    if isinstance(score.value, dict):
+    if isinstance(score.value, dict) and score.value:
         for name, item in score.value.items():
             yield f"{scorer}/{name}", item
-    else:
+    else:  # an empty mapping is no verdict: `_passes` refuses it, rather than drop the scorer
         yield scorer, score.value
 
 

@@ -271,7 +271,7 @@ def _imported(
     repeat = (doc.runtimeOptions.repeat if doc else None) or _most_repeated(cells)
     ran = _tests(path, cells, repeat)
     plan = _planned_tests(doc)
-    names = _test_names(plan or ran)
+    names = _test_names({**ran, **(plan or {})})  # the config names its tests; rows fill in
     records = [
         _record(
             path,

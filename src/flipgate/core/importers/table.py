@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -63,67 +62,96 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
             "and --score-column (a run in flipgate's own format is a folder holding run.yaml)",
             field="--case-column" if options.case_column is None else "--score-column",
         )
-    table = _frame(file)
+    rows = _rows(file)
     wanted = {"case": options.case_column}
     if options.rep_column:
         wanted["rep"] = options.rep_column
     if options.error_column:
         wanted["error"] = options.error_column
-    for i, column in enumerate(options.score_column):
-        wanted[f"score{i}"] = column
-    picked = table.select(
-        [_column(path, table, column).alias(name) for name, column in wanted.items()]
-    )
-    rest = table.select([c for c in table.columns if c not in wanted.values()])
-    others = rest.iter_rows(named=True) if rest.width else repeat({})
+    wanted.update((f"score{i}", column) for i, column in enumerate(options.score_column))
+    kinds: dict[str, str] = {}
     records = []
     counts: dict[str, int] = {}
-    for number, (row, other) in enumerate(
-        zip(picked.iter_rows(named=True), others, strict=False), 1
-    ):
-        records.append(_record(path, number, row, other, options, counts))
+    for number, row in enumerate(rows, 1):
+        picked = {name: _cell(path, number, row, column, kinds) for name, column in wanted.items()}
+        other = {k: v for k, v in row.items() if k not in wanted.values() and v is not None}
+        records.append(_record(path, number, picked, other, options, counts))
     records.sort(key=lambda r: (natural_key(r["case"]), r["rep"]))
     check_unique(path, records, "case")
     return _imported(path, records)
 
 
-def _frame(file: LogFile) -> Any:
-    import polars as pl
-
+def _rows(file: LogFile) -> list[dict[str, Any]]:
+    """The table's rows as JSON values: a JSON export as it is written, so that a column mixing
+    types is seen (a table reader would quietly make it text); CSV and Parquet as typed."""
     path, suffix = file.path, file.path.suffix.lower()
-    try:
-        if suffix in (".csv", ".tsv"):
-            return pl.read_csv(
-                path, separator="\t" if suffix == ".tsv" else ",", infer_schema_length=None
-            )
-        if suffix == ".parquet":
-            return pl.read_parquet(path)
-        if suffix == ".json":
-            return pl.DataFrame(file.document, infer_schema_length=None)
-        return pl.read_ndjson(path, infer_schema_length=None)
-    except (pl.exceptions.PolarsError, OSError, ValueError, TypeError) as exc:
-        raise InputError(path, f"not a readable table ({exc})") from None
+    if suffix == ".json":
+        rows = file.document
+    elif suffix in (".jsonl", ".ndjson"):
+        rows = _json_lines(path)
+    else:
+        rows = _typed_table(path, suffix)
+    for number, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise InputError(path, "a row must be an object", field=f"row {number}")
+    return list(rows)
 
 
-def _column(path: Path, table: Any, name: str) -> Any:
-    """The column `name`, or the field a dotted path names inside a nested column."""
+def _json_lines(path: Path) -> list[Any]:
+    rows = []
+    with path.open("rb") as lines:
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as exc:
+                    raise InputError(path, f"not JSON ({exc})", line=number) from None
+    return rows
+
+
+def _typed_table(path: Path, suffix: str) -> list[dict[str, Any]]:
     import polars as pl
 
-    if name in table.columns:
-        return pl.col(name)
-    head, *fields = name.split(".")
-    if head not in table.columns or not fields:
-        raise InputError(
-            path, f"no column {name!r}; the table has: {', '.join(table.columns)}", field=name
+    try:
+        if suffix == ".parquet":
+            table = pl.read_parquet(path)
+        else:
+            separator = "\t" if suffix == ".tsv" else ","
+            table = pl.read_csv(path, separator=separator, infer_schema_length=None)
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        raise InputError(path, f"not a readable table ({exc})") from None
+    return table.to_dicts()
+
+
+def _cell(path: Path, number: int, row: dict[str, Any], column: str, kinds: dict[str, str]) -> Any:
+    """The value of `column` in `row` (a dotted path reaches into nested objects); a column
+    holding values of two types (a number here, text there) is refused at the first odd one."""
+    if column in row:
+        value = row[column]
+    else:
+        value = row
+        for part in column.split("."):
+            if not isinstance(value, dict) or part not in value:
+                raise InputError(
+                    path,
+                    f"no column {column!r}; the row has: {', '.join(row)}",
+                    field=f"row {number}",
+                )
+            value = value[part]
+    if value is not None:
+        kind = (
+            "number"
+            if isinstance(value, int | float) and not isinstance(value, bool)
+            else type(value).__name__
         )
-    expr, dtype = pl.col(head), table.schema[head]
-    for field in fields:
-        names = [f.name for f in dtype.fields] if isinstance(dtype, pl.Struct) else []
-        if field not in names:
-            raise InputError(path, f"no field {field!r} inside {head!r}", field=name)
-        dtype = dict(zip(names, (f.dtype for f in dtype.fields), strict=True))[field]
-        expr = expr.struct.field(field)
-    return expr
+        first = kinds.setdefault(column, kind)
+        if kind != first:
+            raise InputError(
+                path,
+                f"{value!r} is a {kind} in a column of {first}s",
+                field=f"row {number}.{column}",
+            )
+    return value
 
 
 def _record(
@@ -136,8 +164,12 @@ def _record(
 ) -> dict[str, Any]:
     where = f"row {number}"
     case = row["case"]
-    if case is None or isinstance(case, dict | list) or str(case) == "":
-        raise InputError(path, "no case id", field=f"{where}.{options.case_column}")
+    if isinstance(case, bool) or not isinstance(case, str | int) or case == "":
+        raise InputError(
+            path,
+            f"{case!r} is no case id (text or a whole number)",
+            field=f"{where}.{options.case_column}",
+        )
     case = str(case)
     rep = row.get("rep")
     if "rep" in row:
@@ -164,7 +196,7 @@ def _record(
             passed[column] = verdict
         else:
             record["passed"] = passed
-    kept = {k: _plain(v) for k, v in other.items() if v is not None}
+    kept = {k: _plain(v) for k, v in other.items()}
     if kept:
         record["columns"] = kept
     return record
