@@ -179,4 +179,5 @@ PASS_THRESHOLD = Option(
     "numeric scores pass at this (default 1)",
     takes="value",
     read=finite,
+    metavar="X",
 )

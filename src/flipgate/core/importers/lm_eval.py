@@ -70,9 +70,9 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
     if is_results(file.document):
         results_path = path
     else:  # a samples file: its results file has the same time
-        time = _SAMPLES.fullmatch(path.name)
-        assert time is not None  # recognised by its name
-        results_path = path.with_name(f"results_{time['time']}.json")
+        named = _SAMPLES.fullmatch(path.name)
+        assert named is not None  # recognised by its name
+        results_path = path.with_name(f"results_{named['time']}.json")
         if not results_path.is_file():
             raise InputError(path, f"no {results_path.name} beside it: lm-eval writes both")
     match = _RESULTS.fullmatch(results_path.name)
