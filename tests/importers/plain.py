@@ -33,7 +33,8 @@ class Plain:
 def inspect_json(path: Path) -> dict[str, Any]:
     """An Inspect JSON log, gzipped in the fixtures or not."""
     data = path.read_bytes()
-    return json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
+    doc: dict[str, Any] = json.loads(gzip.decompress(data) if path.suffix == ".gz" else data)
+    return doc
 
 
 def inspect(doc: dict[str, Any]) -> Plain:

@@ -10,7 +10,6 @@ the importer must have refused the file too.
 from __future__ import annotations
 
 import copy
-import gzip
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -25,7 +24,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, read_external
 from flipgate.core.runs.reading import run_from_records
 from tests.importers.conftest import INSPECT, PROMPTFOO, deepeval_run, lm_eval_results
-from tests.importers.plain import FAIL, INFRA, PASS
+from tests.importers.plain import FAIL, INFRA, PASS, inspect_json
 
 Path_ = tuple[str | int, ...]
 States = dict[tuple[str, int], str]
@@ -119,13 +118,10 @@ def _inspect_doc() -> dict[str, Any]:
     """A JSON log of four real samples: passing, stopped by a message limit, NaN, errored; their
     events kept to the model calls."""
 
-    def load(name: str) -> dict[str, Any]:
-        return json.loads(gzip.decompress((INSPECT / f"{name}.json.gz").read_bytes()))
-
-    doc = load("limits")
+    doc = inspect_json(INSPECT / "limits.json.gz")
     picked = {(1, 1), (4, 1), (11, 1)}
     samples = [s for s in doc["samples"] if (s["id"], s["epoch"]) in picked]
-    samples += [s for s in load("error")["samples"] if s.get("error")][:1]
+    samples += [s for s in inspect_json(INSPECT / "error.json.gz")["samples"] if s.get("error")][:1]
     for sample in samples:
         sample["events"] = [e for e in sample["events"] if e["event"] == "model"][:1]
         for bulky in ("events_data", "store", "attachments", "input", "role_usage"):
@@ -147,7 +143,11 @@ def inspect_plain(doc: dict[str, Any]) -> States:
         key = (str(sample["id"]), sample["epoch"] - 1)
         limit = sample.get("limit")
         values = [v["value"] for v in sample["scores"].values()] if sample.get("scores") else []
-        if sample.get("error") is not None or (limit and limit["type"] in ("time", "working")) or any(isinstance(v, float) and math.isnan(v) for v in values):
+        if (
+            sample.get("error") is not None
+            or (limit and limit["type"] in ("time", "working"))
+            or any(isinstance(v, float) and math.isnan(v) for v in values)
+        ):
             states[key] = INFRA
         elif limit is not None:
             states[key] = FAIL
@@ -176,7 +176,7 @@ def test_inspect_the_unchanged_document_reads_as_the_plain_reading(
 
 
 def _promptfoo_doc() -> dict[str, Any]:
-    doc = json.loads((PROMPTFOO / "file-prompts/results.json").read_text())
+    doc: dict[str, Any] = json.loads((PROMPTFOO / "file-prompts/results.json").read_text())
     rows = doc["results"]["results"]
     keep = [r for r in rows if r["testIdx"] in (0, 1, 2, 12, 22) and r["promptIdx"] == 0]
     for row in keep:
@@ -300,7 +300,8 @@ TABLE_OPTIONS = ImportOptions(
 
 def table_plain(rows: list[dict[str, Any]]) -> States:
     words = {"yes": True, "no": False, "pass": True, "fail": False, "true": True, "false": False}
-    states, reps = {}, {}
+    states: States = {}
+    reps: dict[str, int] = {}
     for row in rows:
         case = row["case"]
         if not isinstance(case, str | int) or isinstance(case, bool) or case == "":

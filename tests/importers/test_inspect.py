@@ -195,8 +195,13 @@ def _sample_edit(
             "is not C/I/P/N",
         ),
         (
+            # a newer format, whose fields may mean other things (here a status of its own)
             lambda name, data: (
-                data.replace(b'"version":2', b'"version":3') if name == "header.json" else data
+                data.replace(b'"version":2', b'"version":3').replace(
+                    b'"status":"success"', b'"status":"finished"'
+                )
+                if name == "header.json"
+                else data
             ),
             "header.json",
             "format version 3",

@@ -76,7 +76,7 @@ def is_inspect_json(doc: Any) -> bool:
 
 
 def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
-    from flipgate.core.importers.inspect_types import EvalLogHeader, EvalSample
+    from flipgate.core.importers.inspect_types import EvalLogHeader, EvalSample, LogVersion
     from flipgate.core.importers.inspect_zip import EvalArchive
     from flipgate.core.importers.schema import read_json, read_value
 
@@ -84,7 +84,8 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
     if file.is_zip:  # even a truncated one: the reader says what is wrong with it
         with EvalArchive(path, int(options.max_member_mb * 1e6)) as archive:
             name, raw = archive.header()
-            header = _checked(read_json(EvalLogHeader, raw, path, name), path, name)
+            _check_version(read_json(LogVersion, raw, path, name).version, path, name)
+            header = read_json(EvalLogHeader, raw, path, name)
             samples = (
                 read_json(EvalSample, data, path, member) for member, data in archive.samples()
             )
@@ -92,7 +93,8 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
     doc = file.document
     if not is_inspect_json(doc):
         raise InputError(path, "not an Inspect log: no `version` and `eval.task`")
-    header = _checked(read_value(EvalLogHeader, doc, path), path, "version")
+    _check_version(read_value(LogVersion, doc, path).version, path, "version")
+    header = read_value(EvalLogHeader, doc, path)
     listed = doc.get("samples") or []
     if not isinstance(listed, list):
         raise InputError(path, "expected a list", field="samples")
@@ -104,17 +106,18 @@ def _read(file: LogFile, options: ImportOptions) -> ImportedRun:
     )
 
 
-def _checked(header: EvalLogHeader, path: Path, where: str) -> EvalLogHeader:
+def _check_version(version: int, path: Path, where: str) -> None:
+    """A log of a format this reader does not know is refused before its fields are read: they
+    may mean something else there."""
     from flipgate.core.importers.inspect_types import LOG_FORMAT_VERSIONS
 
-    if header.version not in LOG_FORMAT_VERSIONS:
+    if version not in LOG_FORMAT_VERSIONS:
         raise InputError(
             path,
-            f"an Inspect log of format version {header.version}; this flipgate reads versions "
+            f"an Inspect log of format version {version}; this flipgate reads versions "
             f"{', '.join(map(str, LOG_FORMAT_VERSIONS))} (a newer Inspect wrote it?)",
             field=where,
         )
-    return header
 
 
 def _json_where(raw: Any, index: int) -> str:

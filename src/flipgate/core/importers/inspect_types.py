@@ -155,6 +155,12 @@ class EvalPlan(Model):
     config: dict[str, Any] = {}
 
 
+class LogVersion(Model):
+    """What a log's format version is, read before anything else of it."""
+
+    version: int
+
+
 class EvalLogHeader(Model):
     """Everything of a log but its samples: `header.json` of a `.eval`, or a JSON log's top."""
 
