@@ -88,7 +88,9 @@ def main() -> None:
         print(f"best {name:<26} {seconds:8.1f} s {peak:8.0f} MB peak")
     if len(best) == 2:
         (ours_s, ours_mb), (theirs_s, theirs_mb) = best.values()
-        print(f"ours / inspect_ai: time {ours_s / theirs_s:.2f}x, memory {ours_mb / theirs_mb:.2f}x")
+        print(
+            f"ours / inspect_ai: time {ours_s / theirs_s:.2f}x, memory {ours_mb / theirs_mb:.2f}x"
+        )
         if ours_s > 2 * theirs_s or ours_mb > 2 * theirs_mb:
             sys.exit("the import is past 2x inspect_ai's own reader")
 

@@ -81,7 +81,9 @@ class ZstdZipWriter:
         if count > 0xFFFF:  # past 65,535 members the counts live in the ZIP64 end records
             end64 = self._out.tell()
             self._out.write(
-                struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start)
+                struct.pack(
+                    "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start
+                )
             )
             self._out.write(struct.pack("<4sLQL", b"PK\x06\x07", 0, end64, 1))
             count = 0xFFFF
