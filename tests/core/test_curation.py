@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from flipgate.core.curation.entries import add, check, propose, remove
+from flipgate.core.curation.entries import add, remove
+from flipgate.core.curation.flips import propose
+from flipgate.core.curation.review import check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import default_spec

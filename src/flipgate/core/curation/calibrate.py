@@ -20,7 +20,7 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any
 
-from flipgate.core.curation.entries import identical_runs
+from flipgate.core.curation.flips import identical_runs
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyList

@@ -1,7 +1,7 @@
 """The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
 changes a curator makes here (accept a proposal, retire a repaired entry).
 
-Everything shown is computed by `flipgate.core.curation.entries`, in a worker (it compares both arms
+Everything shown is computed by `flipgate.core.curation`, in a worker (it compares both arms
 with the list and reads every identical run: seconds on a large suite); every change goes through it
 and is written at once, in a worker too. A refused change shows its reason in the form, and the file
 stays as it was.
@@ -25,19 +25,9 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
-from flipgate.core.curation.entries import (
-    CheckReport,
-    Edit,
-    EntryReview,
-    Proposal,
-    ProposedEntry,
-    add,
-    flipped_in_run,
-    load_list,
-    propose,
-    remove,
-    review,
-)
+from flipgate.core.curation.entries import Edit, add, load_list, remove
+from flipgate.core.curation.flips import Proposal, ProposedEntry, propose
+from flipgate.core.curation.review import CheckReport, EntryReview, flipped_in_run, review
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
