@@ -5,8 +5,8 @@
 
 Edits never lose data: every entry keeps its fields in order (unknown ones included), comments
 outside the touched entry stay where they are (`core.io.yamledit`), and the new text is parsed
-back and compared with the intended content before it replaces the file atomically. On any error
-nothing is written.
+back and compared with the intended content before it replaces the file, under the file's lock
+(`core.io.edit`): two curators at once both get their change. On any error nothing is written.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from flipgate.core.curation.flips import safety_cases, suite_cases
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import bytes_digest
-from flipgate.core.io.yamledit import append_items, drop_item, dump_block
-from flipgate.core.io.yamlio import LineIndex, load_yaml
+from flipgate.core.io.edit import EditedFile, edit
+from flipgate.core.io.files import read_bytes
+from flipgate.core.io.yamledit import append_items, apply, drop_item, dump_block
+from flipgate.core.io.yamlio import LineIndex, Outline, load_yaml
 from flipgate.core.runs.model import Run
 
 NEW_FILE_HEADER = (
@@ -45,6 +46,7 @@ class _Stored:
     before: bytes
     flaky: FlakyList
     data: dict[str, Any]
+    outline: Outline | None  # where its parts lie in the text, for an edit that keeps the rest
 
 
 @dataclass(frozen=True)
@@ -66,22 +68,23 @@ def load_list(path: Path | None) -> FlakyList:
     return load_flaky(path)
 
 
-def _read(path: Path) -> _Stored:
-    if not path.exists():
-        return _Stored(path, b"", FlakyList(source=path), {"entries": []})
-    flaky = load_list(path)
-    data, lines = load_yaml(path)
+def _stored(path: Path, before: bytes | None) -> _Stored:
+    """The list as `before` holds it (None: no file yet, so the empty list)."""
+    if before is None:
+        return _Stored(path, b"", FlakyList(source=path), {"entries": []}, None)
+    flaky = load_flaky(path, before)
+    data, lines = load_yaml(path, before, outline=True)
     data = data if data is not None else {}
     data.setdefault("entries", [])
     if data["entries"] is None:
         data["entries"] = []
     _check_curation_fields(path, data, lines)
-    return _Stored(path, path.read_bytes(), flaky, data)
+    return _Stored(path, before, flaky, data, lines.outline)
 
 
 def read_curated(path: Path) -> FlakyList:
     """The list at `path`, its curation fields (`history`, `retired`) held to their shape too."""
-    return _read(path).flaky
+    return _stored(path, read_bytes(path) if path.exists() else None).flaky
 
 
 def _check_curation_fields(path: Path, data: dict[str, Any], lines: LineIndex) -> None:
@@ -133,20 +136,15 @@ def _render(stored: _Stored, data: dict[str, Any], splice: str | None) -> tuple[
     return whole, False
 
 
-def _write(stored: _Stored, data: dict[str, Any], splice: str | None, message: str) -> Edit:
-    """Write atomically; the new text must load as a valid list, and the old file be unchanged."""
+def _write(
+    file: EditedFile, stored: _Stored, data: dict[str, Any], splice: str | None, message: str
+) -> Edit:
+    """Replace the file; the new text must load as a valid list (the one the gate will read)."""
     text, kept = _render(stored, data, splice)
-    path = stored.path
-
-    def still_valid_and_unchanged(written: Path) -> None:
-        load_flaky(written)  # the list the gate will read must still be a valid list
-        now = path.read_bytes() if path.exists() else b""
-        if now != stored.before:
-            raise InputError(path, "changed on disk while being edited; nothing written")
-
-    write_atomic(path, text, overwrite=True, check=still_valid_and_unchanged)
+    load_flaky(stored.path, text.encode("utf-8"))
+    file.replace(text)
     return Edit(
-        path=path,
+        path=stored.path,
         text=text,
         before_digest=bytes_digest(stored.before),
         flaky_digest=bytes_digest(text.encode("utf-8")),
@@ -185,80 +183,96 @@ def add(
     evidence = _required(path, "evidence", evidence)
     if not suite:
         raise InputError(path, "adding needs the suite's runs: they say which cases exist")
-    stored = _read(path)
-    existing = stored.flaky.entry(case)
-    if existing is not None:
-        raise InputError(
-            path,
-            f"case {case!r} is already listed (owner {existing.owner}, added "
-            f"{existing.added.isoformat()})",
-            field="case",
+    with edit(path) as file:
+        stored = _stored(path, file.before)
+        existing = stored.flaky.entry(case)
+        if existing is not None:
+            raise InputError(
+                path,
+                f"case {case!r} is already listed (owner {existing.owner}, added "
+                f"{existing.added.isoformat()})",
+                field="case",
+            )
+        if case in safety_cases(suite):
+            raise InputError(
+                path,
+                f"case {case!r} is a safety case: never on the flaky list; a safety case that flips "
+                "is a finding about the agent",
+                field="case",
+            )
+        known = suite_cases(suite)
+        if case not in known:
+            runs = ", ".join(run.run_id for run in suite)
+            raise InputError(
+                path, f"unknown case {case!r}: not in the suite ({runs})", field="case"
+            )
+        cap = spec.flaky_cap(len(known))
+        listed = len(stored.flaky.entries)
+        if listed >= cap:
+            raise InputError(
+                path,
+                f"the flaky list is full: {listed} listed, cap {cap} "
+                f"({spec.flaky_max_share:.0%} of {len(known)} cases), 0 slots left; "
+                "repair and retire an entry first",
+            )
+        event: dict[str, Any] = {"event": "added", "date": today, "by": (by or owner).strip()}
+        if note:
+            event["note"] = note
+        item = {
+            "case": case,
+            "owner": owner,
+            "added": today,
+            "reason": reason,
+            "evidence": evidence,
+            "history": [event],
+        }
+        data = copy.deepcopy(stored.data)
+        data["entries"].append(item)
+        text = stored.before.decode("utf-8")
+        added = append_items(
+            text, stored.outline, stored.data, "entries", [item], dump_block([item])
         )
-    if case in safety_cases(suite):
-        raise InputError(
-            path,
-            f"case {case!r} is a safety case: never on the flaky list; a safety case that flips "
-            "is a finding about the agent",
-            field="case",
+        splice = apply(text, [added])
+        left = cap - listed - 1
+        return _write(
+            file, stored, data, splice, f"listed {case} (owner {owner}); {left} of {cap} slots left"
         )
-    known = suite_cases(suite)
-    if case not in known:
-        runs = ", ".join(run.run_id for run in suite)
-        raise InputError(path, f"unknown case {case!r}: not in the suite ({runs})", field="case")
-    cap = spec.flaky_cap(len(known))
-    listed = len(stored.flaky.entries)
-    if listed >= cap:
-        raise InputError(
-            path,
-            f"the flaky list is full: {listed} listed, cap {cap} "
-            f"({spec.flaky_max_share:.0%} of {len(known)} cases), 0 slots left; "
-            "repair and retire an entry first",
-        )
-    event: dict[str, Any] = {"event": "added", "date": today, "by": (by or owner).strip()}
-    if note:
-        event["note"] = note
-    item = {
-        "case": case,
-        "owner": owner,
-        "added": today,
-        "reason": reason,
-        "evidence": evidence,
-        "history": [event],
-    }
-    data = copy.deepcopy(stored.data)
-    data["entries"].append(item)
-    splice = append_items(stored.before.decode("utf-8"), "entries", [item])
-    left = cap - listed - 1
-    return _write(
-        stored, data, splice, f"listed {case} (owner {owner}); {left} of {cap} slots left"
-    )
 
 
 def remove(flaky_path: Path, case: str, note: str, today: date, *, by: str | None = None) -> Edit:
     """Retire a repaired entry: it moves to `retired:` with its history and a `retired` event."""
     path = Path(flaky_path)
     note = _required(path, "note", note)
-    stored = _read(path)
-    entries = stored.data["entries"]
-    index = next((i for i, e in enumerate(entries) if e.get("case") == case), None)
-    if index is None:
-        gone = [r for r in stored.data.get("retired") or [] if r.get("case") == case]
-        already = " (it was retired earlier)" if gone else ""
-        raise InputError(path, f"case {case!r} is not on the flaky list{already}", field="case")
-    entry = entries[index]
-    history = _history_of(entry)
-    history.append(
-        {"event": "retired", "date": today, "by": (by or entry["owner"]).strip(), "note": note}
-    )
-    retired_item = {k: v for k, v in entry.items() if k != "history"}
-    retired_item["history"] = history
-    data = copy.deepcopy(stored.data)
-    del data["entries"][index]
-    data["retired"] = [*(data.get("retired") or []), retired_item]
-    text = stored.before.decode("utf-8")
-    dropped = drop_item(text, "entries", index)
-    splice = append_items(dropped, "retired", [retired_item]) if dropped is not None else None
-    return _write(stored, data, splice, f"retired {case}: {note}")
+    with edit(path) as file:
+        stored = _stored(path, file.before)
+        entries = stored.data["entries"]
+        index = next((i for i, e in enumerate(entries) if e.get("case") == case), None)
+        if index is None:
+            gone = [r for r in stored.data.get("retired") or [] if r.get("case") == case]
+            already = " (it was retired earlier)" if gone else ""
+            raise InputError(path, f"case {case!r} is not on the flaky list{already}", field="case")
+        entry = entries[index]
+        history = _history_of(entry)
+        history.append(
+            {"event": "retired", "date": today, "by": (by or entry["owner"]).strip(), "note": note}
+        )
+        retired_item = {k: v for k, v in entry.items() if k != "history"}
+        retired_item["history"] = history
+        data = copy.deepcopy(stored.data)
+        del data["entries"][index]
+        data["retired"] = [*(data.get("retired") or []), retired_item]
+        text = stored.before.decode("utf-8")
+        rendered = dump_block([retired_item])
+        splice = apply(
+            text,
+            [
+                drop_item(text, stored.outline, stored.data, "entries", index),
+                append_items(
+                    text, stored.outline, stored.data, "retired", [retired_item], rendered
+                ),
+            ],
+        )
+        return _write(file, stored, data, splice, f"retired {case}: {note}")
 
 
 __all__ = ["Edit", "add", "load_list", "read_curated", "remove"]

@@ -1,13 +1,27 @@
 """Editing a YAML document's text in place, so that comments and layout stay as a person wrote
-them: items added to, or one dropped from, a block list under a top-level key. Each edit returns
-None when the text has a shape it cannot keep; the caller then writes the data out whole.
+them: an item dropped from, and items added to, block lists under top-level keys.
+
+Each edit is worked out from the document's `Outline` (noted in the same pass that read its data:
+the file is not parsed again) and checked on its own: the text cut out must read as exactly the
+item dropped, the text after which items are added as exactly the list's last item, and the text
+added as exactly the items. A layout an edit cannot keep (a list on one line, a dash on a line
+of its own) makes it None, and the caller writes the data out whole.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 import yaml
+
+from flipgate.core.io.yamlio import Outline, SafeLoader
+
+Splice = tuple[int, int, str]  # text[start:end] becomes the string
+_DASH = re.compile(r" *- +")  # what stands before a block list's item on its first line
+_UNREADABLE = object()
 
 
 class _Dumper(yaml.SafeDumper):
@@ -21,6 +35,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 def dump_block(data: Any) -> str:
+    """`data` as block YAML a person edits, each value on the line of its key."""
     return yaml.dump(
         data,
         Dumper=_Dumper,
@@ -31,83 +46,126 @@ def dump_block(data: Any) -> str:
     )
 
 
-def _dump_items(items: list[dict[str, Any]], indent: int) -> str:
-    text = dump_block(items)
-    pad = " " * indent
-    return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
-
-
-def _root(text: str) -> yaml.MappingNode | None:
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
-    return node if isinstance(node, yaml.MappingNode) and not node.flow_style else None
-
-
-def _value_node(root: yaml.MappingNode, key: str) -> tuple[yaml.Node, yaml.Node] | None:
-    return next(((k, v) for k, v in root.value if k.value == key), None)
-
-
-def _line_start(text: str, index: int) -> int:
-    return text.rfind("\n", 0, index) + 1
-
-
-def _after_line(text: str, index: int) -> int:
-    end = text.find("\n", index)
-    return len(text) if end < 0 else end + 1
-
-
-def _end_of(text: str, node: yaml.Node) -> int:
-    """Where the text of `node` ends: after the line of its last scalar, or its closing bracket."""
-    while isinstance(node, yaml.MappingNode | yaml.SequenceNode) and not node.flow_style:
-        if not node.value:
-            break
-        last = node.value[-1]
-        node = last[1] if isinstance(last, tuple) else last
-    mark = node.end_mark
-    return mark.index if mark.column == 0 else _after_line(text, mark.index)
-
-
-def append_items(text: str, key: str, items: list[dict[str, Any]]) -> str | None:
-    """`text` with `items` added to the block list under top-level `key`; None: not that shape."""
-    root = _root(text) if text.strip() else None
-    if root is None:
+def drop_item(
+    text: str, outline: Outline | None, data: Mapping[str, Any], key: str, index: int
+) -> Splice | None:
+    """Cut item `index` of the block list under top-level `key`, from its dash to the end of its
+    own text: a comment above the next item stays with that item. The last item leaves `[]`."""
+    section = outline.sections.get(key) if outline else None
+    if outline is None or section is None or not section.block_list:
         return None
-    found = _value_node(root, key)
-    if found is None:
-        body = text if text.endswith("\n") or not text else text + "\n"
-        return body + f"{key}:\n" + _dump_items(items, 2)
-    key_node, value = found
-    if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value:
-        first = value.value[0].start_mark
-        line = text[_line_start(text, first.index) : first.index]
-        dash = line.find("-")
-        if dash < 0:
-            return None
-        at = _end_of(text, value)
-        return text[:at] + _dump_items(items, dash) + text[at:]
-    empty = (isinstance(value, yaml.SequenceNode) and not value.value) or (
-        isinstance(value, yaml.ScalarNode) and value.tag.endswith(":null")
-    )
-    if not empty:
+    items = section.items
+    if not 0 <= index < len(items):
         return None
-    end = value.end_mark.index
-    if isinstance(value, yaml.ScalarNode):
-        end = _after_line(text, key_node.end_mark.index) - 1
-    block = _dump_items(items, key_node.start_mark.column + 2).rstrip("\n")
-    return text[: key_node.end_mark.index] + ":\n" + block + text[end:]
-
-
-def drop_item(text: str, key: str, index: int) -> str | None:
-    """`text` without item `index` of the block list under top-level `key`."""
-    root = _root(text)
-    found = _value_node(root, key) if root is not None else None
-    if found is None:
+    first = _item_line(text, items[index])
+    if first is None:
         return None
-    key_node, value = found
-    if not isinstance(value, yaml.SequenceNode) or value.flow_style:
+    limit = items[index + 1] if index + 1 < len(items) else _after_section(outline, key)
+    end = _own_end(text, items[index], limit)
+    if _read(text[first:end]) != [data[key][index]]:
         return None
-    items = value.value
-    start = _line_start(text, items[index].start_mark.index)
     if len(items) == 1:
-        return text[: key_node.end_mark.index] + ": []\n" + text[_end_of(text, value) :]
-    # Up to the end of the item's own text: a comment above the next item stays with that item.
-    return text[:start] + text[_end_of(text, items[index]) :]
+        return (section.key_end, end, ": []\n")
+    return (first, end, "")
+
+
+def append_items(
+    text: str,
+    outline: Outline | None,
+    data: Mapping[str, Any],
+    key: str,
+    items: list[Any],
+    rendered: str,
+) -> Splice | None:
+    """Add `items`, `rendered` as a block list at column 0, after the last item of the list under
+    top-level `key`, in that list's column; into an empty `key:` or `key: []`; or as a new
+    `key:` at the end of the document (before a `...`), indented as the document's lists are."""
+    if outline is None or _read(rendered) != items:
+        return None
+    section = outline.sections.get(key)
+    if section is None:
+        at = outline.end
+        lead = "" if at == 0 or text[at - 1] == "\n" else "\n"
+        head = " " * outline.column + f"{key}:\n"
+        return (at, at, lead + head + _indented(rendered, _list_column(text, outline)))
+    value = data.get(key)
+    if value is None or value == []:
+        block = _indented(rendered, section.key_column + 2).rstrip("\n")
+        return (section.key_end, section.value_end, ":\n" + block)
+    if not section.block_list or not isinstance(value, list):
+        return None
+    last = section.items[-1]
+    first = _item_line(text, last)
+    if first is None:
+        return None
+    end = _own_end(text, last, _after_section(outline, key))
+    if _read(text[first:end]) != [value[-1]]:
+        return None
+    lead = "" if text[end - 1] == "\n" else "\n"
+    return (end, end, lead + _indented(rendered, text.index("-", first) - first))
+
+
+def apply(text: str, splices: Sequence[Splice | None]) -> str | None:
+    """`text` with every splice made, or None when one could not be worked out (or two overlap)."""
+    if any(splice is None for splice in splices):
+        return None
+    ordered = sorted((s for s in splices if s is not None), reverse=True)
+    for (start, _, _), (_, end, _) in pairwise(ordered):
+        if end > start:
+            return None
+    for start, end, new in ordered:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _item_line(text: str, start: int) -> int | None:
+    """Where the line of the item that starts at `start` begins, when its dash stands on it."""
+    line = text.rfind("\n", 0, start) + 1
+    return line if _DASH.fullmatch(text, line, start) else None
+
+
+def _after_section(outline: Outline, key: str) -> int:
+    """Where the next top-level key starts, or the document's end."""
+    start = outline.sections[key].key_start
+    return min(
+        (s.key_start for s in outline.sections.values() if s.key_start > start), default=outline.end
+    )
+
+
+def _own_end(text: str, start: int, limit: int) -> int:
+    """Where the text of the item that starts at `start` ends, when the next thing starts at
+    `limit`: after the last line before it with more than blanks or a comment."""
+    end = limit if limit >= len(text) else text.rfind("\n", 0, limit) + 1
+    first = text.find("\n", start)
+    first = len(text) if first < 0 else first + 1
+    while end > first:
+        begin = text.rfind("\n", 0, end - 1) + 1
+        line = text[begin:end].strip()
+        if line and not line.startswith("#"):
+            break
+        end = begin
+    return max(end, first)
+
+
+def _list_column(text: str, outline: Outline) -> int:
+    """The column of the dashes of the document's first block list, for a new one."""
+    for section in outline.sections.values():
+        if section.block_list and section.items:
+            first = _item_line(text, section.items[0])
+            if first is not None:
+                return text.index("-", first) - first
+    return outline.column + 2
+
+
+def _indented(rendered: str, column: int) -> str:
+    pad = " " * column
+    lines = rendered.split("\n")  # only a newline ends a line here, as in the splices' indices
+    return "\n".join(pad + line if line.strip() else line for line in lines)
+
+
+def _read(fragment: str) -> Any:
+    """What a piece of the text reads as on its own (`_UNREADABLE` when it does not read)."""
+    try:
+        return yaml.load(fragment, Loader=SafeLoader)
+    except (yaml.YAMLError, ValueError):
+        return _UNREADABLE

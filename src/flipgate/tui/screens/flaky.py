@@ -38,7 +38,8 @@ from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
-# The change the form's values ask for, made through `curation`; raises InputError to refuse it.
+# The change the form's values ask for, made through `curation`; raises InputError to refuse it
+# (or when the file cannot be written).
 Submit = Callable[[dict[str, str]], Edit]
 
 
@@ -100,7 +101,7 @@ class FlakyForm(ModalScreen[str | None]):
     def _save(self, values: dict[str, str]) -> None:
         try:
             edit = self.submit(values)
-        except InputError as refused:
+        except (InputError, OSError) as refused:  # refused, or the disk would not take it
             self.post_message(self.Answered(None, str(refused)))
             return
         self.post_message(self.Answered(edit.message))

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.runs.model import Run
@@ -243,7 +244,7 @@ class OverviewScreen(Screen[None]):
     def _write_plan(self, target: Path, *, overwrite: bool) -> None:
         try:
             write_rerun_plan(self.comparison, target, overwrite=overwrite)
-        except OSError as error:
+        except (InputError, OSError) as error:
             self.notify(f"Not written: {error}", title="rerun plan", severity="error", markup=False)
             return
         cases = len(self.comparison.result.flipped)
