@@ -50,7 +50,7 @@ def drop_item(
     text: str, outline: Outline | None, data: Mapping[str, Any], key: str, index: int
 ) -> Splice | None:
     """Cut item `index` of the block list under top-level `key`, from its dash to the end of its
-    own text: a comment above the next item stays with that item. The last item leaves `[]`."""
+    own text: a comment above the next item stays with that item. The last one leaves `[]`."""
     section = outline.sections.get(key) if outline else None
     if outline is None or section is None or not section.block_list:
         return None
@@ -64,8 +64,9 @@ def drop_item(
     end = _own_end(text, items[index], limit)
     if _read(text[first:end]) != [data[key][index]]:
         return None
-    if len(items) == 1:
-        return (section.key_end, end, ": []\n")
+    if len(items) == 1:  # the list's `:` becomes `: []`; what stands between stays
+        colon = text.index(":", section.key_end)
+        return (colon, end, ": []" + text[colon + 1 : first])
     return (first, end, "")
 
 

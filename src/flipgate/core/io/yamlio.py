@@ -109,7 +109,7 @@ class Outline:
     for edits of the text that keep everything else as written (`core.io.yamledit`)."""
 
     sections: dict[str, Section]  # by the key's text
-    column: int  # the column of the top-level keys
+    column: int  # the column the mapping starts at: its keys'
     end: int  # where the mapping's text ends: before a `...`, else at the end of the text
 
 
@@ -131,14 +131,13 @@ class _Outliner:
         wants_key = bool(stack) and stack[-1].wants_key
         if depth == 0:
             self.block = isinstance(event, yaml.MappingStartEvent) and not event.flow_style
+            self.column = start.column
         elif depth == 1:
             if isinstance(event, yaml.MappingEndEvent):
                 self.end = start.index
             elif wants_key:
                 text = str(getattr(event, "value", ""))
                 self.key = (text, start.index, end.index, start.column)
-                if len(self.sections) == 0:
-                    self.column = start.column
             elif self.key is not None:
                 text, key_start, key_end, column = self.key
                 block_list = isinstance(event, yaml.SequenceStartEvent) and not event.flow_style
@@ -233,8 +232,7 @@ def _outline_of(root: yaml.Node) -> Outline | None:
             block_list=isinstance(value, yaml.SequenceNode) and not value.flow_style,
             items=tuple(item.start_mark.index for item in listed),
         )
-    column = root.value[0][0].start_mark.column if root.value else 0
-    return Outline(sections, column, root.end_mark.index)
+    return Outline(sections, root.start_mark.column, root.end_mark.index)
 
 
 class _NotPlain(Exception):
