@@ -119,7 +119,7 @@ class CaseList(VerticalScroll, can_focus=True):
         if offset is not None and offset.y < lines.size.height:
             self.action_move_to(lines.row_at(offset.y))
 
-    def action_toggle(self) -> None:
+    def action_tick(self) -> None:
         if not self.listed:
             return
         case = self.listed[self.cursor]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -38,9 +38,17 @@ from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
-# The change the form's values ask for, made through `curation`; raises InputError to refuse it
+
+class Done(Protocol):
+    """What a change made (a flaky list's `Edit`, a suite's `Retirement`), said in a line."""
+
+    @property
+    def message(self) -> str: ...
+
+
+# The change the form's values ask for, made through the core; raises InputError to refuse it
 # (or when the file cannot be written).
-Submit = Callable[[dict[str, str]], Edit]
+Submit = Callable[[dict[str, str]], Done]
 
 
 class FlakyForm(ModalScreen[str | None]):

@@ -272,7 +272,11 @@ class OverviewScreen(Screen[None]):
             list(self.repeats),
             comparison.spec,
         )
-        self.app.push_screen(screen, lambda _: self.post_message(RegateRequested(comparison)))
+
+        def closed(_: None) -> None:  # the list may have changed: the gate is applied again
+            self.post_message(RegateRequested(comparison))
+
+        self.app.push_screen(screen, closed)
 
     def action_calibrate(self) -> None:
         """Gate the baseline against its identical repeats; propose a margin and a flip cap."""

@@ -72,9 +72,9 @@ class LeftOutPanel(Panel):
         reasons: dict[str, list[str]] = {}
         for case, why in result.unpaired:
             reasons.setdefault(why, []).append(case)
-        for why, cases in reasons.items():
-            line = Text(f"  {why} ({count(len(cases))}): ", self.style("muted"))
-            lines.append(line.append_text(case_ids(cases, SHOWN)))
+        for why, unpaired_cases in reasons.items():
+            line = Text(f"  {why} ({count(len(unpaired_cases))}): ", self.style("muted"))
+            lines.append(line.append_text(case_ids(unpaired_cases, SHOWN)))
         return Group(*lines)
 
     def _group(self, label: str, counted: str, flipped: tuple[str, ...]) -> Text:
