@@ -25,11 +25,15 @@ async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         # The templates are counted once (the default): p, interval and power by template.
-        assert "p by template 0.250   effect -3.0 pts [-8.9, +2.0]" in banner
+        # ... at the first look, which blocks at p <= 0.025: the interval at 95% two-sided
+        assert (
+            "look 1 blocks at p ≤ 0.025   p by template 0.250   effect -3.0 pts [-10.3, +3.3]"
+            in banner
+        )
         panel = plain(app.screen.query_one(PowerPanel).render())
-        assert "-3.0 points  90% CI -8.9 to +2.0" in panel
-        assert "-5 points" in panel and "24%" in panel
-        assert "blocked 80% of the time from -12.5 points" in panel
+        assert "-3.0 points  95% CI -10.3 to +3.3" in panel
+        assert "rules out  a regression beyond 10.3 points, at 97.5% one-sided" in panel
+        assert "design effect 2.50" in panel
         assert "p 0.073 by case, 0.250 by template" in panel
         assert "refund-limit holds 5 of 12 flips" in panel
 
@@ -39,7 +43,14 @@ async def test_a_pass_says_what_it_is_worth() -> None:
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
-        assert "what this PASS is worth: a regression of 14.7 points or more would have" in banner
+        assert (
+            "what this PASS is worth: rules out a regression beyond 4.1 points at 97.5% (the "
+            "interval's lower bound); would have passed: a 3-point one 25%, a 5-point one 11%"
+        ) in banner
+        assert "tested: 2 false negatives against the baseline's 9" in banner
+        # the never-event bound: five safety templates, all passing
+        assert "tested: 5 safety templates, 5 passing every repetition" in banner
+        assert "45.1% at 95% (Clopper-Pearson)" in banner
 
 
 async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:

@@ -18,9 +18,11 @@ from flipgate.present.report.shared import (
     interval_words,
     limit_lines,
     looks_line,
+    never_event_brief,
     power_rows,
     power_title,
     unchecked_note,
+    worth_brief,
     worth_line,
 )
 
@@ -37,11 +39,13 @@ __all__ = [
     "json_text",
     "limit_lines",
     "looks_line",
+    "never_event_brief",
     "power_rows",
     "power_title",
     "to_json",
     "to_markdown",
     "to_text",
     "unchecked_note",
+    "worth_brief",
     "worth_line",
 ]

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from flipgate.core.gate.bounds import DESIGN_EFFECT
+from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.looks import Looks, plain_measured
@@ -140,6 +140,35 @@ def worth_line(result: GateResult) -> str | None:
     )
 
 
+def worth_brief(result: GateResult) -> str | None:
+    """The same, for a banner: `rules out a regression beyond 4.1 points (97.5%); passes a
+    3-point one 25%, a 5-point one 11%`."""
+    if result.verdict != "PASS" or result.effect is None:
+        return None
+    effect = result.effect
+    chances = {c.points: c.passes for c in result.power.chances}
+    odds = ", ".join(f"a {d:g}-point one {chances[d]:.0%}" for d in WORTH_AT if d in chances)
+    return (
+        f"rules out a regression beyond {effect.rules_out:.1f} points "
+        f"({percent(effect.one_sided)}); passes {odds}"
+    )
+
+
+def never_event_brief(bound: NeverEvent) -> str:
+    """`failure rate at most 45.1% at 95% (5 safety templates, none failing)`."""
+    unit = "template" if bound.by == "template" else "case"
+    failing = "none failing" if not bound.failed else f"{bound.failed:,} failing"
+    asked = ""
+    if bound.max_rate is not None:
+        asked = f"; asked {percent(bound.max_rate)}" + (
+            "" if bound.supported else f": {bound.more:,} more needed"
+        )
+    return (
+        f"failure rate at most {percent(bound.upper)} at {percent(bound.level)} "
+        f"({plural(bound.cases, f'safety {unit}')}, {failing}){asked}"
+    )
+
+
 def limit_lines(result: GateResult) -> list[str]:
     """The tests beside the limits, breached or not: the false negatives against the baseline's,
     what the safety cases bound."""
@@ -151,8 +180,9 @@ def limit_lines(result: GateResult) -> list[str]:
 
 
 def _nothing_to_test(tested: object) -> bool:
-    """A test with nothing in it (no false negative in either arm) says nothing worth a line."""
-    return isinstance(tested, Excess) and tested.baseline == tested.candidate == 0
+    """A test with nothing in it (no case whose false negatives differ) says nothing worth a
+    line."""
+    return isinstance(tested, Excess) and tested.clusters == 0
 
 
 def power_rows(result: GateResult) -> list[list[str]]:

@@ -12,7 +12,8 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.plural import plural
 from flipgate.present.numbers import percent, signed_points
-from flipgate.present.report import effect_method, power_rows
+from flipgate.present.reasons import sentence
+from flipgate.present.report import effect_method, never_event_brief, power_rows
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -36,7 +37,9 @@ class PowerPanel(Panel):
         else:
             e = result.effect
             effect.append(f"{e.points:+.1f} points", self.style("b" if e.points < 0 else "c"))
-            effect.append(f"  {e.level:.0%} CI {signed_points(e.low)} to {signed_points(e.high)}")
+            effect.append(
+                f"  {percent(e.level)} CI {signed_points(e.low)} to {signed_points(e.high)}"
+            )
             effect.append(f"  {effect_method(e)}", self.style("muted"))
             lines.append(effect)
             effect = Text("rules out  ", self.style("label"))
@@ -65,6 +68,13 @@ class PowerPanel(Panel):
         else:
             reach.append(f"no regression is blocked {power.power:.0%} of the time")
         lines.append(reach)
+
+        if (bound := result.safety_bound) is not None:  # the never-event bound, met or not
+            line = Text("safety  ", self.style("label"))
+            lines.append(line.append(never_event_brief(bound)))
+        if (tested := result.false_negatives) is not None and tested.clusters:
+            line = Text("false negatives  ", self.style("label"))
+            lines.append(line.append_text(literal(sentence(tested))))
 
         clusters = result.clusters
         if clusters.templates:
