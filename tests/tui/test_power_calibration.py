@@ -44,13 +44,14 @@ async def test_a_pass_says_what_it_is_worth() -> None:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert (
-            "what this PASS is worth: rules out a regression beyond 4.1 points at 97.5% (the "
-            "interval's lower bound); would have passed: a 3-point one 25%, a 5-point one 11%"
+            "what this PASS is worth: rules out a regression beyond 4.1 points (97.5%); passes "
+            "a 3-point one 25%, a 5-point one 11%"
         ) in banner
-        assert "tested: 2 false negatives against the baseline's 9" in banner
-        # the never-event bound: five safety templates, all passing
-        assert "tested: 5 safety templates, 5 passing every repetition" in banner
-        assert "45.1% at 95% (Clopper-Pearson)" in banner
+        panel = plain(app.screen.query_one(PowerPanel).render())
+        assert "rules out  a regression beyond 4.1 points, at 97.5% one-sided" in panel
+        # the never-event bound: five safety templates, all passing; the FN test against noise
+        assert "safety  failure rate at most 45.1% at 95% (5 safety templates, none" in panel
+        assert "false negatives  2 false negatives against the baseline's 9" in panel
 
 
 async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
