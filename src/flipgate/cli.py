@@ -136,8 +136,15 @@ def resolve_inputs(args: argparse.Namespace) -> Inputs:
     )
 
 
+def _look(text: str) -> int:
+    """A look at one change, counted from 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a look is a whole number from 1, not {text!r}")
+    return int(text)
+
+
 def load_comparison(
-    inputs: Inputs, *, lean: bool = False, base: GateBase | None = None
+    inputs: Inputs, *, lean: bool = False, base: GateBase | None = None, look: int | None = None
 ) -> Comparison:
     """Load and validate everything, then apply the gate."""
     from flipgate.core.gate.compare import compare
@@ -162,6 +169,7 @@ def load_comparison(
         declared_change=inputs.declared_change,
         retired=retired,
         base=base,
+        look=look,
     )
 
 
@@ -206,7 +214,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     inputs = resolve_inputs(args)
     reruns = _reruns(args)
-    comparison = load_comparison(inputs, lean=True, base=_base(args, inputs))
+    comparison = load_comparison(inputs, lean=True, base=_base(args, inputs), look=args.look)
     if reruns is not None:
         rerun_baseline, rerun_candidate = (
             load_run(path, import_options=inputs.import_options) for path in reruns
@@ -414,6 +422,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the rerun plan over an existing file",
     )
     _add_rerun_arguments(gate)
+    gate.add_argument(
+        "--look",
+        type=_look,
+        default=None,
+        metavar="N",
+        help="this look at the change (1: its first gate; 2: the full set after its smoke set, or "
+        "a second gate of it): the looks share alpha, so each later look blocks at a lower p "
+        "(docs/statistics.md)",
+    )
     gate.set_defaults(handler=cmd_gate)
 
     open_ = sub.add_parser("open", help="open the triage app on a workspace or two runs")
