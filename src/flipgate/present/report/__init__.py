@@ -22,7 +22,6 @@ from flipgate.present.report.shared import (
     power_rows,
     power_title,
     unchecked_note,
-    worth_brief,
     worth_line,
 )
 
@@ -46,6 +45,5 @@ __all__ = [
     "to_markdown",
     "to_text",
     "unchecked_note",
-    "worth_brief",
     "worth_line",
 ]

@@ -125,33 +125,21 @@ def looks_line(result: GateResult, looks: Looks) -> str:
     )
 
 
-def worth_line(result: GateResult) -> str | None:
+def worth_line(result: GateResult, *, brief: bool = False) -> str | None:
     """What a PASS rules out, and how often a regression would have passed: `rules out a
-    regression beyond 2.6 points at 95%; a 3-point one would pass 25% of the time, a 5-point one
-    11%`."""
+    regression beyond 4.1 points at 97.5% (the interval's lower bound); would have passed: a
+    3-point one 25%, a 5-point one 11%`; `brief`, for a banner: `rules out a regression beyond
+    4.1 points (97.5%); passes a 3-point one 25%, a 5-point one 11%`."""
     if result.verdict != "PASS" or result.effect is None:
         return None
     effect = result.effect
     chances = {c.points: c.passes for c in result.power.chances}
     odds = ", ".join(f"a {d:g}-point one {chances[d]:.0%}" for d in WORTH_AT if d in chances)
-    return (
-        f"rules out a regression beyond {effect.rules_out:.1f} points at "
-        f"{percent(effect.one_sided)} (the interval's lower bound); would have passed: {odds}"
-    )
-
-
-def worth_brief(result: GateResult) -> str | None:
-    """The same, for a banner: `rules out a regression beyond 4.1 points (97.5%); passes a
-    3-point one 25%, a 5-point one 11%`."""
-    if result.verdict != "PASS" or result.effect is None:
-        return None
-    effect = result.effect
-    chances = {c.points: c.passes for c in result.power.chances}
-    odds = ", ".join(f"a {d:g}-point one {chances[d]:.0%}" for d in WORTH_AT if d in chances)
-    return (
-        f"rules out a regression beyond {effect.rules_out:.1f} points "
-        f"({percent(effect.one_sided)}); passes {odds}"
-    )
+    level = percent(effect.one_sided)
+    ruled_out = f"rules out a regression beyond {effect.rules_out:.1f} points"
+    if brief:
+        return f"{ruled_out} ({level}); passes {odds}"
+    return f"{ruled_out} at {level} (the interval's lower bound); would have passed: {odds}"
 
 
 def never_event_brief(bound: NeverEvent) -> str:

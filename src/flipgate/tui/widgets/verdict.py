@@ -11,7 +11,7 @@ from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
 from flipgate.present.numbers import p_beside, signed_points
 from flipgate.present.reasons import sentence, summary
-from flipgate.present.report import found, worth_brief
+from flipgate.present.report import found, worth_line
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -68,7 +68,9 @@ class VerdictBanner(Panel):
             numbers.append(value, self.style(style) if style else "")
             numbers.append("   ")
         lines.append(numbers)
-        if worth := worth_brief(result):  # what a pass is worth, before anyone reads it as safe
+        if worth := worth_line(
+            result, brief=True
+        ):  # what a pass is worth, before anyone reads it as safe
             lines.append(
                 Text("what this PASS is worth: ", self.style("label")).append(
                     worth, self.style("warn")
