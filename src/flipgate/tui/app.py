@@ -227,17 +227,21 @@ class GateApp(FlipgateApp):
         """Apply the gate again: with the flaky list and the suite as they now are, or with the
         rerun results. The new overview replaces the old one; after a rerun its banner shows
         the first verdict."""
-        inputs = self.inputs
-        assert inputs is not None  # an overview is only shown once the inputs were read
         try:
-            fresh = reruns and inputs.reruns is None  # each rerun arm read and checked first
-            progress = Steps(self, 2 + (self.request.suite is not None) + 4 * fresh)
-            inputs = self.inputs = read_again(inputs, progress, reruns=reruns)
-            updated = gate_again(comparison, inputs, progress, reruns=reruns)
+            updated = self.regated(comparison, reruns=reruns)
         except Exception as error:  # a bad rerun file: said on screen, the overview stays
             self.post_message(RegateFailed(error))
             return
         self.post_message(Loaded(updated))
+
+    def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
+        """The regate worker's job: what may have changed read again, and the gate applied."""
+        inputs = self.inputs
+        assert inputs is not None  # an overview is only shown once the inputs were read
+        fresh = reruns and inputs.reruns is None  # each rerun arm read and checked first
+        progress = Steps(self, 2 + (self.request.suite is not None) + 4 * fresh)
+        inputs = self.inputs = read_again(inputs, progress, reruns=reruns)
+        return gate_again(comparison, inputs, progress, reruns=reruns)
 
     def on_regate_requested(self, message: RegateRequested) -> None:
         self.regate(message.comparison, reruns=message.reruns)

@@ -18,6 +18,7 @@ from textual.message import Message
 from flipgate.session import (
     ArmResults,
     CampaignInputs,
+    Comparison,
     GateRequest,
     gate,
     rank_campaign,
@@ -66,10 +67,13 @@ class CampaignApp(GateApp):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="candidate")
     def on_candidates_screen_chosen(self, message: CandidatesScreen.Chosen) -> None:
-        """The incumbent against the candidate chosen, gated as `flipgate open` gates a pair."""
+        self.post_message(CandidateCompared(message.name, self.compare_candidate(message.name)))
+
+    def compare_candidate(self, name: str) -> Comparison:
+        """The chosen candidate's worker's job: the incumbent against it, gated as `flipgate
+        open` gates the pair (the incumbent's side taken as the ranking judged it)."""
         assert self.campaign is not None and self.judged is not None
-        comparison = gate(self.campaign.pair(message.name), judged=self.judged)
-        self.post_message(CandidateCompared(message.name, comparison))
+        return gate(self.campaign.pair(name), judged=self.judged)
 
     def on_candidate_compared(self, message: CandidateCompared) -> None:
         assert self.campaign is not None
