@@ -30,7 +30,6 @@ from flipgate.core.curation.entries import (
     Proposal,
     add,
     check,
-    load_list,
     propose,
     remove,
 )
@@ -39,7 +38,14 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.runs.model import Run
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
-from flipgate.session import CurationRequest, read_arms, read_identical, read_runs, read_spec
+from flipgate.session import (
+    CurationRequest,
+    read_arms,
+    read_flaky,
+    read_identical,
+    read_runs,
+    read_spec,
+)
 
 OK, PROBLEM = 0, 1
 
@@ -60,7 +66,7 @@ def _print_json(data: dict[str, Any]) -> None:
 def cmd_propose(args: argparse.Namespace) -> int:
     request = curation_request(args)
     runs = read_identical(request, at_least=2)
-    proposal = propose(runs, read_spec(request), load_list(request.flaky), args.owner)
+    proposal = propose(runs, read_spec(request), read_flaky(request), args.owner)
     if args.format == "json":
         _print_json(proposal.to_json())
     else:

@@ -24,7 +24,6 @@ from rich.table import Table
 from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request, share
 from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.gate.stats import (
     POWER,
@@ -41,7 +40,7 @@ from flipgate.core.gate.stats import (
 from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
-from flipgate.session import read_identical, read_spec
+from flipgate.session import read_flaky, read_identical, read_spec
 
 # Seed 001's worked example: 200 cases, 12 of them flipped, a 92% suite.
 DEFAULT_CASES, DEFAULT_FLIP_SHARE, DEFAULT_PASS_RATE = 200, 0.06, 0.92
@@ -231,7 +230,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     request = curation_request(args)
     runs = read_identical(request, at_least=2)
     spec = read_spec(request)
-    calibration = calibrate(runs, spec, load_flaky(request.flaky))
+    calibration = calibrate(runs, spec, read_flaky(request))
     proposal = proposed_spec(calibration, request.gate, date.today())
     if args.out is not None:
         write_proposed(proposal, args.out, request.gate)

@@ -20,6 +20,7 @@ from flipgate.core.rank.ranking import Ranking
 from flipgate.session.curation import (
     CurationRequest,
     read_arms,
+    read_flaky,
     read_identical,
     read_runs,
     read_spec,
@@ -67,6 +68,7 @@ __all__ = [
     "read_again",
     "read_arms",
     "read_campaign",
+    "read_flaky",
     "read_identical",
     "read_runs",
     "read_spec",

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from flipgate.core.curation.entries import load_list
 from flipgate.core.errors import InputError
+from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
@@ -86,6 +88,11 @@ def _present(path: Path) -> Path | None:
 
 def read_spec(request: CurationRequest) -> GateSpec:
     return load_spec(request.gate)
+
+
+def read_flaky(request: CurationRequest) -> FlakyList:
+    """The flaky list named (empty when none is, or when curation has yet to start it)."""
+    return load_list(request.flaky)
 
 
 def read_runs(paths: Sequence[Path]) -> list[Run]:

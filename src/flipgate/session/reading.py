@@ -130,13 +130,12 @@ def read_terms(request: GateRequest, progress: Progress = silent) -> Terms:
     return Terms(spec, flaky, _retirements(request, progress), _base(request, progress))
 
 
-def reading_steps(request: GateRequest, *, lean: bool = False) -> int:
+def reading_steps(request: GateRequest) -> int:
     """How many steps `read` (or, for a campaign, `read_campaign`) says: a progress bar's length.
     Each run is read, then checked; an imported log is one step."""
     steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
-    steps += 2 * (1 + max(1, len(request.candidates)))
-    steps += bool(request.repeats) and not lean
-    steps += 4 * (request.reruns is not None)
+    steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
+    steps += bool(request.repeats) + 4 * (request.reruns is not None)
     return steps
 
 
