@@ -362,3 +362,23 @@ def test_a_base_at_a_git_revision_gives_one_answer(
             "campaign": by_the_campaign(monkeypatch, [str(campaign), *given], CANDIDATE),
         },
     )
+
+
+def test_after_an_edit_the_next_candidate_opened_is_judged_by_the_list_as_it_now_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flaky entry accepted on one candidate's overview holds for the next candidate opened,
+    as it does for `flipgate gate` run afterwards."""
+    workspace = Path(shutil.copytree(SAMPLES / CAMPAIGN, tmp_path / "campaign"))
+    app = opened(monkeypatch, [str(workspace)])
+    assert isinstance(app, CampaignApp) and isinstance(app.read(), Ranked)
+    assert app.campaign is not None
+    shown = app.compare_candidate("CLAUDE")
+    app.inputs = app.campaign.pair("CLAUDE")
+    written(workspace / "flaky.yaml", entries(["i3"]))  # the flaky screen's edit
+    app.regated(shown)
+    runs = [str(workspace / "baseline"), str(workspace / "candidates" / "MERGE")]
+    runs += ["--gate", str(workspace / "gate.yaml"), "--flaky", str(workspace / "flaky.yaml")]
+    report, printed = by_the_cli(monkeypatch, capsys, runs)
+    assert printed.flaky.cases == {"i3"}
+    assert_same(report, {"gate": printed, "campaign": app.compare_candidate("MERGE")})

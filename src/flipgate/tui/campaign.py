@@ -9,6 +9,7 @@ terms as `flipgate gate BASELINE candidates/NAME` with the same arguments.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
@@ -74,6 +75,14 @@ class CampaignApp(GateApp):
         open` gates the pair (the incumbent's side taken as the ranking judged it)."""
         assert self.campaign is not None and self.judged is not None
         return gate(self.campaign.pair(name), judged=self.judged)
+
+    def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
+        """The pair's re-gate; the next candidate opened is judged by the lists as they now are
+        (the ranking on the candidates screen stays as it was made)."""
+        updated = super().regated(comparison, reruns=reruns)
+        if self.campaign is not None and self.inputs is not None:
+            self.campaign = replace(self.campaign, terms=self.inputs.terms)
+        return updated
 
     def on_candidate_compared(self, message: CandidateCompared) -> None:
         assert self.campaign is not None
