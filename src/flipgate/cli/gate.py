@@ -22,6 +22,7 @@ from flipgate.cli.arguments import (
 )
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
+from flipgate.present.reasons import summary
 from flipgate.session import Comparison, gate, read, write_rerun_plan
 
 RUNS = (
@@ -60,7 +61,7 @@ def _write_plan(comparison: Comparison, target: Path, *, overwrite: bool) -> Non
         return
     try:
         with writing(target):
-            write_rerun_plan(comparison, target, overwrite=overwrite)
+            write_rerun_plan(comparison, target, summary(result), overwrite=overwrite)
     except FileExistsError:
         raise InputError(target, "exists: give --replace-rerun-plan to write over it") from None
     print(f"flipgate: rerun plan written to {target}", file=sys.stderr)

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.triage.walk import walk_path
+from flipgate.present.reasons import summary
 from flipgate.session import Comparison, GateRequest, write_rerun_plan
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
@@ -239,7 +240,8 @@ class OverviewScreen(Screen[None]):
 
     def _write_plan(self, target: Path, *, overwrite: bool) -> None:
         try:
-            write_rerun_plan(self.comparison, target, overwrite=overwrite)
+            why = summary(self.comparison.result)
+            write_rerun_plan(self.comparison, target, why, overwrite=overwrite)
         except OSError as error:
             self.notify(f"Not written: {error}", title="rerun plan", severity="error", markup=False)
             return

@@ -17,6 +17,7 @@ from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
+from flipgate.present.reasons import clusters_line
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
@@ -75,7 +76,7 @@ class RedCasesScreen(Screen[None]):
         line = Text(f"\n{broke} broke, {fixed} fixed here (net {broke - fixed:+})")
         if mine is not None and mine is clusters.concentrated:
             line.append(" ⚠ clones flip together", "bold")
-        line.append(f" · {clusters.words()}", "dim")
+        line.append(f" · {clusters_line(clusters)}", "dim")
         return line
 
     def _show(self, keep: str | None = None) -> None:
