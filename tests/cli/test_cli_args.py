@@ -9,7 +9,7 @@ import pytest
 
 from flipgate.cli import build_parser, main
 from flipgate.cli.arguments import THEMES, gate_request, share
-from flipgate.tui.app import THEMES as APP_THEMES
+from flipgate.tui.themes import THEMES as APP_THEMES
 from tests.conftest import SAMPLES
 
 

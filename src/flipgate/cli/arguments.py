@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 from flipgate.core.vocab import ARMS
 from flipgate.session import IMPORTERS, CurationRequest, GateRequest, Shape, import_options
 
-# The app's themes (tui/app.py), named again so that parsing a command starts no Textual.
+# The app's themes (tui/themes.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
 
 BAD_INPUT = 2  # the exit status of bad usage (argparse's own) and of bad input

@@ -24,15 +24,9 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request
-from flipgate.core.curation.entries import (
-    CheckReport,
-    FlipRecord,
-    Proposal,
-    add,
-    check,
-    propose,
-    remove,
-)
+from flipgate.core.curation.entries import add, remove
+from flipgate.core.curation.flips import FlipRecord, Proposal, propose
+from flipgate.core.curation.review import CheckReport, check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.runs.model import Run

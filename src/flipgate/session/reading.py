@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from flipgate.core.curation.entries import identical_runs
+from flipgate.core.curation.flips import identical_runs
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
