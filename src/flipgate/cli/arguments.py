@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from flipgate.core.vocab import ARMS
-from flipgate.session import IMPORTERS, CurationRequest, GateRequest, Shape, import_options
+from flipgate.session import (
+    CurationRequest,
+    GateRequest,
+    Shape,
+    import_option_flags,
+    import_option_takers,
+    import_options,
+)
 
 # The app's themes (tui/themes.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
@@ -75,18 +82,16 @@ def add_comparison_arguments(
 
 
 def add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    """One flag per option an importer declares, with its help text."""
-    tools = " and ".join(importer.title for importer in IMPORTERS)
-    group = parser.add_argument_group(f"reading {tools} logs")
+    """One flag per option an importer declares (once where several share it), with its help
+    text."""
+    group = parser.add_argument_group("reading another tool's logs and exports")
     actions = {"switch": "store_true", "value": "store", "values": "append"}
-    for importer in IMPORTERS:
-        for option in importer.options:
-            how: dict[str, Any] = {"action": actions[option.takes]}
-            if option.metavar:  # argparse refuses one on a switch
-                how["metavar"] = option.metavar
-            group.add_argument(
-                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
-            )
+    for option in import_option_flags():
+        how: dict[str, Any] = {"action": actions[option.takes]}
+        if option.metavar:  # argparse refuses one on a switch
+            how["metavar"] = option.metavar
+        tools = ", ".join(importer.title for importer in import_option_takers(option))
+        group.add_argument(option.flag, dest=option.field, help=f"{tools}: {option.help}", **how)
 
 
 def add_rerun_arguments(parser: argparse.ArgumentParser) -> None:

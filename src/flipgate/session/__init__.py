@@ -15,7 +15,9 @@ keeps the front ends from the comparison and the readers, and the types they sho
 
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult
 from flipgate.core.gate.reruns import write_rerun_plan
-from flipgate.core.importers import IMPORTERS, ImportedRun, ImportOptions, import_options
+from flipgate.core.importers import ImportedRun, ImportOptions, import_options
+from flipgate.core.importers import options as import_option_flags
+from flipgate.core.importers import takers as import_option_takers
 from flipgate.core.rank.ranking import Ranking
 from flipgate.session.curation import (
     CurationRequest,
@@ -43,7 +45,6 @@ from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
 
 __all__ = [
     "DEFAULT_WORKSPACE",
-    "IMPORTERS",
     "ArmResults",
     "Base",
     "CampaignInputs",
@@ -61,6 +62,8 @@ __all__ = [
     "gate",
     "gate_again",
     "import_log",
+    "import_option_flags",
+    "import_option_takers",
     "import_options",
     "rank",
     "rank_campaign",
