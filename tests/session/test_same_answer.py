@@ -38,6 +38,7 @@ PAIRS = ("agent-suite", "listing-reviewer", "listing-reviewer-decisive", "suppor
 CAMPAIGN = "winner-rule"
 WORKSPACE_FILES = ("gate.yaml", "flaky.yaml", "suite.yaml", "baseline-repeats", "reruns")
 CANDIDATE = "the-candidate"  # the pair's candidate, as a campaign names it
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 # --------------------------------------------------------------------------- the three paths
@@ -286,11 +287,10 @@ def test_rerun_results_give_one_answer(
     )
 
 
-def test_identical_baseline_runs_and_import_options_leave_the_answer_alone(
+def test_identical_baseline_runs_leave_the_answer_alone(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`open --baseline-repeat` feeds the triage and the curation, not the gate; an Inspect
-    log's options read alike through the command line and the app."""
+    """`open --baseline-repeat` feeds the triage and the curation, not the gate."""
     workspace = SAMPLES / "agent-suite"
     repeat = sorted((workspace / "baseline-repeats").iterdir())[0]
     report, printed = by_the_cli(monkeypatch, capsys, [str(workspace)])
@@ -300,11 +300,38 @@ def test_identical_baseline_runs_and_import_options_leave_the_answer_alone(
     assert isinstance(loaded, Loaded)
     assert_same(report, {"gate": printed, "open": loaded.comparison})
 
-    logs = Path(__file__).parents[1] / "fixtures" / "inspect_agent"
-    runs = [str(logs / "baseline.eval"), str(logs / "candidate.eval"), "--change", "prompt"]
-    runs += ["--partial-passes", "--pass-threshold", "0.5"]
-    report, printed = by_the_cli(monkeypatch, capsys, runs)
-    assert_same(report, {"gate": printed, "open": by_the_app(monkeypatch, runs)})
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        ["--change", "prompt"],
+        ["--change", "prompt", "--select", "prompt=v1"],
+        ["--change", "prompt", "--select", "prompt=v2"],
+    ],
+    ids=lambda given: " ".join(given[2:]) or "every column",
+)
+def test_an_importer_s_options_give_one_answer(
+    given: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A promptfoo file of two prompts, one column taken with `--select`, read by every path."""
+    logs = FIXTURES / "promptfoo" / "file-prompts"
+    campaign = tmp_path / "campaign"
+    (campaign / "candidates").mkdir(parents=True)
+    (campaign / "baseline").symlink_to(logs)
+    (campaign / "candidates" / CANDIDATE).symlink_to(logs)
+    runs = [str(logs / "results.json")] * 2
+    report, printed = by_the_cli(monkeypatch, capsys, [*runs, *given])
+    assert_same(
+        report,
+        {
+            "gate": printed,
+            "open": by_the_app(monkeypatch, [*runs, *given]),
+            "campaign": by_the_campaign(monkeypatch, [str(campaign), *given], CANDIDATE),
+        },
+    )
 
 
 def test_open_retires_what_gate_retires_and_applies_a_base_suite(
