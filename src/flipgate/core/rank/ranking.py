@@ -15,11 +15,11 @@ twice as often as its alpha, 5.4% against 2.7%, issue 27). Both tests are the ga
 `test` (exact or mid-p), by template when the gate counts templates.
 
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
-release key counts the cases its collapse passes, flaky-listed cases left out as the gate leaves
-them out of b and c, and cases the incumbent was not graded on left out as the gate leaves the
-unpaired out. A candidate lacking a case or a repetition that another candidate holds, or
-holding an infra repetition, is incomplete: shown, never the winner, since it would be judged on
-an easier set of cells.
+release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
+gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
+leaves the unpaired out. A candidate lacking a case or a repetition that another candidate
+holds, or holding an infra repetition, is incomplete: shown, never the winner, since it would be
+judged on an easier set of cells.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.loosening import GateBase
 from flipgate.core.gate.mcnemar import FlipTest, flip_p, format_p
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import sign_flip_p
 from flipgate.core.plural import plural
@@ -245,7 +247,8 @@ class _Measured:
     run_id: str
     path: Path
     reps: pl.DataFrame  # case, rep, status, passed
-    verdicts: pl.DataFrame  # case, template, passed: the gate's collapse, flaky-listed left out
+    # case, template, passed: the gate's collapse, listed and retired cases left out
+    verdicts: pl.DataFrame
     gate: GateResult
 
 
@@ -253,7 +256,7 @@ def _arm(comparison: Comparison, arm: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     prefix = PREFIX[arm]
     reps = comparison.reps[arm].select("case", "rep", "status", "passed")
     verdicts = comparison.cases.filter(
-        ~pl.col("listed") & pl.col(f"{prefix}_reps").is_not_null()
+        ~pl.col("listed") & ~pl.col("retired") & pl.col(f"{prefix}_reps").is_not_null()
     ).select("case", "template", pl.col(f"{prefix}_passed").alias("passed"))
     return reps, verdicts
 
@@ -278,12 +281,15 @@ def rank(
     declared_change: tuple[str, ...] = (),
     on_compared: Compared | None = None,
     judged_baseline: ArmResults | None = None,
+    retired: Retirements = NO_RETIREMENTS,
+    base: GateBase | None = None,
 ) -> Ranking:
     """Compare each (name, run) with the incumbent and rank them.
 
     `candidates` is consumed one at a time and each comparison dropped once measured, so a
     generator that loads the runs keeps one candidate in memory; `on_compared` sees each.
-    `judged_baseline` is the incumbent's side of the gate when the caller already made it.
+    `judged_baseline` is the incumbent's side of the gate when the caller already made it;
+    `retired` and `base` are the gate's, as `compare` takes them.
     """
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
@@ -293,7 +299,14 @@ def rank(
         if other := next((m for m in measured if m.name == name), None):
             raise InputError(run.path, f"two candidates are named {name!r}: {other.path}")
         comparison = compare(
-            incumbent, run, spec, flaky, declared_change=declared_change, judged_baseline=judged
+            incumbent,
+            run,
+            spec,
+            flaky,
+            declared_change=declared_change,
+            judged_baseline=judged,
+            retired=retired,
+            base=base,
         )
         if on_compared is not None:
             on_compared(name, comparison)
