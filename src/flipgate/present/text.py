@@ -94,6 +94,18 @@ def markdown(text: object) -> str:
     return out.replace("@", "@&#8203;")
 
 
+def markdown_column(column: str) -> pl.Expr:
+    """`markdown` over a column (null as empty, any type as its text), vectorised."""
+    import polars as pl
+
+    text = pl.col(column).cast(pl.String).fill_null("")
+    text = text.str.replace_many(list(HIDDEN), [shown(c) for c in HIDDEN])
+    text = text.str.replace_all(_MARKUP.pattern, r"\$1")
+    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("@", "@&#8203;")):
+        text = text.str.replace_all(char, entity, literal=True)
+    return text
+
+
 def markdown_code(text: object) -> str:
     """Untrusted text as a Markdown code span: nothing inside a span is markup, HTML or a
     mention, so nothing is escaped (`cand_run_1` stays `cand_run_1`); the fence is one backtick
