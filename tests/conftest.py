@@ -38,6 +38,23 @@ ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
 )
 
+# What the app and the CLI read from the user's environment: a test sees none of the user's.
+USER_VARIABLES = ("PAGER", "EDITOR", "VISUAL", "NO_COLOR", "COLUMNS", "LINES")
+
+
+@pytest.fixture(autouse=True)
+def no_user_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A settings home of the test's own (the app remembers its theme there), and none of the
+    user's pager, editor or terminal size: every test reads the same environment."""
+    home = tmp_path_factory.mktemp("config-home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    for name in USER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
 RunWriter = Callable[..., Path]
 KeyMaker = Callable[..., Path]
 

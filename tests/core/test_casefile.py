@@ -19,6 +19,7 @@ from flipgate.present.casefile import (
     case_detail,
     choices,
     describe,
+    natural_order,
     red_table,
     select_cases,
     side_by_side,
@@ -119,9 +120,14 @@ def test_filters_sort_and_search(comparison: Comparison) -> None:
 
 
 def test_header_line_says_what_is_shown() -> None:
-    assert describe(CaseQuery(kind="pass_to_fail"), 10, 342) == "pass→fail · 10 of 342 red cases"
-    assert describe(CaseQuery(), 342, 342) == "342 red cases"
-    assert describe(CaseQuery(safety=True, search="x"), 0, 1) == "safety · “x” · 0 of 1 red case"
+    assert (
+        describe(CaseQuery(kind="pass_to_fail"), 10, 342) == "pass→fail · 10 of 342 cases to review"
+    )
+    assert describe(CaseQuery(), 342, 342) == "342 cases to review"
+    assert describe(CaseQuery(), 9, 9, every=True) == "9 cases"
+    assert (
+        describe(CaseQuery(safety=True, search="x"), 0, 1) == "safety · “x” · 0 of 1 case to review"
+    )
 
 
 def test_drill_down_holds_every_rule_rep_and_arm(comparison: Comparison) -> None:
@@ -160,3 +166,12 @@ def test_diff_of_two_outputs() -> None:
         ("replace", "b", "c"),
         ("insert", None, "d"),
     ]
+
+
+def test_every_case_on_request_in_natural_order(comparison: Comparison) -> None:
+    every = red_table(comparison, every=True)
+    assert every.height == comparison.cases.height == 27
+    assert set(red_table(comparison)["case"]) < set(every["case"])
+    ids = pl.DataFrame({"case": ["case-10", "case-2", "case-1", "case-2b", "b7", "b007x"]})
+    ordered = ids.sort(natural_order(pl.col("case")), "case")["case"].to_list()
+    assert ordered == ["b7", "b007x", "case-1", "case-2", "case-2b", "case-10"]

@@ -164,24 +164,30 @@ async def test_help_lists_every_binding_and_closes() -> None:
         assert isinstance(app.screen, OverviewScreen)
 
 
-async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> None:
+async def test_key_bar_keeps_the_screens_main_keys_whole_and_clicks() -> None:
     app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         bar = app.screen.query_one(KeyBar)
         line = bar.render().plain
-        shown = [e for e in key_bindings("overview") if e.show]
-        for entry in shown:
-            assert entry.description in line
+        overview = [e for e in key_bindings("overview") if e.show]
+        for entry in overview:
+            if entry.priority < 3:
+                assert entry.description in line
+        assert "…" not in line and "⏎ Open" in line and "? Help" in line
         assert line.rstrip().endswith("^p Commands") and len(line) == 140
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         narrow = bar.render().plain
-        assert len(narrow) == 80
-        assert "Drill in" in narrow and " … " in narrow and "? Help" in narrow
-        assert narrow.endswith("^p Commands ")
-        red_cases = narrow.index("Red cases")
-        await pilot.click(KeyBar, offset=(red_cases + 1, 0))
+        assert len(narrow) == 80 and "…" not in narrow
+        for entry in overview:
+            if entry.priority == 1:
+                assert entry.description in narrow
+        assert "? Help" in narrow and narrow.endswith("^p Commands ")
+        # what is left out is whole keys of the lowest priority, never a cut label
+        assert "Calibrate" not in narrow and "Suite health" not in narrow
+        cases = narrow.index("Cases")
+        await pilot.click(KeyBar, offset=(cases + 1, 0))
         await pilot.pause()
         assert isinstance(app.screen, RedCasesScreen)
 

@@ -68,7 +68,7 @@ def test_the_settings_live_in_the_xdg_config_folder(
             "keymap:\n  red-search: '1'\n",
             2,
             "keymap.red-search",
-            "'1' is already the key of 'red-pass-fail' (red cases)",
+            "'1' is already the key of 'red-pass-fail' (case list)",
         ),
         (
             "keymap:\n  red-sort-worst: z\n  red-clear: z\n",
@@ -77,7 +77,8 @@ def test_the_settings_live_in_the_xdg_config_folder(
             "'z' is already the key of 'red-clear'",
         ),
         ("keymap: [quit]\n", 1, "keymap", "keymap must map binding ids to keys"),
-        ("theme: light\n", 1, "theme", "unknown setting (known: keymap)"),
+        ("colour: light\n", 1, "colour", "unknown setting (known: keymap, theme)"),
+        ("theme: pink\n", 1, "theme", "theme must be one of dark, light, high-contrast"),
         ("- keymap\n", 1, None, "settings must be a mapping"),
         ("keymap:\n  quit: q\n  quit: x\n", 3, "keymap.quit", "given twice"),
     ],

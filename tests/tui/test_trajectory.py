@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.style import Style
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -42,13 +44,15 @@ async def test_open_unfold_switch_rep_diff_and_next_case(agent_comparison: Compa
         # opens on rep 1, the first where the arms disagree, at the turn where the paths fork
         assert screen.focus_rep == 1
         assert trajectory.cursor == trajectory.alignment.divergence == 4
-        header = rendered(screen.query_one("#case-header", Static))
+        cause = rendered(screen.query_one("#cause", Static))
         assert (
             '◆ turn 5: the candidate called issue_refund(order_id="A-1", amount=180); the baseline'
-            " replied “I can refund $180. Shall I go ahead?”" in header
+            " replied “I can refund $180. Shall I go ahead?”" in cause
         )
-        assert screen.query_one("#case-body", VerticalScroll).scroll_y > 0
-        assert cursor_on_screen(screen)
+        # the body opens at its top (the cause and the decisions lead); g goes to the fork
+        assert screen.query_one("#case-body", VerticalScroll).scroll_y == 0
+        await pilot.press("g")
+        assert trajectory.cursor == 4 and cursor_on_screen(screen)
         turns = painted(trajectory.turns)
         assert "◆ 5 assistant" in turns and "◆ no turn here" in turns
         # arguments read as JSON values: the escape character is written `\u001b`, not sent
@@ -71,7 +75,7 @@ async def test_open_unfold_switch_rep_diff_and_next_case(agent_comparison: Compa
         await pilot.press("left_square_bracket")
         assert screen.focus_rep == 0
         assert "= the agent did the same in both arms: every turn is identical" in rendered(
-            screen.query_one("#case-header", Static)
+            screen.query_one("#cause", Static)
         )
         await pilot.press("right_square_bracket", "right_square_bracket")
         assert screen.focus_rep == 2 and trajectory.cursor == 4
@@ -91,7 +95,8 @@ async def test_open_unfold_switch_rep_diff_and_next_case(agent_comparison: Compa
 
         await pilot.press("n")
         assert screen.detail.case == "refund-002"
-        assert screen.focus_rep == 1 and trajectory.cursor == 4 and cursor_on_screen(screen)
+        assert screen.focus_rep == 1 and trajectory.cursor == 4
+        assert screen.query_one("#case-body", VerticalScroll).scroll_y == 0
 
 
 async def test_a_case_without_trajectories_says_so(comparison: Comparison) -> None:
@@ -126,12 +131,17 @@ async def test_turns_and_tool_arguments_are_shown_literally(agent_comparison: Co
 
 
 def test_the_turn_diff_keeps_both_sides_level() -> None:
-    plain = Style()
-    palette = Palette(*([plain] * 8))
+    plain, word = Style(), Style(bold=True)
+    palette = replace(Palette(*([plain] * 10)), added_words=word, removed_words=word)
     left, right = diffed_texts(
-        Turn(1, "assistant", "dropped\nkept\nchanged"),
-        Turn(1, "assistant", "kept\nchanged!"),
+        Turn(1, "assistant", "dropped\nkept\nrefund as goodwill"),
+        Turn(1, "assistant", "kept\nrefund as faulty item!"),
         palette,
     )
-    assert left.plain.split("\n") == ["- dropped", "  kept", "- changed"]
-    assert right.plain.split("\n") == ["", "  kept", "+ changed!"]
+    assert left.plain.split("\n") == ["- dropped", "  kept", "- refund as goodwill"]
+    assert right.plain.split("\n") == ["", "  kept", "+ refund as faulty item!"]
+    # in the line both changed, only the words that changed are marked
+    marked = [right.plain[span.start : span.end] for span in right.spans if span.style == word]
+    assert marked == ["faulty item!"]
+    marked = [left.plain[span.start : span.end] for span in left.spans if span.style == word]
+    assert marked == ["goodwill"]

@@ -39,7 +39,11 @@ def cmd_open(args: argparse.Namespace) -> int:
             if request.is_campaign
             else read(request, status.update)
         )
-    return run_app(make_app(request, theme=args.theme, keymap=settings.keymap, loaded=loaded))
+    theme = args.theme or settings.theme or "dark"
+    app = make_app(
+        request, theme=theme, keymap=settings.keymap, loaded=loaded, settings_path=args.config
+    )
+    return run_app(app)
 
 
 def add_parser(sub: Commands) -> None:
@@ -52,6 +56,7 @@ def add_parser(sub: Commands) -> None:
         "--config",
         type=Path,
         metavar="FILE",
-        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
+        help="settings (a keymap, the theme; docs/keys.md); "
+        "default: $XDG_CONFIG_HOME/flipgate/config.yaml",
     )
     parser.set_defaults(handler=cmd_open)

@@ -187,4 +187,6 @@ def share(text: str) -> float:
 
 
 def add_theme_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--theme", default="dark", choices=THEMES, help="colours")
+    parser.add_argument(
+        "--theme", choices=THEMES, help="colours (default: the one last chosen with t, else dark)"
+    )

@@ -70,11 +70,13 @@ def cmd_retire(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.session.suite import read_suite
     from flipgate.tui.factory import make_suite_app, run_app
+    from flipgate.tui.settings import load_settings
 
     # Every file is read and checked before the app starts: bad input is exit 2 on the terminal.
+    theme = args.theme or load_settings().theme or "dark"
     with Console(stderr=True).status("reading the suite") as status:
         inputs = read_suite(args.workspace, progress=status.update)
-    return run_app(make_suite_app(inputs, theme=args.theme))
+    return run_app(make_suite_app(inputs, theme=theme))
 
 
 def add_parser(sub: Commands) -> None:

@@ -1,9 +1,10 @@
-"""The case file: which cases are red, and everything the drill-down shows about one of them.
+"""The case file: which cases to review, and everything the drill-down shows about one of them.
 
-    red case   fails in the candidate after the collapse, or flipped, or holds a wrong decision
-               in either arm, or is unpaired (flagged, never counted)
-    table      one row per red case, with its display text precomputed, so that filtering,
-               sorting and searching are vectorised polars work on 100,000 rows
+    case to review  fails in the candidate after the collapse, or flipped, or holds a wrong
+                    decision in either arm (a red case), or is unpaired (flagged, never counted)
+    table      one row per case to review (or per case, every one), with its display text
+               precomputed, so that filtering, sorting and searching are vectorised polars work
+               on 100,000 rows; case ids in natural order (`case-2` before `case-10`)
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs as unified or side-by-side lines (difflib)
@@ -73,7 +74,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 # sort key -> (columns, descending per column); ties always end on the case id
 SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "direction": (("direction_rank", "safety", "worst_rank"), (False, True, False)),
-    "case": ((), ()),
+    "case": (("case_order",), (False,)),
     "safety": (("safety", "direction_rank"), (True, False)),
     "flaky": (("listed", "direction_rank"), (True, False)),
     "template": (("template", "direction_rank"), (False, False)),
@@ -126,10 +127,11 @@ def _failures_by_case(comparison: Comparison) -> pl.LazyFrame:
     return listed("outcome", "outcomes").join(listed("rule", "rules"), on="case")
 
 
-def red_table(comparison: Comparison) -> pl.DataFrame:
-    """One row per red case, raw columns for filters and sorts beside the text shown."""
+def red_table(comparison: Comparison, *, every: bool = False) -> pl.DataFrame:
+    """One row per case to review (`every`: per case), raw columns for filters and sorts beside
+    the text shown."""
     cases = comparison.cases
-    red = (
+    red = pl.lit(every) | (
         ~pl.col("cand_passed")  # null (missing) stays null: unpaired, not failing
         | pl.col("cell").is_in(FLIPS)
         | (pl.col("base_wrong").fill_null(0) > 0)
@@ -185,10 +187,17 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
             .fill_null(ABSENT),
             cost_shown=_signed_cost_expr(),
             case_lower=pl.col("case").str.to_lowercase(),
+            case_order=natural_order(pl.col("case")),
         )
         .collect()
     )
     return sort_cases(table, "direction")
+
+
+def natural_order(case: pl.Expr) -> pl.Expr:
+    """A sort key that orders numbers in ids by value: each run of digits padded to 20."""
+    padded = case.str.replace_all(r"(\d+)", "00000000000000000000$1")
+    return padded.str.replace_all(r"0*(\d{20})", "$1")
 
 
 def _unpaired_short() -> pl.Expr:
@@ -278,8 +287,8 @@ class CaseQuery:
 
 def sort_cases(table: pl.DataFrame, key: str, *, descending: bool = False) -> pl.DataFrame:
     columns, order = SORTS[key]
-    by = [*columns, "case"]
-    desc = [d != descending for d in order] + [descending]
+    by = [*columns, "case_order", "case"]
+    desc = [d != descending for d in order] + [descending, descending]
     return table.sort(by, descending=desc, nulls_last=True, maintain_order=True)
 
 
@@ -306,9 +315,9 @@ def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
     return sort_cases(kept, query.sort, descending=query.descending)
 
 
-def describe(query: CaseQuery, shown: int, total: int) -> str:
-    """The header line: "pass→fail · 10 of 342 red cases"."""
-    noun = "red case" if total == 1 else "red cases"
+def describe(query: CaseQuery, shown: int, total: int, *, every: bool = False) -> str:
+    """The header line: "pass→fail · 10 of 342 cases to review" (`every`: "of 1,000 cases")."""
+    noun = ("case" if total == 1 else "cases") + ("" if every else " to review")
     count = f"{shown} of {total} {noun}" if shown != total or query.filters else f"{total} {noun}"
     return " · ".join((*query.filters, count))
 

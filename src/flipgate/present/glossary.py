@@ -12,9 +12,9 @@ GLOSSARY: dict[str, str] = {
         "a case an arm gets wrong at least once: a wrong decision or a failed check in one of its "
         "gradable repetitions. A case can be red in the baseline, in the candidate, or in both"
     ),
-    "case list": (
-        "the cases to look at: every case red in either arm, every flip (a fail→pass case is "
-        "green in the candidate) and every unpaired case; `a` widens it to every case"
+    "case to review": (
+        "a case the case list shows: red in either arm, flipped (a fail→pass case is green in "
+        "the candidate) or unpaired; `a` there widens the list to every case"
     ),
     "b": "the paired cases that passed in the baseline and fail in the candidate (pass → fail)",
     "c": "the paired cases that failed in the baseline and pass in the candidate (fail → pass)",
@@ -104,3 +104,7 @@ GLOSSARY: dict[str, str] = {
 def defined(terms: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """The definitions of `terms`, in their order; a term not in the glossary is a bug."""
     return tuple((term, GLOSSARY[term]) for term in terms)
+
+
+# The words of the screens that show them (the help screen defines these under the screen's keys).
+CASE_LIST_TERMS = ("case to review", "red case", "b", "c", "unpaired", "template", "flaky list")

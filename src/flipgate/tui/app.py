@@ -9,6 +9,7 @@ comparison arrives.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual import work
@@ -16,7 +17,9 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
+from flipgate.core.errors import InputError
 from flipgate.core.suite.audit import SuiteAudit
+from flipgate.present.export import Format
 from flipgate.session import (
     Comparison,
     GateInputs,
@@ -37,10 +40,20 @@ from flipgate.tui.messages import (
     RegateRequested,
     Steps,
 )
+from flipgate.tui.reach import (
+    EXPORTS,
+    Focused,
+    GoToCase,
+    comparison_shown,
+    export,
+    open_case,
+    open_in_pager,
+)
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
+from flipgate.tui.settings import remember_theme
 from flipgate.tui.themes import STYLESHEET, TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 
@@ -55,12 +68,19 @@ class FlipgateApp(App[None]):
     COMMANDS: ClassVar = {FlipgateCommands}
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
-    def __init__(self, theme: str = "dark", *, keymap: Keymap | None = None) -> None:
+    def __init__(
+        self,
+        theme: str = "dark",
+        *,
+        keymap: Keymap | None = None,
+        settings_path: Path | None = None,
+    ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
         super().__init__()
         self.load_error: Exception | None = None
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
+        self.settings_path = settings_path  # where `t` remembers the theme; None: the default
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
@@ -91,13 +111,81 @@ class FlipgateApp(App[None]):
         return self.theme.removeprefix("flipgate-")
 
     def action_next_theme(self) -> None:
-        self.use_theme(THEMES[(THEMES.index(self.flipgate_theme) + 1) % len(THEMES)])
+        """The next theme, said by name, and remembered for the next start."""
+        name = THEMES[(THEMES.index(self.flipgate_theme) + 1) % len(THEMES)]
+        self.use_theme(name)
+        try:
+            where = remember_theme(name, self.settings_path)
+        except (InputError, OSError) as error:
+            self.notify(f"Theme {name}; not remembered: {error}", title="theme", markup=False)
+            return
+        self.notify(f"Theme {name}, remembered in {where}.", title="theme", markup=False)
 
     def use_theme(self, name: str) -> None:
         """Switch theme: Textual applies the stylesheet again with the theme's colours."""
         if name not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {name!r}")
         self.theme = TEXTUAL_THEMES[name].name
+
+    # ------------------------------------------------------------------ copy, pager, export
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Copy, the pager and export are offered where the screen has something to give."""
+        if action in ("copy", "open_text"):
+            return hasattr(self.screen, "focused_text")
+        if action == "export":
+            return hasattr(self.screen, "shown_table")
+        if action == "go_to_case":
+            return comparison_shown(self) is not None
+        return True
+
+    @property
+    def export_folder(self) -> Path:
+        """Where `x` writes: the workspace's own folder for what the tool keeps."""
+        return Path.cwd() / EXPORTS
+
+    def _focused(self, verb: str) -> Focused | None:
+        focused: Focused | None = getattr(self.screen, "focused_text", lambda: None)()
+        if focused is None:
+            self.notify(f"Nothing in focus to {verb} here.", title=verb, severity="warning")
+        return focused
+
+    def action_copy(self) -> None:
+        if focused := self._focused("copy"):
+            self.copy_to_clipboard(focused.text)
+            self.notify(
+                f"Copied the {focused.what} ({len(focused.text):,} characters).",
+                title="copied",
+                markup=False,
+            )
+
+    def action_open_text(self) -> None:
+        if focused := self._focused("open"):
+            self.notify(open_in_pager(self, focused), title="pager", markup=False)
+
+    def action_export(self, form: Format) -> None:
+        shown = getattr(self.screen, "shown_table", lambda: None)()
+        if shown is None:
+            self.notify("No table to export here.", title="export", severity="warning")
+            return
+        try:
+            path = export(shown, form, self.export_folder)
+        except (InputError, OSError) as error:
+            self.notify(f"Not exported: {error}", title="export", severity="error", markup=False)
+            return
+        rows = shown.frame.height
+        self.notify(f"Exported {rows:,} rows to {path}.", title="export", markup=False)
+
+    def action_go_to_case(self) -> None:
+        comparison = comparison_shown(self)
+        if comparison is None:
+            return
+
+        def chosen(case: str | None) -> None:
+            if case is not None:
+                open_case(self, case)
+
+        self.push_screen(GoToCase(comparison.cases["case"]), chosen)
 
 
 class SuiteApp(FlipgateApp):
@@ -109,6 +197,10 @@ class SuiteApp(FlipgateApp):
 
     def open_first_screen(self) -> None:
         self.push_screen(SuiteScreen(self.suite.inputs.path, self.suite, can_go_back=False))
+
+    @property
+    def export_folder(self) -> Path:
+        return self.suite.inputs.path / EXPORTS
 
 
 class GateApp(FlipgateApp):
@@ -126,8 +218,9 @@ class GateApp(FlipgateApp):
         *,
         inputs: GateInputs | None = None,
         keymap: Keymap | None = None,
+        settings_path: Path | None = None,
     ) -> None:
-        super().__init__(theme, keymap=keymap)
+        super().__init__(theme, keymap=keymap, settings_path=settings_path)
         self.request = request
         self.inputs = inputs
 
@@ -179,6 +272,10 @@ class GateApp(FlipgateApp):
 
     def on_regate_requested(self, message: RegateRequested) -> None:
         self.regate(message.comparison, reruns=message.reruns)
+
+    @property
+    def export_folder(self) -> Path:
+        return self.request.folder / EXPORTS
 
     def on_loaded(self, message: Loaded) -> None:
         repeats = self.inputs.repeats if self.inputs is not None else ()

@@ -22,7 +22,16 @@ MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
 KEY_NAMES = frozenset(
     name for key in Keys if not (name := key.value.rpartition("+")[2]).startswith("<")
 )
-SHOWN = {"question_mark": "?", "slash": "/", "escape": "esc", "enter": "enter"}
+SHOWN = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "esc",
+    "enter": "enter",
+    "colon": ":",
+    "backspace": "⌫",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
+}
 
 
 def display_keys(keys: str) -> str:
@@ -37,28 +46,44 @@ class KeyBinding:
     action: str
     description: str
     screen: str  # where it applies: "app" everywhere, else a screen's (or widget's) name
-    show: bool = True  # shown in the footer
+    show: bool = True  # shown in the footer (when it fits: see `priority`)
     palette: bool = False  # offered in the command palette too
+    # The footer keeps the keys of the highest priority when the screen is narrow: 1 what the
+    # screen is for, 2 what a reviewer does often, 3 the rest. Help and the palette always stay.
+    priority: int = 2
 
     def binding(self) -> Binding:
         return Binding(self.key, self.action, self.description, show=self.show, id=self.id)
 
 
 KEY_BINDINGS: tuple[KeyBinding, ...] = (
-    KeyBinding("quit", "q", "quit", "Quit", "app", palette=True),
-    KeyBinding("help", "question_mark,f1", "help", "Help", "app", palette=True),
+    KeyBinding("quit", "q", "quit", "Quit", "app", palette=True, priority=1),
+    KeyBinding("help", "question_mark,f1", "help", "Help", "app", palette=True, priority=1),
     KeyBinding("palette", "ctrl+p", "command_palette", "Commands", "app", show=False),
-    KeyBinding("next-theme", "t", "next_theme", "Next theme", "app", show=False),
-    KeyBinding("open", "enter", "open", "Drill in", "overview"),
-    KeyBinding("red-cases", "r", "red_cases", "Red cases", "overview", palette=True),
+    KeyBinding("go-to-case", "colon", "go_to_case", "Go to case", "app", palette=True),
+    KeyBinding("copy", "y", "copy", "Copy", "app", palette=True),
+    KeyBinding("open-text", "o", "open_text", "Pager", "app", palette=True),
+    KeyBinding("export-csv", "x", "export('csv')", "Export CSV", "app", palette=True),
+    KeyBinding(
+        "export-markdown",
+        "X",
+        "export('markdown')",
+        "Export Markdown",
+        "app",
+        priority=3,
+        palette=True,
+    ),
+    KeyBinding("next-theme", "t", "next_theme", "Theme", "app", priority=3),
+    KeyBinding("open", "enter", "open", "Open", "overview", priority=1),
+    KeyBinding("red-cases", "r", "red_cases", "Cases", "overview", palette=True, priority=1),
     KeyBinding("search", "slash", "search", "Search", "overview", palette=True),
     KeyBinding("export-plan", "e", "export_plan", "Rerun plan", "overview", palette=True),
     KeyBinding("load-reruns", "l", "load_reruns", "Load reruns", "overview", palette=True),
-    KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True),
+    KeyBinding("triage", "c", "triage", "Triage", "overview", palette=True, priority=1),
     KeyBinding("flaky-list", "f", "flaky_list", "Flaky list", "overview", palette=True),
-    KeyBinding("calibrate", "k", "calibrate", "Calibrate", "overview", palette=True),
+    KeyBinding("calibrate", "k", "calibrate", "Calibrate", "overview", palette=True, priority=3),
     KeyBinding(
-        "suite-health", "h", "suite_health", "Suite health", "overview", show=False, palette=True
+        "suite-health", "h", "suite_health", "Suite health", "overview", palette=True, priority=3
     ),
     KeyBinding("next-panel", "tab,down,right", "next_panel", "Next panel", "overview", show=False),
     KeyBinding(
@@ -77,57 +102,60 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("plan-overwrite", "o", "overwrite", "Overwrite it", "confirm-plan"),
     KeyBinding("plan-cancel", "escape", "cancel", "Cancel", "confirm-plan"),
     KeyBinding("close-help", "escape,q,question_mark", "close", "Close", "help"),
-    # red-cases
-    KeyBinding("red-open", "enter", "open_case", "Open", "red-cases", show=False),
-    KeyBinding("red-search", "slash", "search", "Search", "red-cases"),
-    KeyBinding("red-escape", "escape", "escape", "Clear/back", "red-cases"),
+    KeyBinding("go-cancel", "escape", "cancel", "Cancel", "go-to-case"),
+    KeyBinding("pager-close", "escape,q", "close", "Close", "pager"),
+    # the case list (red, flipped or unpaired cases; every case with `a`)
+    KeyBinding("red-open", "enter", "open_case", "Open", "red-cases", priority=1),
+    KeyBinding("red-search", "slash", "search", "Search", "red-cases", priority=1),
+    KeyBinding("red-escape", "escape", "escape", "Back", "red-cases", priority=1),
+    KeyBinding("red-every", "a", "every_case", "Every case", "red-cases", priority=1),
     KeyBinding("red-pass-fail", "1", "kind('pass_to_fail')", "pass→fail", "red-cases"),
     KeyBinding("red-fail-pass", "2", "kind('fail_to_pass')", "fail→pass", "red-cases"),
-    KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases"),
-    KeyBinding("red-unpaired", "4", "kind('unpaired')", "unpaired", "red-cases", show=False),
+    KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases", priority=3),
+    KeyBinding("red-both-pass", "4", "kind('both_pass')", "both pass", "red-cases", priority=3),
+    KeyBinding("red-unpaired", "5", "kind('unpaired')", "unpaired", "red-cases", priority=3),
     KeyBinding("red-safety", "s", "flag('safety')", "Safety", "red-cases"),
-    KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases"),
-    KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases"),
-    KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases"),
+    KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases", priority=3),
+    KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases", priority=3),
+    KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases", priority=3),
     KeyBinding("red-template", "T", "same_template", "Template", "red-cases"),
-    KeyBinding("red-clear", "x", "clear_filters", "Clear", "red-cases"),
-    KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", show=False),
-    KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", show=False),
-    KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", show=False),
-    KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", show=False),
-    KeyBinding(
-        "red-sort-direction", "v", "sort('direction')", "Sort direction", "red-cases", show=False
-    ),
+    KeyBinding("red-clear", "backspace", "clear_filters", "Clear", "red-cases"),
+    KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", priority=3),
+    KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", priority=3),
+    KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", priority=3),
+    KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", priority=3),
+    KeyBinding("red-sort-direction", "v", "sort('direction')", "Reverse", "red-cases", priority=3),
     # case
-    KeyBinding("case-back", "escape", "back", "Back", "case"),
-    KeyBinding("case-next", "n", "next_case", "Next case", "case"),
+    KeyBinding("case-back", "escape", "back", "Back", "case", priority=1),
+    KeyBinding("case-next", "n", "next_case", "Next case", "case", priority=1),
     KeyBinding("case-previous", "p", "previous_case", "Prev case", "case"),
     KeyBinding("rep-next", "right_square_bracket,right", "next_rep", "Next rep", "case"),
     KeyBinding("rep-previous", "left_square_bracket,left", "previous_rep", "Prev rep", "case"),
-    KeyBinding("diff", "d", "cycle_diff", "Diff", "case"),
-    KeyBinding("turn-next", "j", "move_turn(1)", "Next turn", "case", show=False),
+    KeyBinding("diff", "d", "cycle_diff", "Diff", "case", priority=1),
+    KeyBinding("turn-next", "j", "move_turn(1)", "Next turn", "case", priority=3),
     KeyBinding("turn-previous", "k", "move_turn(-1)", "Prev turn", "case", show=False),
-    KeyBinding("turn-unfold", "enter", "unfold_turn", "Unfold turn", "case", show=False),
-    KeyBinding("turn-diff", "D", "turn_diff", "Turn diff", "case", show=False),
-    KeyBinding("turn-divergence", "g", "first_divergence", "First divergence", "case", show=False),
+    KeyBinding("turn-unfold", "enter", "unfold", "Expand", "case"),
+    KeyBinding("turn-diff", "D", "turn_diff", "Turn diff", "case", priority=3),
+    KeyBinding("turn-divergence", "g", "first_divergence", "Divergence", "case", priority=3),
     # triage
-    KeyBinding("triage-back", "escape", "back", "Back", "triage"),
-    KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
-    KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
-    KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
-    KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
+    KeyBinding("triage-back", "escape", "back", "Back", "triage", priority=1),
+    KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage", priority=1),
+    KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage", priority=1),
+    KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage", priority=1),
+    KeyBinding("triage-note", "n", "note", "Note", "triage"),
     KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
     KeyBinding(
-        "triage-previous", "left_square_bracket", "step(-1)", "Prev step", "triage", show=False
+        "triage-previous", "left_square_bracket", "step(-1)", "Prev step", "triage", priority=3
     ),
-    KeyBinding("triage-decide", "d", "decide", "Decision", "triage"),
+    KeyBinding("triage-decide", "d", "decide", "Decision", "triage", priority=1),
     # decision
-    KeyBinding("decision-back", "escape", "back", "Back", "decision"),
-    KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
+    KeyBinding("decision-back", "escape", "back", "Back", "decision", priority=1),
+    KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision", priority=1),
     # the decision's cases reviewed
     KeyBinding("cases-tick", "space", "tick", "Tick/untick", "cases-reviewed"),
     KeyBinding("cases-all", "a", "tick_listed(True)", "Tick all listed", "cases-reviewed"),
     KeyBinding("cases-none", "n", "tick_listed(False)", "Tick none listed", "cases-reviewed"),
+    KeyBinding("cases-open", "enter", "open_case", "Open case", "cases-reviewed"),
     KeyBinding("cases-down", "down", "move(1)", "Next case", "cases-reviewed", show=False),
     KeyBinding("cases-up", "up", "move(-1)", "Prev case", "cases-reviewed", show=False),
     KeyBinding("cases-page-down", "pagedown", "page(1)", "Page down", "cases-reviewed", show=False),
@@ -135,19 +163,22 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("cases-first", "home", "move_to(0)", "First case", "cases-reviewed", show=False),
     KeyBinding("cases-last", "end", "move_to(-1)", "Last case", "cases-reviewed", show=False),
     # flaky
-    KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky"),
-    KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky"),
+    KeyBinding("flaky-open", "enter", "open_case", "Open case", "flaky", priority=1),
+    KeyBinding("flaky-accept", "a", "accept", "Accept proposal", "flaky", priority=1),
+    KeyBinding("flaky-retire", "r", "retire", "Retire entry", "flaky", priority=1),
     KeyBinding("flaky-switch", "tab", "switch", "Switch list", "flaky"),
-    KeyBinding("flaky-back", "escape", "back", "Back", "flaky"),
+    KeyBinding("flaky-back", "escape", "back", "Back", "flaky", priority=1),
     # calibration
-    KeyBinding("calibration-write", "w", "write", "Write proposal", "calibration"),
-    KeyBinding("calibration-back", "escape", "back", "Back", "calibration"),
+    KeyBinding("calibration-write", "w", "write", "Write proposal", "calibration", priority=1),
+    KeyBinding("calibration-back", "escape", "back", "Back", "calibration", priority=1),
     # candidates (a campaign workspace)
-    KeyBinding("candidates-open", "enter", "select_cursor", "Open overview", "candidates"),
-    KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign"),
+    KeyBinding(
+        "candidates-open", "enter", "select_cursor", "Open overview", "candidates", priority=1
+    ),
+    KeyBinding("candidates-back", "escape", "candidates", "Candidates", "campaign", priority=1),
     # suite
-    KeyBinding("suite-retire", "r", "retire", "Retire case", "suite"),
-    KeyBinding("suite-back", "escape", "back", "Back", "suite"),
+    KeyBinding("suite-retire", "r", "retire", "Retire case", "suite", priority=1),
+    KeyBinding("suite-back", "escape", "back", "Back", "suite", priority=1),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
 )
@@ -162,7 +193,9 @@ WHERE = {
     "matrix": "flip matrix",
     "confirm-plan": "rerun plan exists",
     "help": "this help",
-    "red-cases": "red cases",
+    "go-to-case": "go to case",
+    "pager": "the text viewer",
+    "red-cases": "case list",
     "case": "case drill-down",
     "triage": "triage checklist",
     "decision": "signed decision",
@@ -173,6 +206,12 @@ WHERE = {
     "candidates": "candidates",
     "campaign": "a candidate's overview",
 }
+
+
+def priority(binding_id: str | None) -> int:
+    """The footer's priority of a binding (1 first); a binding not of this list (Textual's) last."""
+    entry = BY_ID.get(binding_id or "")
+    return entry.priority if entry is not None else 3
 
 
 def key_bindings(screen: str) -> tuple[KeyBinding, ...]:

@@ -10,6 +10,7 @@ terms as `flipgate gate BASELINE candidates/NAME` with the same arguments.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 from textual import work
@@ -43,9 +44,10 @@ class CampaignApp(GateApp):
         *,
         campaign: CampaignInputs | None = None,
         keymap: Keymap | None = None,
+        settings_path: Path | None = None,
     ) -> None:
         # The pair the overview gates is set when a candidate is opened; until then, the first.
-        super().__init__(request, theme, keymap=keymap)
+        super().__init__(request, theme, keymap=keymap, settings_path=settings_path)
         self.campaign_request = request
         self.campaign = campaign  # read (and checked) by the CLI before the app started
         # Set by the loading worker: what a candidate's overview is compared with. The ranking

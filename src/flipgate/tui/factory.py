@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flipgate.core.suite.audit import audit
 from flipgate.session import CampaignInputs, GateInputs, GateRequest
 from flipgate.session.suite import SuiteInputs
@@ -16,16 +18,20 @@ def make_app(
     theme: str = "dark",
     keymap: Keymap | None = None,
     loaded: GateInputs | CampaignInputs | None = None,
+    settings_path: Path | None = None,
 ) -> GateApp:
     """The app on `request`: the candidates screen first for a campaign, else the overview.
     `loaded`: the request already read (`session.read`, or `read_campaign` for a campaign);
     without it the app's loading worker reads it, and shows bad input on its screen.
-    `keymap`: the user's, from `settings.load_settings`."""
+    `keymap`: the user's, from `settings.load_settings`; `settings_path`: the file `t` remembers
+    the theme in (None: the user's settings file)."""
     if request.is_campaign:
         campaign = loaded if isinstance(loaded, CampaignInputs) else None
-        return CampaignApp(request, theme, campaign=campaign, keymap=keymap)
+        return CampaignApp(
+            request, theme, campaign=campaign, keymap=keymap, settings_path=settings_path
+        )
     inputs = loaded if isinstance(loaded, GateInputs) else None
-    return GateApp(request, theme, inputs=inputs, keymap=keymap)
+    return GateApp(request, theme, inputs=inputs, keymap=keymap, settings_path=settings_path)
 
 
 def make_suite_app(inputs: SuiteInputs, *, theme: str = "dark") -> SuiteApp:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
@@ -82,3 +83,25 @@ def case_ids(items: Sequence[str], shown: int) -> Text:
     if len(items) > shown:
         text.append(f" … +{count(len(items) - shown)}")
     return text
+
+
+def middle(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut in the middle (`policy-j…2026-08`) so that both ends
+    of an identifier stay: never broken across lines, never cut where it reads as another value."""
+    if cell_len(text) <= width or width < 3:
+        return text
+    keep = width - 1
+    head = keep - keep // 2
+    tail = keep // 2
+    return f"{_cells(text, head)}…{_cells(text[::-1], tail)[::-1]}"
+
+
+def _cells(text: str, width: int) -> str:
+    """The start of `text` that fits in `width` cells."""
+    out, used = [], 0
+    for char in text:
+        used += cell_len(char)
+        if used > width:
+            break
+        out.append(char)
+    return "".join(out)

@@ -1,9 +1,10 @@
-"""The drill-down of one red case: its decisions rule by rule with their reasons, what the agent
-did in the repetition in focus (both trajectories side by side, opened on the first turn where they
-diverge), the outputs (or their diff), second metrics and extra fields; next/previous red case
-without going back.
+"""The drill-down of one case, leading with the cause: under the case's facts, pinned, the rule
+that failed in the repetition in focus with its check and the grader's reason (and where the
+trajectories fork); then the input the model judged, every decision and check rule by rule (the
+failing rules first), the outputs (or their diff), both trajectories side by side, second metrics
+and extra fields. Long text is folded until `enter` expands it; `o` opens it in the pager.
 
-The screen dismisses with the case it shows last, so the red-case table can put its cursor there.
+The screen dismisses with the case it shows last, so the case list can put its cursor there.
 """
 
 from __future__ import annotations
@@ -18,33 +19,48 @@ from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
+from flipgate.present.cause import Folded, cause, fold, fold_note, judged_input
 from flipgate.present.trajectory import Alignment
 from flipgate.session import Comparison
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal, passed_word
+from flipgate.tui.reach import Focused
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
-from flipgate.tui.widgets.decisions import DecisionsView
+from flipgate.tui.widgets.decisions import DecisionsView, verdict_cell
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.lines import LinesView
 from flipgate.tui.widgets.outputs import MODES, Mode, OutputsView, RepFacts
 from flipgate.tui.widgets.trajectory import DIVERGENCE_MARK, TrajectoryView
 
 NARROW = 100  # below this many columns the two outputs stack
+REASON_FOLD = (3, 320)  # lines, characters of the pinned reason before it folds
+INPUT_FOLD = (8, 800)
+
+
+class Part(Static, can_focus=True):
+    """A part of the case that `y` copies, `o` opens and `enter` expands when folded."""
 
 
 class CaseScreen(Screen[str]):
     """One case of the comparison; `cases` is the ordered list that n/p walk through."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("case")
+    TERMS = ("red case", "divergence", "infra", "template", "FN", "FP", "INC", "mirror", "OK")
     DEFAULT_CSS = """
     CaseScreen #case-header { height: auto; padding: 0 1; background: $boost; }
+    CaseScreen #cause { height: auto; max-height: 50%; padding: 0 1; background: $boost;
+        border-bottom: solid $panel; }
     CaseScreen #case-body { height: 1fr; }
     CaseScreen .section {
         height: auto; border-top: solid $panel; border-title-color: $text-muted; margin-top: 1;
     }
+    CaseScreen #input { padding: 0 1; }
+    CaseScreen Part:focus, CaseScreen LinesView:focus { background: $boost; }
     """
 
     def __init__(self, comparison: Comparison, case: str, cases: Sequence[str] = ()) -> None:
@@ -55,19 +71,23 @@ class CaseScreen(Screen[str]):
         self.focus_rep = self._first_interesting_rep()
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
+        self.expanded: set[str] = set()  # the folded parts shown whole: cause, input, an arm
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
+        yield Part(id="cause")
         with VerticalScroll(id="case-body"):
+            yield Part(id="input", classes="section")
             yield DecisionsView(id="decisions", classes="section")
-            yield TrajectoryView(id="trajectory", classes="section")
             yield OutputsView(id="outputs", classes="section")
+            yield TrajectoryView(id="trajectory", classes="section")
             yield RepFacts(id="facts", classes="section")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#facts").border_title = "second metrics and extra fields"
         self._show()
+        self.query_one("#cause").focus()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     def on_resize(self, event: events.Resize) -> None:
@@ -84,8 +104,7 @@ class CaseScreen(Screen[str]):
         return 0
 
     def _header(self) -> Text:
-        """The case's facts, each part set off by a dot so that no two run together; under them
-        the sentence that says where the trajectories fork."""
+        """The case's facts, each part set off by a dot so that no two run together."""
         detail, palette = self.detail, Palette.of(self.app)
         dot = Text(" · ", style=palette.muted)
         first = [
@@ -117,14 +136,75 @@ class CaseScreen(Screen[str]):
         out.append_text(dot.join(second))
         if detail.unpaired:
             out.append(f"\nunpaired: {detail.unpaired} (not counted in the flips)", palette.warn)
+        return out
+
+    def _folded(self, part: str, text: str, size: tuple[int, int]) -> Folded:
+        lines, chars = size
+        return Folded(text, 0) if part in self.expanded else fold(text, lines=lines, chars=chars)
+
+    def _note(self, folded: Folded, palette: Palette) -> Text:
+        expand = shown_keys(self.app, "turn-unfold", first=True)
+        pager = shown_keys(self.app, "open-text", first=True)
+        return Text(fold_note(folded.hidden, expand, pager), palette.muted)
+
+    def _cause(self) -> Text:
+        """The failing rule of the repetition in focus, its check, the grader's reason, and
+        where the trajectories fork."""
+        detail, palette = self.detail, Palette.of(self.app)
+        out = Text()
+        found = cause(detail, self.focus_rep) if detail.reps else None
+        if found is None:
+            rep = f"rep {detail.reps[self.focus_rep]}" if detail.reps else "any repetition"
+            out.append(f"nothing wrong in {rep}", palette.muted)
+            others = [i for i in range(len(detail.reps)) if cause(detail, i) is not None]
+            if others:
+                keys = shown_keys(self.app, "rep-next", first=True)
+                out.append(
+                    f" · wrong in rep {detail.reps[others[0]]} ({keys} moves)", palette.muted
+                )
+        else:
+            line = found.line
+            out.append_text(verdict_cell(found.verdict, False, palette))
+            out.append("  ")
+            out.append_text(literal(line.rule, "bold"))
+            out.append(f"  {line.kind}", palette.muted)
+            expected = "pass" if line.kind == "check" else line.expected
+            out.append(f" · expected {expected} · {found.arm} rep {found.rep}", palette.muted)
+            out.append(f" · {found.other_arm}: ", palette.muted)
+            out.append_text(verdict_cell(found.other, False, palette))
+            reason = found.verdict.reason or ""
+            out.append("\nreason  ", palette.muted)
+            if not reason:
+                out.append("none given", palette.muted)
+            else:
+                folded = self._folded("cause", reason, REASON_FOLD)
+                out.append_text(literal(folded.kept, lines=True))
+                if not folded.whole:
+                    out.append("\n")
+                    out.append_text(self._note(folded, palette))
         if self.alignment is not None:
             marked = self.alignment.divergence is not None
             out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
             out.append_text(literal(self.alignment.summary))
         return out
 
+    def _input(self) -> Text | None:
+        found = judged_input(self.detail, self.focus_rep) if self.detail.reps else None
+        if found is None:
+            return None
+        name, text = found
+        palette = Palette.of(self.app)
+        folded = self._folded("input", text, INPUT_FOLD)
+        out = literal(folded.kept, lines=True)
+        if not folded.whole:
+            out.append("\n")
+            out.append_text(self._note(folded, palette))
+        self.query_one("#input").border_title = f"the input the model judged ({name})"
+        return out
+
     def _show(self) -> None:
-        """A new case or repetition: its trajectories open on the first divergent turn."""
+        """A new case or repetition: its trajectories' cursor on the first divergent turn, the
+        body at its top (the cause and the input lead; `g` goes to the divergence)."""
         has_turns = bool(self.detail.reps) and self.detail.has_trajectories
         self.alignment = self.detail.trajectory(self.focus_rep) if has_turns else None
         trajectory = self.query_one(TrajectoryView)
@@ -134,12 +214,16 @@ class CaseScreen(Screen[str]):
             rep_no = self.detail.reps[self.focus_rep]
             trajectory.border_title = f"trajectories of rep {rep_no}  ({keys})"
             trajectory.show(self.alignment)
-            self.call_after_refresh(self._scroll_to_turn)
         self._draw()
 
     def _draw(self) -> None:
         """What is coloured from the theme, for the repetition in focus (again when it changes)."""
         self.query_one("#case-header", Static).update(self._header())
+        self.query_one("#cause", Part).update(self._cause())
+        judged = self._input()
+        part = self.query_one("#input", Part)
+        part.display = judged is not None
+        part.update(judged or "")
         if not self.detail.reps:
             return
         self.query_one(DecisionsView).show(self.detail, self.focus_rep)
@@ -157,7 +241,15 @@ class CaseScreen(Screen[str]):
         outputs.border_title = (
             f"outputs of rep {self.detail.reps[self.focus_rep]}  ([ ] rep, d diff)"
         )
-        outputs.show(self.detail, self.focus_rep, self.mode)
+        expand = shown_keys(self.app, "turn-unfold", first=True)
+        pager = shown_keys(self.app, "open-text", first=True)
+        outputs.show(
+            self.detail,
+            self.focus_rep,
+            self.mode,
+            expanded=self.expanded,
+            note=lambda hidden: fold_note(hidden, expand, pager),
+        )
 
     def _scroll_to_turn(self) -> None:
         """Bring the turn under the cursor to the top of the body, the trajectory's title above it
@@ -199,16 +291,61 @@ class CaseScreen(Screen[str]):
     def action_move_turn(self, step: int) -> None:
         if trajectory := self._trajectory():
             trajectory.move(step)
+            trajectory.turns.focus()  # enter unfolds, y copies the turn under the cursor
             self._scroll_to_turn()
 
     def action_first_divergence(self) -> None:
         if trajectory := self._trajectory():
             trajectory.go_to_divergence()
+            trajectory.turns.focus()
             self._scroll_to_turn()
 
-    def action_unfold_turn(self) -> None:
+    def action_unfold(self) -> None:
+        """Expand the folded text in focus (fold it again), or unfold the turn under the cursor."""
+        part = self._part_in_focus()
+        if part is not None:
+            self.expanded ^= {part}
+            self._draw()
+            return
         if (trajectory := self._trajectory()) and not trajectory.toggle_fold():
             self.notify("this turn is shown whole", timeout=2)
+
+    def _part_in_focus(self) -> str | None:
+        """The foldable part in focus: `cause`, `input`, or an arm's output."""
+        focused = self.focused
+        if isinstance(focused, Part) and focused.id:
+            return focused.id
+        if isinstance(focused, LinesView) and focused.id and focused.id.startswith("out-"):
+            return focused.id
+        return None
+
+    def focused_text(self) -> Focused:
+        """What `y` copies and `o` opens: the part in focus whole, else the case id."""
+        detail, case = self.detail, self.detail.case
+        focused: Widget | None = self.focused
+        rep = detail.reps[self.focus_rep] if detail.reps else None
+        if focused is not None and focused.id == "cause" and detail.reps:
+            found = cause(detail, self.focus_rep)
+            if found is not None and found.verdict.reason:
+                what = f"reason for {found.line.rule} in the {found.arm}'s rep {found.rep} ({case})"
+                return Focused(what, found.verdict.reason)
+        if focused is not None and focused.id == "input" and detail.reps:
+            judged = judged_input(detail, self.focus_rep)
+            if judged is not None:
+                return Focused(f"input the model judged ({case})", judged[1])
+        if focused is not None and focused.id in ("out-baseline", "out-candidate"):
+            arm = focused.id.removeprefix("out-")
+            slot = detail.rep(arm, self.focus_rep)
+            if slot is not None and slot.output is not None:
+                return Focused(f"{arm} output of rep {rep} ({case})", slot.output)
+        if focused is not None and focused.id == "turns":
+            trajectory = self.query_one(TrajectoryView)
+            turn = trajectory.cursor + 1
+            return Focused(f"turn {turn} of rep {rep} ({case})", trajectory.turn_text())
+        if focused is not None and focused.id == "diff":
+            text = self.query_one(OutputsView).diff_text()
+            return Focused(f"diff of rep {rep} ({case})", text)
+        return Focused(f"case id {case}", case)
 
     def action_turn_diff(self) -> None:
         if trajectory := self._trajectory():
@@ -233,9 +370,10 @@ class CaseScreen(Screen[str]):
         here = self.cases.index(self.detail.case) if self.detail.case in self.cases else -1
         target = here + step
         if not 0 <= target < len(self.cases):
-            self.notify("no more red cases this way", timeout=2)
+            self.notify("no more cases this way in the list", timeout=2)
             return
         self.detail = case_detail(self.comparison, self.cases[target])
         self.focus_rep = self._first_interesting_rep()
+        self.expanded = set()
         self.query_one("#case-body", VerticalScroll).scroll_home(animate=False)
         self._show()

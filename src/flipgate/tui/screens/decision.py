@@ -48,6 +48,7 @@ from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
 from flipgate.tui.messages import Progress, Steps
+from flipgate.tui.reach import open_case
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.lines import LinesView
 from flipgate.tui.widgets.progress_line import ProgressLine
@@ -85,9 +86,10 @@ class CaseList(VerticalScroll, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("cases-reviewed")
 
-    def __init__(self, rows: Sequence[str], *, id: str | None = None) -> None:
+    def __init__(self, rows: Sequence[str], ids: Sequence[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows = rows
+        self.ids = ids  # the case id of each row
         self.ticked = np.ones(len(rows), dtype=bool)  # every case named goes in, unless unticked
         self.listed: Sequence[int] = range(len(rows))
         self.cursor = 0
@@ -114,11 +116,13 @@ class CaseList(VerticalScroll, can_focus=True):
         return int(self.ticked[np.asarray(self.listed, dtype=np.intp)].sum())
 
     def on_click(self, event: Click) -> None:
-        """A click puts the cursor on the case clicked."""
+        """A click puts the cursor on the case clicked; a double click opens it."""
         lines = self.query_one(LinesView)
         offset = event.get_content_offset(lines)
         if offset is not None and offset.y < lines.size.height:
             self.action_move_to(lines.row_at(offset.y))
+            if event.chain >= 2:
+                self.action_open_case()
 
     def action_tick(self) -> None:
         if not self.listed:
@@ -135,6 +139,13 @@ class CaseList(VerticalScroll, can_focus=True):
 
     def action_move(self, step: int) -> None:
         self.action_move_to(self.cursor + step)
+
+    def current_case(self) -> str | None:
+        return self.ids[self.listed[self.cursor]] if self.listed else None
+
+    def action_open_case(self) -> None:
+        if (case := self.current_case()) is not None:
+            open_case(self.app, case, [self.ids[i] for i in self.listed])
 
     def action_page(self, step: int) -> None:
         self.action_move(step * max(1, self.scrollable_content_region.height - 1))
@@ -182,7 +193,7 @@ class CasesReviewed(Vertical):
         yield Static(id="cases-count")
         if self.cases:
             yield Input(placeholder="search case id", id="cases-search", compact=True)
-            yield CaseList(self.rows, id="cases-list")
+            yield CaseList(self.rows, list(self.cases), id="cases-list")
 
     def on_mount(self) -> None:
         self._count()

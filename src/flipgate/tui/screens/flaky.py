@@ -35,6 +35,7 @@ from flipgate.core.runs.model import Run
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.reach import Focused, open_case
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
@@ -365,6 +366,30 @@ class FlakyScreen(Screen[None]):
     @on(DataTable.RowHighlighted)
     def _highlighted(self) -> None:
         self._show_detail()
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        """Enter or a click on a row opens its case."""
+        event.stop()
+        self.action_open_case()
+
+    def action_open_case(self) -> None:
+        entries = self.query_one("#flaky-entries", DataTable)
+        if entries.has_focus:
+            review = self._entry_under_cursor()
+            case = review.entry.case if review is not None else None
+        else:
+            proposed = self._proposal_under_cursor()
+            case = proposed.case if proposed is not None else None
+        if case is not None:
+            open_case(self.app, case)
+
+    def focused_text(self) -> Focused | None:
+        entries = self.query_one("#flaky-entries", DataTable)
+        review = self._entry_under_cursor() if entries.has_focus else None
+        proposed = None if entries.has_focus else self._proposal_under_cursor()
+        case = review.entry.case if review else proposed.case if proposed else None
+        return None if case is None else Focused(f"case id {case}", case)
 
     def on_descendant_focus(self) -> None:
         self._show_detail()

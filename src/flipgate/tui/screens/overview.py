@@ -27,6 +27,7 @@ from flipgate.session import Comparison, GateRequest, write_rerun_plan
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested
+from flipgate.tui.reach import Focused
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
@@ -173,6 +174,14 @@ class OverviewScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return waiting(self, action)
+
+    def offers(self, action: str) -> bool:
+        """The footer leaves out the rerun plan's keys without a plan (pressed, they say why)."""
+        return self.has_rerun_plan or action not in ("export_plan", "load_reruns")
+
+    def focused_text(self) -> Focused:
+        """What `y` copies here: the verdict line."""
+        return Focused("verdict line", summary(self.comparison.result))
 
     @property
     def has_rerun_plan(self) -> bool:

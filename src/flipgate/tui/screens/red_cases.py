@@ -1,4 +1,5 @@
-"""Every red case in one table: filters, sorting and a search by case id, then a drill-down.
+"""The case list: every case to review (red in either arm, flipped or unpaired; `a` widens it to
+every case) in one table, with filters, sorting and a search by case id, then a drill-down.
 
 `casefile` computes which rows are shown and in which order (vectorised on the polars frame); this
 screen only turns keys into a `CaseQuery` and hands the result to the table.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import polars as pl
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -17,10 +19,12 @@ from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
+from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
 from flipgate.session import Comparison
-from flipgate.tui.bindings import bindings_for
+from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
+from flipgate.tui.reach import Focused, Shown
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable, column_widths
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -29,9 +33,11 @@ SORT_WORDS = {key: label for label, _, key in COLUMNS}
 
 
 class RedCasesScreen(Screen[None]):
-    """Red cases of a comparison; `filter` names a starting filter (see `CaseQuery.from_filter`)."""
+    """The cases to review of a comparison; `filter` names a starting filter (see
+    `CaseQuery.from_filter`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("red-cases")
+    TERMS = CASE_LIST_TERMS
     AUTO_FOCUS = "CaseTable"  # the search input only on `/`
     DEFAULT_CSS = """
     RedCasesScreen #red-header { height: auto; padding: 0 1; background: $boost; }
@@ -42,8 +48,9 @@ class RedCasesScreen(Screen[None]):
     def __init__(self, comparison: Comparison, filter: str | None = None) -> None:
         super().__init__()
         self.comparison = comparison
+        self.every = False  # `a`: every case, not only those to review
         self.red = red_table(comparison)
-        self.widths = column_widths(self.red)
+        self.widths = column_widths(red_table(comparison, every=True))  # both lists fit
         self.case_query = CaseQuery.from_filter(filter)
 
     def compose(self) -> ComposeResult:
@@ -59,11 +66,14 @@ class RedCasesScreen(Screen[None]):
 
     def _header(self, shown: int) -> Text:
         """The count, the sort and any hint, set off by dots so that no two run together."""
-        header = literal(describe(self.case_query, shown, self.red.height), "bold")
+        header = literal(
+            describe(self.case_query, shown, self.red.height, every=self.every), "bold"
+        )
         reversed_ = " (reversed)" if self.case_query.descending else ""
         header.append(f" · sorted by {SORT_WORDS[self.case_query.sort]}{reversed_}", "dim")
         if shown == 0:
-            header.append(" · nothing matches: x clears the filters, esc the search", "dim")
+            clear = shown_keys(self.app, "red-clear", first=True)
+            header.append(f" · nothing matches: {clear} clears the filters, esc the search", "dim")
         if self.case_query.template is not None:
             header.append_text(self._template_flips(self.case_query.template))
         return header
@@ -118,6 +128,24 @@ class RedCasesScreen(Screen[None]):
         if row is not None:
             table.move_cursor(row=row)
         table.focus()
+
+    def action_every_case(self) -> None:
+        """Every case of the comparison, or again only those to review."""
+        self.every = not self.every
+        keep = self._current_case()
+        self.red = red_table(self.comparison, every=self.every)
+        self._show(keep)
+
+    # --------------------------------------------------------------------- copy and export
+
+    def focused_text(self) -> Focused | None:
+        case = self._current_case()
+        return None if case is None else Focused(f"case id {case}", case)
+
+    def shown_table(self) -> Shown:
+        """The rows as shown, in their order, under the labels on screen."""
+        columns = [pl.col(column).alias(label) for label, column, _ in COLUMNS]
+        return Shown("cases", self.table.view.select(columns))
 
     # --------------------------------------------------------------------- search
 

@@ -24,25 +24,31 @@ class Palette:
     muted: Style
     added: Style
     removed: Style
+    added_words: Style  # the words of a changed line that the other arm lacks
+    removed_words: Style
     hunk: Style
     cursor: Style  # the turn under the cursor in a trajectory
 
     @classmethod
     def of(cls, app: App[Any]) -> Palette:
+        """flipgate's own colours of the theme in use (`themes.COLOURS`), read by name."""
         theme = app.theme_variables
 
-        def colour(name: str, fallback: str) -> Style:
-            return Style(color=theme.get(name, fallback))
+        def colour(name: str, fallback: str) -> str:
+            return theme.get(name, fallback)
 
+        background = colour("bg", "black")
         return cls(
-            good=colour("text-success", "green"),
-            bad=colour("text-error", "red"),
-            warn=colour("text-warning", "yellow"),
-            muted=Style(dim=True),
-            added=Style(color=theme.get("text-success", "green"), bold=True),
-            removed=Style(color=theme.get("text-error", "red"), bold=True),
-            hunk=Style(color=theme.get("text-accent", theme.get("accent", "cyan"))),
-            cursor=Style(bgcolor=theme.get("panel", "grey23")),
+            good=Style(color=colour("pass", "green")),
+            bad=Style(color=colour("fail", "red")),
+            warn=Style(color=colour("warn", "yellow")),
+            muted=Style(color=colour("muted", "grey50")),
+            added=Style(color=colour("pass", "green")),
+            removed=Style(color=colour("fail", "red")),
+            added_words=Style(color=background, bgcolor=colour("pass", "green"), bold=True),
+            removed_words=Style(color=background, bgcolor=colour("fail", "red"), bold=True),
+            hunk=Style(color=colour("focus", "cyan")),
+            cursor=Style(bgcolor=colour("border", "grey23")),
         )
 
     def outcome(self, name: str) -> Style:

@@ -17,7 +17,8 @@ from textual.widgets import Static
 from flipgate.core.gate.outcomes import OUTCOME_WORDS, SEVERITY
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.tui.format import OUTCOME_CODE, literal
+from flipgate.present.cause import fold, wrong_first
+from flipgate.tui.format import OUTCOME_CODE, literal, middle, safe
 from flipgate.tui.widgets.case_format import Palette
 
 CHECK_CODE = {"pass": "✓", "fail": "✗ FAIL"}
@@ -34,8 +35,9 @@ def verdict_cell(verdict: Verdict | None, infra: bool, palette: Palette) -> Text
     return text
 
 
-COMPACT = 100  # below this many columns the rule names fold sooner and the arms are abbreviated
+COMPACT = 100  # below this many columns the rule names are cut sooner and the arms abbreviated
 ARM_SHORT = {"baseline": "base", "candidate": "cand"}
+REASON_CELL = (4, 240)  # lines, characters of a reason in the table; the cause above holds it whole
 
 
 @dataclass(frozen=True)
@@ -55,18 +57,22 @@ class DecisionsTable:
 def decisions_table(
     detail: CaseDetail, focus: int, palette: Palette, *, compact: bool = False
 ) -> Table:
-    """One row per rule and arm, one column per repetition, then the reason given in the
-    repetition in focus; the reason column takes what width is left and wraps."""
+    """One row per rule and arm, the rules the candidate gets wrong first, one column per
+    repetition, then the reason given in the repetition in focus; the reason column takes what
+    width is left and wraps at spaces. A rule name too long is cut in its middle, never wrapped."""
     table = Table(expand=True, show_edge=False, pad_edge=False, header_style="bold")
-    table.add_column("rule", overflow="fold", max_width=14 if compact else 24)
+    longest = max((len(safe(line.rule)) for line in detail.lines), default=4)
+    width = min(14 if compact else 24, longest)
+    table.add_column("rule", no_wrap=True, width=max(width, 4))
     table.add_column("expected", overflow="fold", min_width=8)
     table.add_column("arm", no_wrap=True)
     for i, rep in enumerate(detail.reps):
         table.add_column(f"▸rep {rep}" if i == focus else f"rep {rep}", no_wrap=True)
     table.add_column(f"reason in rep {detail.reps[focus]}", overflow="fold", ratio=1, min_width=12)
-    for line in detail.lines:
+    for line in wrong_first(detail.lines):
         # a rule with a wrong verdict in either arm stands out from the agreeing ones
-        rule = literal(line.rule, palette.bad if any(line.wrong(a) for a in ARMS) else "")
+        style = palette.bad if any(line.wrong(a) for a in ARMS) else ""
+        rule = Text(middle(safe(line.rule), width), style)
         for arm in ARMS:
             cells: list[RenderableType] = (
                 [rule, literal(line.expected)] if arm == ARMS[0] else ["", ""]
@@ -86,7 +92,12 @@ def decisions_table(
 def reason_cell(verdict: Verdict | None, palette: Palette) -> Text:
     if verdict is None or not verdict.reason:
         return Text("—", style=palette.muted)
-    return literal(verdict.reason)
+    lines, chars = REASON_CELL
+    folded = fold(verdict.reason, lines=lines, chars=chars)
+    cell = literal(folded.kept, lines=True)
+    if not folded.whole:
+        cell.append(f" … {folded.hidden:,} more characters", palette.muted)
+    return cell
 
 
 def legend(lines: tuple[RuleLine, ...]) -> str:

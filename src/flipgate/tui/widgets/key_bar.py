@@ -5,6 +5,11 @@ change, on hidden screens too. Bindings change several times as a screen opens, 
 drill-down the footers cost more than drawing everything else. This bar shows the same bindings
 (the screen's active ones marked `show`, one per action, the command palette on the right) as one
 line of text, redrawn in place without a new layout.
+
+When the line is too short for every key, the keys of the lowest priority go first (`bindings.
+priority`: what the screen is for stays, then what a reviewer does often), the last of a
+priority before the first; a key is shown whole or not at all, and help (`?`, which lists
+every key) always stays.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.style import Style
 from textual.widget import Widget
+
+from flipgate.tui.bindings import priority
 
 PALETTE_ACTIONS = ("command_palette", "app.command_palette")
 HELP_ACTIONS = ("help", "app.help")
@@ -36,9 +43,12 @@ class KeyBar(Widget):
             self.refresh()
 
     def render(self) -> Content:
-        keys: dict[str, Content] = {}
+        keys: dict[str, tuple[Content, int]] = {}
         palette: Content | None = None
+        offers = getattr(self.screen, "offers", None)  # a screen may leave out keys of no use now
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
+            if offers is not None and not offers(binding.action):
+                continue
             click = Style.from_meta({"@click": f"app.simulate_key({binding.key!r})"})
             entry = Content.assemble(
                 (f" {self.app.get_key_display(binding)} ", "bold $footer-key-foreground"),
@@ -49,27 +59,26 @@ class KeyBar(Widget):
             if binding.action in PALETTE_ACTIONS:
                 palette = entry
             elif binding.show and binding.action not in keys:
-                keys[binding.action] = entry
+                rank = 0 if binding.action in HELP_ACTIONS else priority(binding.id)
+                keys[binding.action] = (entry, rank)
         if palette is None or not self.app.ENABLE_COMMAND_PALETTE:
-            return _fit(keys, self.size.width)
+            return fit(keys, self.size.width)
         room = self.size.width - palette.cell_length - 1
-        line = _fit(keys, room)
+        line = fit(keys, room)
         return Content.assemble(line, " " * max(1, room + 1 - line.cell_length), palette)
 
 
-def _fit(keys: dict[str, Content], room: int) -> Content:
-    """As many keys as fit, from the left, then `…` and help, where every key is listed."""
+def fit(keys: dict[str, tuple[Content, int]], room: int) -> Content:
+    """The keys that fit in `room` cells, in their order, the lowest priority left out first;
+    help (rank 0) last on the line and never left out."""
+    shown = sorted(keys, key=lambda action: keys[action][1] == 0)  # help to the end
+    dropping = sorted(shown, key=lambda action: (keys[action][1], shown.index(action)))
 
-    def line(actions: list[str], cut: bool) -> Content:
-        parts = [keys[a] for a in actions if a not in HELP_ACTIONS]
-        if cut:
-            parts.append(Content(" … "))
-        parts += [keys[a] for a in actions if a in HELP_ACTIONS]
-        return Content("").join(parts)
+    def line() -> Content:
+        return Content("").join(keys[action][0] for action in shown)
 
-    shown = list(keys)
-    fitted = line(shown, cut=False)
-    while fitted.cell_length > room and (droppable := [a for a in shown if a not in HELP_ACTIONS]):
-        shown.remove(droppable[-1])
-        fitted = line(shown, cut=True)
+    fitted = line()
+    while fitted.cell_length > room and dropping and keys[dropping[-1]][1] > 0:
+        shown.remove(dropping.pop())
+        fitted = line()
     return fitted

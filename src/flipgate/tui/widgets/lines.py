@@ -83,8 +83,11 @@ class LinesView(Widget):
     LinesView { height: auto; }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, classes: str | None = None, can_focus: bool = False
+    ) -> None:
         super().__init__(id=id, classes=classes)
+        self.can_focus = can_focus  # a text `y` copies and `o` opens when it has the focus
         self._rows: list[Row] = []
         self._columns = 1
         self._cursor: int | None = None
@@ -128,6 +131,13 @@ class LinesView(Widget):
         if counted:
             self._count_lines()
         self.refresh(layout=True)
+
+    def plain(self) -> str:
+        """The rows as plain text, a row a line, two columns set apart by the gutter."""
+        return "\n".join(
+            GUTTER.join("" if c is None else c if isinstance(c, str) else c.plain for c in row)
+            for row in self._rows
+        )
 
     def move_cursor(self, cursor: int | None) -> None:
         self._cursor = cursor

@@ -26,7 +26,9 @@ from textual.worker import get_current_worker
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
+from flipgate.present.cause import fold, judged_input
 from flipgate.present.trajectory import readable
+from flipgate.present.word_diff import Span, word_diff
 from flipgate.tui.format import literal, passed_word, safe
 from flipgate.tui.widgets.case_format import Palette, metric
 from flipgate.tui.widgets.lines import LinesView, Row
@@ -34,6 +36,7 @@ from flipgate.tui.widgets.lines import LinesView, Row
 Mode = Literal["outputs", "unified", "side-by-side"]
 MODES: tuple[Mode, ...] = ("outputs", "unified", "side-by-side")
 BIG_DIFF = 50_000  # characters in both outputs: past this the diff is computed in a worker
+OUTPUT_FOLD = (40, 4_000)  # lines, characters of an output shown until it is expanded
 DiffRows = Callable[[str | None, str | None, Palette], list[Row]]
 
 
@@ -45,15 +48,32 @@ def rep_title(arm: str, rep: RepDetail | None) -> str:
     return f"{arm} rep {rep.rep}: {passed_word(rep.passed)}"
 
 
-def output_rows(rep: RepDetail | None, palette: Palette) -> list[Row]:
-    """The output as stored, indented when it is JSON, a row per line; every character literal."""
+def more_characters(hidden: int) -> str:
+    return f"… {hidden:,} more characters"
+
+
+def output_rows(
+    rep: RepDetail | None,
+    palette: Palette,
+    *,
+    whole: bool = False,
+    note: Callable[[int], str] = more_characters,
+) -> list[Row]:
+    """The output as stored, indented when it is JSON, a row per line; every character literal.
+    Unless `whole`, a long one is folded, `note` (with the count) saying how to see the rest."""
     if rep is None or rep.output is None:
         return [(Text("no stored output", style=palette.muted),)]
     if rep.output == "":
         return [(Text("(empty output)", style=palette.muted),)]
+    text = readable(rep.output) or ""
+    lines, chars = OUTPUT_FOLD
+    folded = fold(text, lines=lines, chars=chars)
+    kept = text if whole else folded.kept
     # made safe whole, then cut: one pass of the check for hidden characters, not one per line
-    text = safe(readable(rep.output) or "", lines=True).expandtabs()
-    return [(line,) for line in text.split("\n")]
+    rows: list[Row] = [(line,) for line in safe(kept, lines=True).expandtabs().split("\n")]
+    if not whole and not folded.whole:
+        rows.append((Text(note(folded.hidden), style=palette.muted),))
+    return rows
 
 
 def shown(text: str, style: str | Style = "") -> Text:
@@ -76,6 +96,7 @@ def unified_rows(baseline: str | None, candidate: str | None, palette: Palette) 
 
 
 def side_by_side_rows(baseline: str | None, candidate: str | None, palette: Palette) -> list[Row]:
+    """Both outputs line by line; a changed line marks the words that changed in it."""
     header = (Text("- baseline", style="bold"), Text("+ candidate", style="bold"))
     rows: list[Row] = [header]
     for row in side_by_side(readable(baseline), readable(candidate)):
@@ -84,10 +105,28 @@ def side_by_side_rows(baseline: str | None, candidate: str | None, palette: Pale
                 (shown(row.left or "", palette.muted), shown(row.right or "", palette.muted))
             )
             continue
+        if row.left is not None and row.right is not None:
+            removed, added = word_diff(row.left, row.right)
+            rows.append(
+                (
+                    marked("- ", row.left, removed, palette.removed, palette.removed_words),
+                    marked("+ ", row.right, added, palette.added, palette.added_words),
+                )
+            )
+            continue
         left = shown(f"- {row.left}", palette.removed) if row.left is not None else None
         right = shown(f"+ {row.right}", palette.added) if row.right is not None else None
         rows.append((left, right))
     return rows
+
+
+def marked(prefix: str, line: str, spans: tuple[Span, ...], style: Style, words: Style) -> Text:
+    """A changed line in its arm's colour, the words the other arm lacks marked on top. The
+    marks fall on the same characters after `literal`: it maps a hidden character to one."""
+    text = shown(prefix + line, style)
+    for start, end in spans:
+        text.stylize(words, start + len(prefix), end + len(prefix))
+    return text
 
 
 def facts_table(detail: CaseDetail, focus: int, palette: Palette) -> RenderableType:
@@ -106,8 +145,12 @@ def facts_table(detail: CaseDetail, focus: int, palette: Palette) -> RenderableT
         if all(v is None for v in (*values, *means)):
             continue
         table.add_row(name, *(metric(v, name) for v in (*values, *means)))
-    parts: list[RenderableType] = [table]
-    keys = sorted({k for r in reps.values() if r for k in r.extra})
+    parts: list[RenderableType] = [
+        table if table.row_count else Text("no second metrics stored", style=palette.muted)
+    ]
+    judged = judged_input(detail, focus)  # shown above the decisions already
+    shown_above = {judged[0]} if judged else set()
+    keys = sorted({k for r in reps.values() if r for k in r.extra} - shown_above)
     if keys:
         extra = Table(show_edge=False, pad_edge=False, header_style="bold")
         extra.add_column("extra field", overflow="fold")
@@ -148,10 +191,24 @@ class OutputsView(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="pair"):
             for arm in ARMS:
-                yield LinesView(id=f"out-{arm}", classes="output")
-        yield LinesView(id="diff")
+                yield LinesView(id=f"out-{arm}", classes="output", can_focus=True)
+        yield LinesView(id="diff", can_focus=True)
 
-    def show(self, detail: CaseDetail, focus: int, mode: Mode) -> None:
+    def diff_text(self) -> str:
+        """The diff shown, as plain text (`y` copies it)."""
+        return self.query_one("#diff", LinesView).plain()
+
+    def show(
+        self,
+        detail: CaseDetail,
+        focus: int,
+        mode: Mode,
+        *,
+        expanded: set[str] | frozenset[str] = frozenset(),
+        note: Callable[[int], str] = more_characters,
+    ) -> None:
+        """The outputs of repetition `focus` (an arm's whole when `out-ARM` is in `expanded`),
+        or their diff."""
         palette = Palette.of(self.app)
         reps = {arm: detail.rep(arm, focus) for arm in ARMS}
         self.query_one("#pair").display = mode == "outputs"
@@ -162,7 +219,8 @@ class OutputsView(Vertical):
             for arm, rep in reps.items():
                 panel = self.query_one(f"#out-{arm}", LinesView)
                 panel.border_title = rep_title(arm, rep)
-                panel.show(output_rows(rep, palette))
+                whole = f"out-{arm}" in expanded
+                panel.show(output_rows(rep, palette, whole=whole, note=note))
             return
         base, cand = (r.output if r else None for r in reps.values())
         diff.border_title = f"diff of rep {detail.reps[focus]}: - baseline, + candidate ({mode})"

@@ -14,9 +14,10 @@ from textual.containers import Vertical
 
 from flipgate.present.casefile import MINUS, side_by_side
 from flipgate.present.trajectory import Alignment, Turn, TurnPair
+from flipgate.present.word_diff import word_diff
 from flipgate.tui.widgets.case_format import Palette
 from flipgate.tui.widgets.lines import LinesView, Row
-from flipgate.tui.widgets.outputs import shown
+from flipgate.tui.widgets.outputs import marked, shown
 
 FOLD_LINES = 6  # a turn longer than this many lines, or FOLD_CHARS characters, starts folded
 FOLD_CHARS = 480
@@ -50,10 +51,16 @@ def turn_text(turn: Turn, *, unfolded: bool, palette: Palette) -> Text:
 
 
 def diffed_texts(baseline: Turn, candidate: Turn, palette: Palette) -> tuple[Text, Text]:
-    """Both turns line by line, the lines one arm alone has marked; a gap keeps them level."""
+    """Both turns line by line, the lines one arm alone has marked and, in a line both have
+    changed, the words that changed; a gap keeps them level."""
     left: list[Text] = []
     right: list[Text] = []
     for row in side_by_side(baseline.text, candidate.text):
+        if row.tag == "replace" and row.left is not None and row.right is not None:
+            removed, added = word_diff(row.left, row.right)
+            left.append(marked("- ", row.left, removed, palette.removed, palette.removed_words))
+            right.append(marked("+ ", row.right, added, palette.added, palette.added_words))
+            continue
         for side, line, marker, style in (
             (left, row.left, "- ", palette.removed),
             (right, row.right, "+ ", palette.added),
@@ -113,7 +120,7 @@ class TrajectoryView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield LinesView(id="arms")
-        yield LinesView(id="turns")
+        yield LinesView(id="turns", can_focus=True)
 
     def show(self, alignment: Alignment) -> None:
         """A new repetition or case: the cursor goes to the first divergent turn."""
@@ -166,6 +173,17 @@ class TrajectoryView(Vertical):
     def toggle_diff(self) -> None:
         self.diff = not self.diff
         self.redraw()
+
+    def turn_text(self) -> str:
+        """The pair of turns under the cursor as plain text, each under its arm's name."""
+        if not self.alignment.pairs:
+            return ""
+        pair = self.alignment.pairs[self.cursor]
+        return "\n\n".join(
+            f"{arm}, turn {turn.number} ({turn.role}):\n{turn.text}"
+            for arm, turn in (("baseline", pair.baseline), ("candidate", pair.candidate))
+            if turn is not None
+        )
 
     def cursor_offset(self) -> tuple[int, int]:
         """Where the pair under the cursor sits within the turns view: (first line, height)."""
