@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -31,6 +33,68 @@ settings.register_profile("explore", settings.get_profile("deterministic"), dera
 settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
+
+# What a user's shell may set that would change what the tests see: colours and terminal size
+# (Rich and Textual read them), where settings and data live, git's own configuration (a
+# signing key, `commit.gpgsign`, an allowed-signers file), a pager or editor, the locale, an
+# ssh-agent. `environment` clears them for every test and sets the few the tests rely on.
+CLEARED = (
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR_FORCE",
+    "COLORTERM",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "PAGER",
+    "GIT_PAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "LANGUAGE",
+    "LC_ALL",
+    "PYTHONIOENCODING",
+    "SSH_AUTH_SOCK",
+    "SSH_ASKPASS",
+    "SSH_ASKPASS_REQUIRE",
+)
+CLEARED_PREFIXES = ("GIT_", "TEXTUAL_", "LC_")
+KEPT = ("TEXTUAL_SNAPSHOT_TEMPDIR",)  # pytest-textual-snapshot's own, set as the session starts
+
+
+@pytest.fixture(autouse=True)
+def environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs as a new user would: a home of its own with an empty git configuration,
+    empty XDG folders, a UTF-8 locale, a 256-colour terminal, and the working folder an empty
+    one outside any repository (so a relative path means what the test says, and no
+    repository's own git configuration answers). Returns the home."""
+    for name in os.environ:
+        if (name in CLEARED or name.startswith(CLEARED_PREFIXES)) and name not in KEPT:
+            monkeypatch.delenv(name)
+    root = tmp_path_factory.mktemp("environment")
+    home, work = root / "home", root / "work"
+    for folder in (home, work, home / ".config", home / ".local" / "share"):
+        folder.mkdir(parents=True)
+    (home / ".gitconfig").touch()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(root))
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()  # today's date is UTC's in the test process too
+    monkeypatch.chdir(work)
+    return home
+
+
 SAMPLES = REPO / "sample_runs"
 
 # Nine aliases of nine aliases of ... "lol": 400 bytes of YAML that expand past a gigabyte.
@@ -101,20 +165,11 @@ def passfail_rows(
 
 
 @pytest.fixture
-def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git config of our own (never the real one), a home in tmp_path, no ssh-agent."""
+def isolated_git(environment: Path) -> Path:
+    """The test's own empty git config (`environment` made it), for a test that signs."""
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen is not installed")
-    home = tmp_path / "home"
-    home.mkdir()
-    config = home / ".gitconfig"
-    config.touch()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    monkeypatch.chdir(tmp_path)  # out of any repository whose local config could answer
-    return config
+    return environment / ".gitconfig"
 
 
 @pytest.fixture

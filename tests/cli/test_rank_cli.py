@@ -7,7 +7,6 @@ Regenerate the golden files after an intended change with
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 
 from flipgate.cli import main
 from tests.conftest import REPO, passfail_rows, write_run
+from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 SAMPLE = "sample_runs/winner-rule"
@@ -29,10 +29,7 @@ def at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_golden(fmt: str, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rank", SAMPLE, "--format", fmt]) == 0
     out = capsys.readouterr().out
-    golden = GOLDEN / f"winner-rule-rank.{suffix}"
-    if os.environ.get("FLIPGATE_UPDATE_GOLDEN"):
-        golden.write_text(out, encoding="utf-8")
-    assert out == golden.read_text(encoding="utf-8")
+    assert_golden(out, GOLDEN / f"winner-rule-rank.{suffix}")
 
 
 def test_the_sample_names_the_three_labels_apart(capsys: pytest.CaptureFixture[str]) -> None:
