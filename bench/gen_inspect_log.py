@@ -19,7 +19,7 @@ import zstandard
 
 from flipgate.core.importers.inspect_log import ZIP_ZSTANDARD, EvalMemberReader
 
-FIXTURE = Path(__file__).parents[2] / "shared/fixtures/external/inspect/baseline.eval"
+FIXTURE = Path(__file__).parents[1] / "tests/fixtures/inspect/listing-review/baseline.eval"
 _VERSION = 63  # "version needed to extract" 6.3: the zip revision that lists zstd
 _DOS_TIME, _DOS_DATE = 0, (2026 - 1980) << 9 | 11 << 5 | 29
 

@@ -33,6 +33,10 @@ settings.register_profile("explore", settings.get_profile("deterministic"), dera
 settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
+# Logs written by the real tools, each folder's README saying how: tests/fixtures/TOOL/NAME/.
+FIXTURES = REPO / "tests" / "fixtures"
+INSPECT_LOGS = FIXTURES / "inspect" / "listing-review"
+PROMPTFOO_LOGS = FIXTURES / "promptfoo" / "app-review"
 
 # What a user's shell may set that would change what the tests see: colours and terminal size
 # (Rich and Textual read them), where settings and data live, git's own configuration (a

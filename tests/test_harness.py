@@ -3,15 +3,18 @@ user's environment, and compares golden numbers within a stated tolerance."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import io
 import os
 import subprocess
-from pathlib import Path
+import tempfile
+from pathlib import Path, PurePath
 
 import pytest
 from rich.console import Console
 
-from tests.conftest import REPO
+from tests.conftest import FIXTURES, REPO
 from tests.golden import JSON, REL, differences
 
 
@@ -50,3 +53,38 @@ def test_golden_json_compares_floats_within_the_tolerance(
     actual: JSON, expected: JSON, same: bool
 ) -> None:
     assert (differences(actual, expected) == []) is same
+
+
+TESTS = REPO / "tests"
+
+
+def test_no_test_module_reads_outside_the_repository() -> None:
+    """A fresh clone holds everything the tests read: no module-level path outside the repository
+    (or the temporary folders the suite makes), and no `parents[k]` climbing above it."""
+    outside: list[str] = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if FIXTURES in path.parents:
+            continue  # the scripts that made the real tools' logs, not tests
+        name = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        module = importlib.import_module(name.removesuffix(".__init__"))
+        for attribute, value in vars(module).items():
+            if isinstance(value, PurePath) and value.is_absolute() and not within_reach(value):
+                outside.append(f"{name}.{attribute} = {value}")
+        depth = len(path.relative_to(REPO).parts) - 1  # parents[depth] is the repository
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "parents"
+                and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, int)
+                and node.slice.value > depth
+            ):
+                outside.append(
+                    f"{path.relative_to(REPO)}:{node.lineno}: parents[{node.slice.value}]"
+                )
+    assert not outside, "\n".join(outside)
+
+
+def within_reach(path: PurePath) -> bool:
+    return path.is_relative_to(REPO) or path.is_relative_to(tempfile.gettempdir())

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import REPO, passfail_rows, write_run
+from tests.conftest import PROMPTFOO_LOGS, REPO, passfail_rows, write_run
 from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -157,12 +157,8 @@ def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     assert f"{results}:1" in capsys.readouterr().err and len(started) == 1
 
 
-PROMPTFOO = REPO.parent / "shared" / "fixtures" / "external" / "promptfoo"
-
-
-@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason=f"the shared fixtures are not at {PROMPTFOO}")
 def test_logs_are_read_with_the_importers_options(capsys: pytest.CaptureFixture[str]) -> None:
-    logs = [str(PROMPTFOO / arm / "results.json") for arm in ("baseline", "candidate")]
+    logs = [str(PROMPTFOO_LOGS / arm / "results.json") for arm in ("baseline", "candidate")]
     assert main(["rank", *logs, "--format", "json"]) == 1
     both_prompts = json.loads(capsys.readouterr().out)
     assert main(["rank", *logs, "--select", "prompt=terse", "--format", "json"]) == 1

@@ -30,7 +30,7 @@ from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.present.report import to_text, unchecked_note
-from tests.conftest import SAMPLES, passfail_rows, write_run
+from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS, SAMPLES, passfail_rows, write_run
 
 KEY = {"model": "m1", "prompt": "p1"}
 
@@ -263,12 +263,8 @@ def test_cached_must_be_a_bool(tmp_path: Path) -> None:
     assert (error.value.line, error.value.field) == (1, "cached")
 
 
-PROMPTFOO = Path(__file__).parents[3] / "shared" / "fixtures" / "external" / "promptfoo"
-
-
-@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason="the shared promptfoo fixtures are absent")
 def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) -> None:
-    doc = json.loads((PROMPTFOO / "candidate" / "results.json").read_text())
+    doc = json.loads((PROMPTFOO_LOGS / "candidate" / "results.json").read_text())
     row = next(
         r for r in doc["results"]["results"] if r["testCase"]["description"] == "t01 stability"
     )
@@ -276,19 +272,15 @@ def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) 
     candidate = tmp_path / "results.json"
     candidate.write_text(json.dumps(doc))
     result = compare(
-        load_run(PROMPTFOO / "baseline" / "results.json"), load_run(candidate), default_spec()
+        load_run(PROMPTFOO_LOGS / "baseline" / "results.json"), load_run(candidate), default_spec()
     ).result
     case = f"t01 stability [prompt={row['prompt']['label']}]"
     assert list(result.changes.cached["candidate"]) == [case]
     assert any(r.startswith("cached candidate repetitions") for r in result.invalid_reasons)
 
 
-INSPECT = PROMPTFOO.parent / "inspect"
-
-
-@pytest.mark.skipif(not INSPECT.is_dir(), reason="the shared Inspect fixtures are absent")
 def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
-    doc = json.loads((INSPECT / "candidate.json").read_text())
+    doc = json.loads((INSPECT_LOGS / "candidate.json").read_text())
     sample = doc["samples"][0]
     event = next(e for e in sample["events"] if e["event"] == "model")
     event["cache"] = "read"
@@ -298,7 +290,7 @@ def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
     served = candidate.reps.filter(candidate.reps["cached"])
     assert served["case"].to_list() == [str(sample["id"])]
     assert served["rep"].to_list() == [sample["epoch"] - 1]
-    assert not load_run(INSPECT / "candidate.eval").reps["cached"].any()
+    assert not load_run(INSPECT_LOGS / "candidate.eval").reps["cached"].any()
 
 
 # --------------------------------------------------------------------------- the base
