@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -17,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import HealthCheck, settings
+
+from flipgate import bundled
 
 # Property tests draw the same examples on every run and keep no example database, so a CI
 # failure reproduces anywhere; no deadline and no too-slow check, both of which a loaded
@@ -99,7 +103,83 @@ def environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     return home
 
 
-SAMPLES = REPO / "sample_runs"
+BUNDLED = Path("src", "flipgate", "samples")  # the package's sample workspaces, in the repository
+
+
+def pristine_samples(repo: Path, into: Path) -> Path:
+    """`repo`'s bundled sample workspaces as git holds them (its index: what is committed or
+    staged), checked out to `into/sample_runs/` and made read-only.
+
+    Never the working tree's files: trying a sample there (the README's tour, or `flipgate open`
+    on the package's folder) leaves a triage walk, decisions, a rerun plan or an edited flaky
+    list, and the tests would then see the user's work. Outside a git checkout (an unpacked
+    source archive) the working tree is all there is, and is copied.
+    """
+    root = into / "sample_runs"
+    quiet_git = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
+        "GIT_CONFIG_GLOBAL": os.devnull,  # no autocrlf or filter of the user's rewrites a file
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    tracked = subprocess.run(
+        ["git", "-C", str(repo), "ls-files", "-z", "--", str(BUNDLED)],
+        capture_output=True,
+        env=quiet_git,
+        check=False,
+    )
+    if tracked.returncode == 0 and tracked.stdout:
+        checkout = into / "checkout"
+        subprocess.run(
+            ["git", "-C", str(repo), "checkout-index", "-z", "--stdin", f"--prefix={checkout}/"],
+            input=tracked.stdout,
+            env=quiet_git,
+            check=True,
+        )
+        (checkout / BUNDLED).rename(root)
+        shutil.rmtree(checkout)
+    else:
+        shutil.copytree(repo / BUNDLED, root)
+    for folder, _, names in os.walk(root):
+        for name in names:
+            Path(folder, name).chmod(0o444)
+    for folder, _, _ in os.walk(root, topdown=False):
+        Path(folder).chmod(0o555)  # a test that writes into a shared sample fails at once
+    return root
+
+
+def _writable(root: Path) -> None:
+    for folder, _, _ in os.walk(root):
+        Path(folder).chmod(0o755)
+
+
+# Every test reads the samples here, or works in a copy from here (`copy_sample`).
+SAMPLES = pristine_samples(REPO, Path(tempfile.mkdtemp(prefix="flipgate-samples-")))
+atexit.register(lambda: (_writable(SAMPLES.parent), shutil.rmtree(SAMPLES.parent)))
+
+
+@pytest.fixture
+def pristine_bundle(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`flipgate samples` and plain `flipgate` copy the pristine samples, not the package's
+    folder as it stands in this checkout."""
+    monkeypatch.setattr(bundled, "bundle", lambda: SAMPLES)
+    return SAMPLES
+
+
+def files_below(root: Path) -> dict[str, bytes]:
+    """Every file below `root` by its relative path, with its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def copy_sample(name: str, destination: Path) -> Path:
+    """A writable copy of the pristine sample workspace `name` (or a folder in one,
+    `support-assistant/decisions`) at `destination`."""
+    shutil.copytree(SAMPLES / name, destination, copy_function=shutil.copyfile)
+    _writable(destination)
+    return destination
+
 
 # Nine aliases of nine aliases of ... "lol": 400 bytes of YAML that expand past a gigabyte.
 ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(

@@ -14,8 +14,22 @@ from pathlib import Path, PurePath
 import pytest
 from rich.console import Console
 
-from tests.conftest import FIXTURES, REPO
-from tests.golden import JSON, REL, differences
+from flipgate.cli import main
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.reading import load_run
+from flipgate.core.triage.walk import save_walk, start_walk, walk_path
+from tests.conftest import (
+    BUNDLED,
+    FIXTURES,
+    REPO,
+    SAMPLES,
+    KeyMaker,
+    copy_sample,
+    files_below,
+    pristine_samples,
+)
+from tests.golden import JSON, REL, assert_golden, differences
 
 
 def test_every_test_runs_in_an_environment_of_its_own(environment: Path) -> None:
@@ -88,3 +102,49 @@ def test_no_test_module_reads_outside_the_repository() -> None:
 
 def within_reach(path: PurePath) -> bool:
     return path.is_relative_to(REPO) or path.is_relative_to(tempfile.gettempdir())
+
+
+def test_a_tried_sample_never_reaches_a_test(
+    tmp_path: Path,
+    make_key: KeyMaker,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's tour walked in a checkout's own sample folder, as it was before `flipgate
+    samples`: a rerun plan, an accepted flaky proposal, a signed decision, a saved triage walk.
+    The samples the tests read are checked out from git, so they hold none of it, and a golden
+    test run on them still passes."""
+    repo = tmp_path / "checkout"
+    workspace = copy_sample("agent-suite", repo / BUNDLED / "agent-suite")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "the samples"], check=True)
+
+    plan = workspace / "rerun-plan.yaml"
+    assert main(["gate", str(workspace), "--rerun-plan", str(plan)]) == 3
+    flaky = ["flaky", "add", "case-033", "--owner", "qa-oncall", "--reason", "ambiguous judge"]
+    assert main([*flaky, "-w", str(workspace)]) == 0
+    signed = ["decide", str(workspace), "--decision", "reject", "--cause", "regression"]
+    signed += ["--reason", "refunds broke", "--case", "case-012", "--key", str(make_key("ana"))]
+    assert main([*signed, "--reviewer", "Ana <ana@example.com>"]) == 0
+    comparison = compare(
+        load_run(workspace / "baseline"), load_run(workspace / "candidate"), default_spec()
+    )
+    save_walk(walk_path(workspace), start_walk(comparison).record("infra", finding="ruled_out"))
+    tried = subprocess.run(
+        [*git, "status", "--porcelain", "--untracked-files=all"], capture_output=True, text=True
+    ).stdout
+    assert sorted(line.split("/")[-2] + " " + line[:2] for line in tried.splitlines()) == [
+        ".flipgate ??",
+        "agent-suite  M",  # flaky.yaml
+        "agent-suite ??",  # rerun-plan.yaml
+        "decisions ??",
+    ]
+
+    pristine = pristine_samples(repo, tmp_path / "tests")
+    assert files_below(pristine / "agent-suite") == files_below(SAMPLES / "agent-suite")
+    capsys.readouterr()
+    monkeypatch.chdir(pristine.parent)
+    assert main(["gate", "sample_runs/agent-suite", "--format", "json"]) == 3
+    assert_golden(capsys.readouterr().out, REPO / "tests/cli/golden/agent-suite.json")

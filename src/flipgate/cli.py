@@ -44,9 +44,11 @@ BAD_INPUT = 2
 
 
 def bundled_samples() -> Path:
-    """The sample workspaces: shipped inside the wheel, or beside the source tree."""
-    packaged = Path(__file__).parent / "sample_runs"
-    return packaged if packaged.exists() else Path(__file__).parents[2] / "sample_runs"
+    """The sample workspaces plain `flipgate` opens: the user's own copy of those shipped in the
+    package (`bundled.user_samples`), so that trying them never writes into the package."""
+    from flipgate.bundled import user_samples
+
+    return user_samples()
 
 
 DEFAULT_WORKSPACE = "listing-reviewer"
@@ -315,6 +317,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_samples(args: argparse.Namespace) -> int:
+    from flipgate.bundled import copy_samples
+
+    with writing(args.folder):
+        names = copy_samples(args.folder)
+    print(f"flipgate: copied {plural(len(names), 'sample workspace')} to {args.folder}:")
+    for name in names:
+        print(f"  {args.folder / name}")
+    return 0
+
+
 def cmd_decide(args: argparse.Namespace) -> int:
     from flipgate.core.decision.record import (
         DecisionExistsError,
@@ -467,6 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("out_dir", metavar="OUT_DIR")
     add_import_arguments(imp)
     imp.set_defaults(handler=cmd_import)
+    samples = sub.add_parser(
+        "samples", help="copy the bundled sample workspaces into a folder, to try them there"
+    )
+    samples.add_argument("folder", metavar="DIR", type=Path, help="made if missing")
+    samples.set_defaults(handler=cmd_samples)
     add_flaky_parser(sub)
     add_rank_parser(sub)
     add_stats_parser(sub)

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from flipgate.cli import main
-
-SAMPLES = Path(__file__).parents[2] / "sample_runs"
+from tests.conftest import copy_sample
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> dict:
@@ -93,7 +91,7 @@ def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixtur
 
 @pytest.fixture
 def agent_suite(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
+    return copy_sample("agent-suite", tmp_path / "agent-suite")
 
 
 def test_calibrate_a_workspace_writes_a_new_spec_beside_gate_yaml(

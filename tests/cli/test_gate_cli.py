@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from flipgate.cli import main
-from tests.conftest import RunWriter, passfail_rows, write_run
+from tests.conftest import SAMPLES, RunWriter, passfail_rows, write_run
 
 
 def _workspace(
@@ -325,8 +325,6 @@ def test_reports_name_the_first_failed_safety_cases_and_count_the_rest(
 
 
 # --------------------------------------------------------------------------- standard output
-
-SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
 
 def _gate_into(

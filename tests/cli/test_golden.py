@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import REPO
+from tests.conftest import SAMPLES
 from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -47,7 +47,7 @@ CASES = {
 def test_golden(
     name: str, fmt: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
+    monkeypatch.chdir(SAMPLES.parent)  # paths in the output are as the user typed them: relative
     args, code = CASES[name]
     assert main(["gate", *args, "--format", fmt]) == code
     out = capsys.readouterr().out

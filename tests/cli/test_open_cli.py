@@ -62,12 +62,3 @@ def test_good_input_starts_the_app_with_the_runs_already_read(
     [app] = started
     assert isinstance(app, flipgate.tui.app.FlipgateApp) and app.loaded is not None
     assert len(app.loaded.repeats) == 2  # the workspace's baseline-repeats/
-
-
-def test_plain_flipgate_opens_the_bundled_listing_reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[flipgate.tui.app.FlipgateApp] = []
-    monkeypatch.setattr(flipgate.tui.app, "run_app", lambda app: started.append(app) or 0)
-    assert main([]) == 0
-    [app] = started
-    assert app.sources.plan_folder == SAMPLES / "listing-reviewer"
-    assert app.loaded is not None and app.loaded.baseline.run_id == "lr-2026-11-18-main"

@@ -7,13 +7,12 @@ Regenerate the golden files after an intended change with
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import PROMPTFOO_LOGS, REPO, passfail_rows, write_run
+from tests.conftest import PROMPTFOO_LOGS, SAMPLES, copy_sample, passfail_rows, write_run
 from tests.golden import assert_golden
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -21,8 +20,8 @@ SAMPLE = "sample_runs/winner-rule"
 
 
 @pytest.fixture(autouse=True)
-def at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
+def beside_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLES.parent)  # paths in the output are as the user typed them: relative
 
 
 @pytest.mark.parametrize(("fmt", "suffix"), [("json", "json"), ("markdown", "md")])
@@ -104,7 +103,7 @@ def test_a_bad_line_in_a_candidate_names_its_file_and_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     workspace = tmp_path / "campaign"
-    shutil.copytree(REPO / SAMPLE, workspace)
+    copy_sample("winner-rule", workspace)
     results = workspace / "candidates/MERGE/results.jsonl"
     results.write_text(results.read_text() + '{"case": "i7", "rep": -1, "passed": true}\n')
     assert main(["rank", str(workspace)]) == 2
@@ -150,7 +149,7 @@ def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     assert [name for name, _ in app.campaign_runs.candidates] == ["CLAUDE", "HURRIED", "MERGE"]
 
     workspace = tmp_path / "campaign"
-    shutil.copytree(REPO / SAMPLE, workspace)
+    copy_sample("winner-rule", workspace)
     results = workspace / "candidates/HURRIED/results.jsonl"
     results.write_text("not json\n")
     assert main(["open", str(workspace)]) == 2

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import random
-import shutil
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
@@ -30,7 +29,14 @@ from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.present.report import to_text, unchecked_note
-from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS, SAMPLES, passfail_rows, write_run
+from tests.conftest import (
+    INSPECT_LOGS,
+    PROMPTFOO_LOGS,
+    SAMPLES,
+    copy_sample,
+    passfail_rows,
+    write_run,
+)
 
 KEY = {"model": "m1", "prompt": "p1"}
 
@@ -191,7 +197,7 @@ def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
 def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: Path) -> None:
     """The issue's first scenario: delete a broken case's lines from the candidate's file."""
     workspace = tmp_path / "listing-reviewer"
-    shutil.copytree(SAMPLES / "listing-reviewer", workspace)
+    copy_sample("listing-reviewer", workspace)
     first = compare_workspace(workspace)
     broken = next(case for case, direction in first.result.flipped if direction == "pass_to_fail")
     results = workspace / "candidate" / "results.jsonl"

@@ -23,7 +23,6 @@ from flipgate.core.runs.workspace import load_workspace
 from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 CASES_WORKSPACE = FIXTURES / "cases"
 
 

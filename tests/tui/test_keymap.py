@@ -3,7 +3,6 @@ the bindings, the footer, the help screen and every key a screen names in its te
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.settings import default_settings_path, load_settings
 from flipgate.tui.widgets.key_bar import KeyBar
-from tests.conftest import REPO, SAMPLES
+from tests.conftest import REPO, SAMPLES, copy_sample
 from tests.tui.test_app import plain
 
 from .conftest import settled
@@ -108,7 +107,7 @@ def test_a_wrong_keymap_stops_flipgate_with_status_2(
 
 
 async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     keymap = {
         "triage": "k",
         "triage-cause": "x",

@@ -17,8 +17,9 @@ from flipgate.core.runs.reading import load_run
 from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
+from tests.conftest import SAMPLES
 
-from .conftest import SAMPLES, ScreenApp, keys, load_comparison
+from .conftest import ScreenApp, keys, load_comparison
 
 WIDE = (140, 45)
 NARROW = (80, 24)

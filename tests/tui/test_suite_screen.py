@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import shutil
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -24,9 +23,10 @@ from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
+from tests.conftest import SAMPLES, copy_sample
 from tests.tui.conftest import settled
 
-SUPPORT = Path(__file__).resolve().parents[2] / "sample_runs" / "support-assistant"
+SUPPORT = SAMPLES / "support-assistant"
 WIDE, NARROW = (140, 45), (80, 24)
 
 
@@ -62,7 +62,7 @@ async def test_every_figure_is_on_screen_as_text() -> None:
 
 
 async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Path) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     app = make_suite_app(load_suite(support))
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
@@ -91,7 +91,7 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
 async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retirement(
     tmp_path: Path,
 ) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     app = make_app_for_workspace(support)
     async with app.run_test(size=WIDE) as pilot:
         await settled(pilot)
@@ -154,7 +154,7 @@ async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
 
 
 async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: Path) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     traffic = support / "traffic.yaml"
     traffic.write_text(traffic.read_text().replace("multi_turn_ops: 0.221", "multi_turn_ops: lots"))
     app = make_app_for_workspace(support)

@@ -8,7 +8,6 @@ waits, then lets it go.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, copy_sample
 
 from .conftest import ScreenApp, load_comparison, settled
 
@@ -135,7 +134,7 @@ async def test_the_decision_digests_the_runs_in_a_worker(
 async def test_the_gate_is_applied_again_in_a_worker_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
@@ -157,7 +156,7 @@ async def test_the_gate_is_applied_again_in_a_worker_with_progress(
 async def test_a_failed_re_gate_is_said_and_the_overview_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notices: list[str]
 ) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     app = make_app_for_workspace(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
