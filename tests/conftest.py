@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import atexit
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -188,16 +185,6 @@ ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
 
 RunWriter = Callable[..., Path]
 KeyMaker = Callable[..., Path]
-
-
-def load_bench(name: str) -> ModuleType:
-    """bench/ holds scripts, not a package: import one by path (its data generator, say)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
-    spec.loader.exec_module(module)
-    return module
 
 
 def write_run(

@@ -13,6 +13,7 @@ import yaml
 
 from flipgate.cli import main
 from tests.conftest import SAMPLES, RunWriter, passfail_rows, write_run
+from tests.reference.generate import generate
 
 
 def _workspace(
@@ -277,9 +278,7 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Long red-case histograms fold inside their cells; no figure or label is cut."""
-    from tests.conftest import load_bench
-
-    load_bench("generate").generate(tmp_path, 2000, 3)
+    generate(tmp_path, 2000, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     _, text, _ = _gate(capsys, *pair)
     _, out, _ = _gate(capsys, *pair, "--format", "json")
@@ -294,9 +293,7 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
 def test_the_gate_on_parquet_starts_without_pyarrow(tmp_path: Path) -> None:
     """Arrow's reader is for JSONL: loading pyarrow costs the gate on Parquet a tenth of a second
     of start-up, so nothing on that path may import it (the suite manifest's reader does)."""
-    from tests.conftest import load_bench
-
-    load_bench("generate").generate(tmp_path, 50, 3)
+    generate(tmp_path, 50, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     code = (
         "import sys\n"
