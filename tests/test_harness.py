@@ -147,4 +147,4 @@ def test_a_tried_sample_never_reaches_a_test(
     capsys.readouterr()
     monkeypatch.chdir(pristine.parent)
     assert main(["gate", "sample_runs/agent-suite", "--format", "json"]) == 3
-    assert_golden(capsys.readouterr().out, REPO / "tests/cli/golden/agent-suite.json")
+    assert_golden(capsys.readouterr().out, REPO / "tests/present/golden/agent-suite.json")

@@ -1,8 +1,5 @@
-"""`flipgate rank`: its exit codes, its two ways of naming the runs, bad input, golden files.
-
-Regenerate the golden files after an intended change with
-`FLIPGATE_UPDATE_GOLDEN=1 uv run pytest tests/cli/test_rank_cli.py` and read the diff.
-"""
+"""`flipgate rank`: its exit codes, its two ways of naming the runs, bad input (its golden files:
+tests/present/test_golden.py)."""
 
 from __future__ import annotations
 
@@ -13,22 +10,13 @@ import pytest
 
 from flipgate.cli import main
 from tests.conftest import PROMPTFOO_LOGS, SAMPLES, copy_sample, passfail_rows, write_run
-from tests.golden import assert_golden
 
-GOLDEN = Path(__file__).parent / "golden"
 SAMPLE = "sample_runs/winner-rule"
 
 
 @pytest.fixture(autouse=True)
 def beside_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(SAMPLES.parent)  # paths in the output are as the user typed them: relative
-
-
-@pytest.mark.parametrize(("fmt", "suffix"), [("json", "json"), ("markdown", "md")])
-def test_golden(fmt: str, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rank", SAMPLE, "--format", fmt]) == 0
-    out = capsys.readouterr().out
-    assert_golden(out, GOLDEN / f"winner-rule-rank.{suffix}")
 
 
 def test_the_sample_names_the_three_labels_apart(capsys: pytest.CaptureFixture[str]) -> None:
