@@ -148,9 +148,14 @@ def _writable(root: Path) -> None:
         Path(folder).chmod(0o755)
 
 
+def _remove(root: Path) -> None:
+    _writable(root)
+    shutil.rmtree(root)
+
+
 # Every test reads the samples here, or works in a copy from here (`copy_sample`).
 SAMPLES = pristine_samples(REPO, Path(tempfile.mkdtemp(prefix="flipgate-samples-")))
-atexit.register(lambda: (_writable(SAMPLES.parent), shutil.rmtree(SAMPLES.parent)))
+atexit.register(_remove, SAMPLES.parent)
 
 
 @pytest.fixture

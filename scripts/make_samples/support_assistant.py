@@ -86,7 +86,9 @@ def support_cases() -> list[SupportCase]:
     intents += [
         "multi_turn_ops" if i == multi_turn_at else ordinary.pop() for i in range(len(later))
     ]
-    dated = [(d, intent, None, None) for d, intent in zip(early + later, intents, strict=True)]
+    dated: list[tuple[date, str, str | None, str | None]] = [
+        (d, intent, None, None) for d, intent in zip(early + later, intents, strict=True)
+    ]
     dated += [
         (added, intent, retired, reason) for intent, added, retired, reason in SUPPORT_ARCHIVE
     ]

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -17,7 +18,7 @@ from tests.reference.generate import generate
 
 
 def _workspace(
-    tmp_path: Path, b: int, c: int, *, both_pass: int = 100, **cand_manifest: object
+    tmp_path: Path, b: int, c: int, *, both_pass: int = 100, **cand_manifest: Any
 ) -> Path:
     base: dict[str, list[bool | None]] = {}
     cand: dict[str, list[bool | None]] = {}
@@ -210,7 +211,7 @@ def test_the_entry_point_collects_again_once_the_imports_are_done(
         return 3
 
     monkeypatch.setattr(flipgate.cli, "main", command)
-    monkeypatch.setattr(launch.os, "_exit", lambda code: seen.setdefault("exit", code))
+    monkeypatch.setattr(os, "_exit", lambda code: seen.setdefault("exit", code))
     try:
         launch.run()
     finally:
@@ -232,7 +233,7 @@ def test_ctrl_c_is_said_in_a_line_and_exits_130(
 
     exits: list[int] = []
     monkeypatch.setattr(flipgate.cli, "main", interrupted)
-    monkeypatch.setattr(launch.os, "_exit", exits.append)
+    monkeypatch.setattr(os, "_exit", exits.append)
     try:
         launch.run()
     finally:

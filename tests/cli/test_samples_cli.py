@@ -63,7 +63,12 @@ def test_plain_flipgate_opens_its_own_copy_and_keeps_what_the_user_did(
     """The copy is made on first use in `$XDG_DATA_HOME/flipgate/samples/`; a second start opens
     it as the user left it, and puts back only a workspace that is missing."""
     started: list[flipgate.tui.app.FlipgateApp] = []
-    monkeypatch.setattr(flipgate.tui.app, "run_app", lambda app: started.append(app) or 0)
+
+    def run_app(app: flipgate.tui.app.FlipgateApp) -> int:
+        started.append(app)
+        return 0
+
+    monkeypatch.setattr(flipgate.tui.app, "run_app", run_app)
     assert main([]) == 0
     copy = environment / ".local/share/flipgate/samples"
     assert started[0].sources.plan_folder == copy / "listing-reviewer"

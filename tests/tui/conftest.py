@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pytest
 from textual.app import App
@@ -81,10 +81,13 @@ def notices(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return said
 
 
-class ScreenApp(App[None]):
+ScreenResult = TypeVar("ScreenResult")
+
+
+class ScreenApp(App[None], Generic[ScreenResult]):
     """Pushes the screen a test gives it, over a blank default screen."""
 
-    def __init__(self, make_screen: Callable[[], Screen[object]]) -> None:
+    def __init__(self, make_screen: Callable[[], Screen[ScreenResult]]) -> None:
         super().__init__()
         self.make_screen = make_screen
 
@@ -117,7 +120,7 @@ def agent_turns(*, confirms: bool, amount: int = 180) -> list[dict[str, Any]]:
             {"role": "tool", "tool_call_id": call_id, "content": f"{name} done"},
         ]  # fmt: skip
 
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a support agent." + (" Confirm first." if confirms else "")},
         {"role": "user", "content": f"Refund order A-1, please. {HOSTILE_TURN}"},
         {"role": "assistant", "content": "", "tool_calls": [
@@ -158,4 +161,7 @@ def agent_comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     for arm, confirms in (("baseline", (True, True, True)), ("candidate", (True, False, False))):
         rows = agent_rows(confirms, "refund-001") + agent_rows(confirms, "refund-002")
         runs.append(load_run(write_run(root / arm, rows, key={"prompt": arm})))
-    return compare(*runs, load_spec(None), load_flaky(None), declared_change=("prompt",))
+    baseline, candidate = runs
+    return compare(
+        baseline, candidate, load_spec(None), load_flaky(None), declared_change=("prompt",)
+    )

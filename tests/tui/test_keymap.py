@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from flipgate.cli import main
 from flipgate.core.errors import InputError
@@ -126,7 +126,7 @@ async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         assert str(screen.query_one("#cause", Button).label) == "cause (x)"
-        assert "(ctrl+n)" in str(screen.query_one("#note").placeholder)
+        assert "(ctrl+n)" in screen.query_one("#note", Input).placeholder
         bar = plain(screen.query_one(KeyBar).render())
         assert "x Cause" in bar and "^q Quit" in bar
         await pilot.press("x")
