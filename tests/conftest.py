@@ -1,4 +1,6 @@
-"""Shared test helpers: small runs and workspaces in our format, throwaway SSH keys."""
+"""Shared test helpers: the environment every test runs in (`environment`), the bundled samples
+as git holds them (`SAMPLES`, `copy_sample`), the real tools' logs, small runs and workspaces in
+our format, throwaway SSH keys."""
 
 from __future__ import annotations
 
