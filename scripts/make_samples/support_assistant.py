@@ -341,6 +341,7 @@ def support_decisions(workspace: Path, kept: Path) -> None:
     from flipgate.core.gate.compare import compare
     from flipgate.core.gate.spec import load_spec
     from flipgate.core.runs.reading import load_run
+    from flipgate.present.reasons import sentence, summary
 
     spec = load_spec(workspace / "gate.yaml")
     folder = workspace / "decisions"
@@ -354,13 +355,14 @@ def support_decisions(workspace: Path, kept: Path) -> None:
             load_run(workspace / "history" / run.folder),
             spec,
         )
-        assert comparison.result.rule == "outcome_limit", comparison.result.summary
+        assert comparison.result.rule == "outcome_limit", summary(comparison.result)
         record = build_record(
             comparison,
             workspace=workspace,
             decision="reject",
             cause="regression",
-            reason=f"{comparison.result.limit_breaches[0]}; the misses are refunds it waved through",
+            reason=f"{sentence(comparison.result.limit_breaches[0])}; the misses are refunds it "
+            "waved through",
             reviewer=Reviewer(*SUPPORT_REVIEWER),
             created=datetime.fromisoformat(run.created) + timedelta(hours=30),
         )

@@ -204,6 +204,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.core.gate.reruns import compare_with_reruns, write_rerun_plan
     from flipgate.core.runs.reading import load_run
     from flipgate.present import report
+    from flipgate.present.reasons import summary
 
     inputs = resolve_inputs(args)
     reruns = _reruns(args)
@@ -220,7 +221,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
         if result.escalation is not None and result.escalation.action == "rerun_flipped":
             try:
                 with writing(args.rerun_plan):
-                    write_rerun_plan(comparison, args.rerun_plan, overwrite=args.replace_rerun_plan)
+                    write_rerun_plan(
+                        comparison,
+                        args.rerun_plan,
+                        summary(result),
+                        overwrite=args.replace_rerun_plan,
+                    )
             except FileExistsError:
                 raise InputError(
                     args.rerun_plan, "exists: give --replace-rerun-plan to write over it"

@@ -73,7 +73,9 @@ def test_a_margin_raised_and_a_flaky_entry_added_in_the_change_are_invalid(
     assert data["base"] == {
         "where": "base: main",
         "unchecked": [],
+        "unchecked_files": [],
         "loosened": [],
+        "loosenings": [],
         "flaky_added": [],
     }
     assert code == 3
@@ -90,6 +92,23 @@ def test_a_margin_raised_and_a_flaky_entry_added_in_the_change_are_invalid(
         "flaky entries added in the change under test (base: main): case-033: add flaky entries "
         "in a separate, reviewed change"
     )
+    # beside each sentence, its code and values (docs/json.md)
+    assert data["base"]["loosenings"] == [
+        {
+            "code": "raised",
+            "message": "sets.full.margin: 2 in the base, 6 here",
+            "setting": "sets.full.margin",
+            "base": 2,
+            "here": 6,
+            "stat": None,
+            "relative": False,
+            "baseline_false_negatives": None,
+        }
+    ]
+    assert [(r["code"], r["message"]) for r in data["invalid"]] == list(
+        zip(("gate_loosened", "flaky_added"), data["invalid_reasons"], strict=True)
+    )
+    assert data["invalid"][-1]["cases"] == ["case-033"]
 
     # committed on a branch, the same change is still judged against where it is going; against
     # itself, the loosened gate lets the change through (net 6 <= margin 6): what --base-ref stops
@@ -186,7 +205,14 @@ def test_the_json_carries_each_arms_key_and_the_flaky_list_size(
     assert data["key"]["baseline"]["prompt"] == "prompts@7c1e9a"
     assert data["key"]["candidate"]["prompt"] == "prompts@b83d20"
     assert data["flaky"]["size"] == 2
-    assert data["changes"] == {"edited": {}, "deleted": [], "new": [], "cached": {}}
+    assert data["changes"] == {
+        "edited": {},
+        "edits": {},
+        "deleted": [],
+        "new": [],
+        "cached": {},
+        "entries": [],
+    }
     assert [b["metric"] for b in data["budgets"]] == ["latency_ms", "cost_usd", "steps", "tokens"]
     assert not any(b["exceeded"] for b in data["budgets"])
 
@@ -240,6 +266,7 @@ def test_without_a_base_the_unchecked_retirements_are_said(
 ) -> None:
     _, data, _ = gate(capsys, str(support))
     assert data["base"]["unchecked"] == ["gate spec", "flaky list", "suite manifest"]
+    assert data["base"]["unchecked_files"] == ["gate_spec", "flaky_list", "suite_manifest"]
     main(["gate", str(support)])
     assert (
         "no base gate spec, flaky list or suite manifest given (--base-ref REF, or --base-gate, "

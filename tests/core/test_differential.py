@@ -96,7 +96,7 @@ def assert_same(result: GateResult, expected: dict[str, Any]) -> None:
     assert (result.b, result.c) == (expected["b"], expected["c"])
     assert result.p == pytest.approx(expected["p"], rel=1e-12)
     assert [{"case": c, "direction": d} for c, d in result.flipped] == expected["flipped"]
-    assert sorted(case for case, _ in result.unpaired) == expected["unpaired"]
+    assert sorted(u.case for u in result.unpaired) == expected["unpaired"]
     assert list(result.key_drift) == expected["key_drift"]
     for arm in ARMS:
         infra, outcomes = result.infra[arm], result.outcomes[arm]

@@ -14,11 +14,21 @@ from hypothesis import strategies as st
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import compare
+from flipgate.core.gate.evidence import FalseNegativeMax, SameRunId, ZeroFalseNegativeRule
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.invalid import (
+    FlakyListTooLong,
+    NamedCases,
+    NoCaseInCommon,
+    StaleBaseline,
+)
 from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
+from flipgate.core.runs.key import Component
 from flipgate.core.runs.reading import load_run
+from flipgate.present.reasons import summary
 from tests.conftest import RunWriter, passfail_rows, write_run
 
 # case -> (baseline reps, candidate reps), each rep a pass, a fail or an infra failure (None)
@@ -109,7 +119,7 @@ def test_block_on_significance(run_writer: RunWriter) -> None:
     b, c = _pair(run_writer, *_suite(10, 2))
     result = compare(b, c, default_spec()).result
     assert (result.verdict, result.rule, result.b, result.c) == ("BLOCK", "significance", 10, 2)
-    assert result.summary == "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05"
+    assert summary(result) == "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05"
     assert result.cells == {"both_pass": 180, "both_fail": 8, "pass_to_fail": 10, "fail_to_pass": 2}
 
 
@@ -120,7 +130,8 @@ def test_inconclusive_gives_a_rerun_plan_of_every_flipped_case(run_writer: RunWr
     assert (result.verdict, result.rule) == ("INCONCLUSIVE", "undecided")
     assert result.escalation is not None and result.escalation.action == "rerun_flipped"
     assert len(result.escalation.cases) == 32 and result.escalation.runs == 5
-    plan = rerun_plan(comparison)
+    plan = rerun_plan(comparison, summary(result))
+    assert plan["why"] == summary(result)
     assert {d["direction"] for d in plan["cases"]} == {"pass_to_fail", "fail_to_pass"}  # type: ignore[index, union-attr]
 
 
@@ -141,7 +152,13 @@ def test_pass_within_margin_and_flip_cap(run_writer: RunWriter) -> None:
 def test_flip_cap_catches_an_even_swap(run_writer: RunWriter) -> None:
     b, c = _pair(run_writer, *_suite(14, 14))  # the seed's model upgrade: rate unchanged
     result = compare(b, c, default_spec()).result
-    assert result.verdict == "INCONCLUSIVE" and "14 > flip cap 10" in result.summary
+    assert (result.verdict, result.rule, result.b, result.flip_cap) == (
+        "INCONCLUSIVE",
+        "undecided",
+        14,
+        10,
+    )
+    assert summary(result).endswith("but 14 > flip cap 10")
 
 
 def test_safety_runs_before_counting(run_writer: RunWriter) -> None:
@@ -176,11 +193,11 @@ def test_unpaired_cases_are_listed_never_counted(run_writer: RunWriter) -> None:
     b, c = _pair(run_writer, base, cand)
     result = compare(b, c, default_spec()).result
     assert result.paired == 1
-    assert dict(result.unpaired) == {
-        "gone": "only in baseline",
-        "new": "only in candidate",
-        "lost": "no gradable candidate repetition",
-    }
+    assert result.unpaired == (
+        Unpaired("gone", "deleted", "baseline"),
+        Unpaired("lost", "infra", "candidate"),
+        Unpaired("new", "new", "candidate"),
+    )
 
 
 def test_a_candidate_sharing_no_case_id_with_the_baseline_is_invalid(
@@ -192,17 +209,13 @@ def test_a_candidate_sharing_no_case_id_with_the_baseline_is_invalid(
     b, c = _pair(run_writer, base, cand)
     result = compare(b, c, default_spec()).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert (
-        "no case id of the candidate's 40 is one of the baseline's 40; they differ only in upper "
-        "and lower case: nothing is compared"
-    ) in result.invalid_reasons
+    assert result.invalid_reasons[0] == NoCaseInCommon(40, 40, differ_only_in_case=True)
 
 
 def test_the_same_run_id_in_both_arms_is_warned_of(run_writer: RunWriter) -> None:
     same = {"run_id": "lr-2026-11-20"}
     b, c = _pair(run_writer, {"a": [True]}, {"a": [True]}, base_manifest=same, cand_manifest=same)
-    [warning] = compare(b, c, default_spec()).result.warnings
-    assert warning.startswith("both arms have run_id 'lr-2026-11-20'")
+    assert compare(b, c, default_spec()).result.warnings == (SameRunId("lr-2026-11-20"),)
 
 
 def test_flaky_cases_leave_b_and_c_but_are_reported(run_writer: RunWriter) -> None:
@@ -223,13 +236,13 @@ def test_flaky_list_too_long_or_holding_a_safety_case_is_invalid(run_writer: Run
         return FlakyEntry(case, "qa", date(2026, 1, 1), "r", "e")
 
     one_safety = compare(b, c, default_spec(), FlakyList((entry("safe"),))).result
-    assert one_safety.verdict == "INVALID" and "safety" in one_safety.invalid_reasons[0]
+    assert one_safety.verdict == "INVALID"
+    assert one_safety.invalid_reasons == (NamedCases("flaky_list_safety", ("safe",)),)
     too_many = compare(
         b, c, default_spec(), FlakyList((entry("case-000"), entry("case-001")))
     ).result
-    assert (
-        too_many.verdict == "INVALID" and "flaky list holds 2 cases" in too_many.invalid_reasons[0]
-    )
+    assert too_many.verdict == "INVALID"
+    assert too_many.invalid_reasons == (FlakyListTooLong(2, 29, 0.05, 1),)
 
 
 def test_key_drift_outside_the_declared_change_is_invalid(run_writer: RunWriter) -> None:
@@ -243,14 +256,13 @@ def test_key_drift_outside_the_declared_change_is_invalid(run_writer: RunWriter)
     )
     result = compare(b, c, default_spec()).result
     assert result.key_moved == ("judge", "model") and result.key_drift == ("judge",)
-    assert result.verdict == "INVALID" and "judge: j1 -> j2" in result.summary
+    judge = Component("judge", "j1", "j2")
+    assert result.verdict == "INVALID"
+    assert result.invalid_reasons == (StaleBaseline((judge,), unknown_declared=()),)
     declared = compare(b, c, default_spec(), declared_change=("judge",)).result
     assert declared.verdict == "PASS" and declared.key_drift == ()
     misspelt = compare(b, c, default_spec(), declared_change=("jugde",)).result
-    assert misspelt.invalid_reasons == (
-        "stale baseline: key moved outside the declared change (judge: j1 -> j2; the declared "
-        "change names jugde, which neither key has)",
-    )
+    assert misspelt.invalid_reasons == (StaleBaseline((judge,), unknown_declared=("jugde",)),)
 
 
 def test_infra_share_above_the_limit_is_invalid(run_writer: RunWriter) -> None:
@@ -281,12 +293,12 @@ def test_outcome_limits_block(run_writer: RunWriter, tmp_path: Path) -> None:
     spec_path.write_text("outcomes:\n  fail_on: [false_positive]\n")
     result = compare(b, c, load_spec(spec_path)).result
     assert (result.verdict, result.rule) == ("BLOCK", "outcome_limit")
-    assert result.limit_breaches == ("1 false negative, above the baseline's 0",)
+    assert result.limit_breaches == (FalseNegativeMax(1, 0, of_baseline=True),)
     spec_path.write_text(
         "outcomes:\n  fail_on: [false_positive]\n  limits: {false_negative_max: 3, zero_false_negative_rules: [r2]}\n"
     )
     result = compare(b, c, load_spec(spec_path)).result
-    assert result.limit_breaches == ("1 false negative on r2, where none is allowed",)
+    assert result.limit_breaches == (ZeroFalseNegativeRule("r2", 1),)
     # A rule no decision is on (a typo) would guard nothing: it is bad input, with its line.
     spec_path.write_text("outcomes:\n  limits:\n    zero_false_negative_rules: [r2, r3]\n")
     with pytest.raises(InputError) as err:

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from flipgate.core.gate.compare import compare
+from flipgate.core.gate.evidence import FlipsConcentrated
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
 from flipgate.core.runs.reading import load_run
+from flipgate.present.reasons import clusters_line, summary
 from flipgate.present.report import to_json, to_markdown
 from tests.conftest import RunWriter
 
@@ -58,14 +60,16 @@ def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Pa
     # Nets +10, +2, -1, -1: a total of 10 or more needs +10, then 5 of the 8 signs of the rest.
     assert clusters.p_by_template == pytest.approx(5 / 16)
     assert clusters.concentrated is not None and clusters.concentrated.template == "refunds"
-    assert any("from template refunds" in w and "by template" in w for w in by_case.warnings)
+    p_case, p_template = clusters.p_by_case, clusters.p_by_template
+    assert by_case.warnings == (FlipsConcentrated("refunds", 10, 0, 14, 4, p_case, p_template),)
 
     gate = tmp_path / "gate.yaml"
     gate.write_text("clusters: template\n")
     by_template = compare(baseline, candidate, load_spec(gate)).result
     assert by_template.p == clusters.p_by_template
     assert by_template.verdict == "INCONCLUSIVE"
-    assert "by template" in by_template.summary
+    assert by_template.p_by == "template"
+    assert "p = 0.312 by template" in summary(by_template)
     data = to_json(compare(baseline, candidate, load_spec(gate)))
     assert data["clusters"]["by"] == "template"
     assert data["clusters"]["templates"][0] == {
@@ -78,7 +82,7 @@ def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Pa
 def test_flips_of_one_template_are_said_in_the_singular(run_writer: RunWriter) -> None:
     baseline, candidate = _suite(run_writer, {"refunds": 4}, fixed=0, cases=40)
     clusters = compare(baseline, candidate, default_spec()).result.clusters
-    assert clusters.words().startswith("4 flips from 1 template: p 0.062 counted by case")
+    assert clusters_line(clusters).startswith("4 flips from 1 template: p 0.062 counted by case")
 
 
 def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:

@@ -20,14 +20,40 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.budgets import figure
-from flipgate.core.gate.changes import Questions, edited_cases, edited_rules
+from flipgate.core.gate.changes import (
+    Asked,
+    CaseCached,
+    CaseEdited,
+    Edit,
+    Questions,
+    RuleEdit,
+    SafetyEdit,
+    edited_cases,
+    edited_rules,
+)
 from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.evidence import NewCases
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
-from flipgate.core.gate.loosening import ORDER, GateBase, flaky_added, loosened
+from flipgate.core.gate.invalid import (
+    CachedReps,
+    CasesEdited,
+    FlakyAdded,
+    GateLoosened,
+    NamedCases,
+)
+from flipgate.core.gate.loosening import (
+    ORDER,
+    BaseSource,
+    GateBase,
+    Loosened,
+    flaky_added,
+    loosened,
+)
+from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
+from flipgate.present.reasons import figure, sentence, summary
 from flipgate.present.report import to_text, unchecked_note
 from tests.conftest import (
     INSPECT_LOGS,
@@ -79,12 +105,10 @@ def test_an_edited_expected_label_is_invalid_and_named() -> None:
     )
     result = compare(base, cand, default_spec()).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert result.changes.edited == {
-        "listing-001": (
-            "prohibited_items: expected approve in the baseline, reject in the candidate",
-        )
-    }
-    assert result.summary == (
+    edit = RuleEdit("prohibited_items", Asked("labels", ("approve",)), Asked("labels", ("reject",)))
+    assert result.changes.edited == {"listing-001": (edit,)}
+    assert result.invalid_reasons == (CasesEdited((CaseEdited("listing-001", (edit,)),)),)
+    assert summary(result) == (
         "INVALID: cases edited in the change under test: listing-001 prohibited_items: expected "
         "approve in the baseline, reject in the candidate"
     )
@@ -101,8 +125,8 @@ def test_an_edited_safety_flag_and_rule_set_are_invalid() -> None:
     result = compare(run("b", rows), run("c", edited), default_spec()).result
     assert result.verdict == "INVALID"
     assert result.changes.edited == {
-        "case-03": ("safety: ordinary in the baseline, a safety case in the candidate",),
-        "case-04": ("policy_ok: absent in the baseline, a pass/fail check in the candidate",),
+        "case-03": (SafetyEdit(baseline=False, candidate=True),),
+        "case-04": (RuleEdit("policy_ok", Asked("absent"), Asked("check")),),
     }
 
 
@@ -110,7 +134,7 @@ def test_a_case_graded_by_labels_in_one_arm_and_checks_in_the_other_is_edited() 
     base = run("b", [listing("x", {"policy": "approve"})])
     cand = run("c", [{"case": "x", "rep": 0, "passed": {"policy": True}}])
     assert compare(base, cand, default_spec()).result.changes.edited == {
-        "x": ("policy: expected approve in the baseline, a pass/fail check in the candidate",)
+        "x": (RuleEdit("policy", Asked("labels", ("approve",)), Asked("check")),)
     }
 
 
@@ -119,7 +143,7 @@ def test_an_infra_only_arm_is_no_edit() -> None:
     result = compare(run("b", passfail_rows(STEADY)), run("c", cand_rows), default_spec()).result
     assert (result.changes.edited, result.unpaired) == (
         {},
-        (("case-05", "no gradable candidate repetition"),),
+        (Unpaired("case-05", "infra", "candidate"),),
     )
 
 
@@ -157,28 +181,25 @@ def suite_rows(suite: dict[str, tuple[bool, list[Any]]]) -> list[dict[str, Any]]
 def test_the_cheap_check_finds_every_edit_the_detailed_list_words(
     base: dict[str, Any], other: dict[str, Any], kept: list[bool], order: random.Random
 ) -> None:
-    """`edited_cases` words only the cases whose sets of questions differ; wording every case
-    graded in both arms, and comparing every case's safety flag, finds the same edits."""
-    cand = {
+    """`edited_cases` compares rule by rule only the cases whose sets of questions differ;
+    comparing every case graded in both arms, and every case's safety flag, finds the same."""
+    chosen = {
         case: base[case] if keep and case in base else other.get(case)
         for case, keep in zip([f"case-{i}" for i in range(8)], kept, strict=True)
     }
-    cand = {case: asks for case, asks in cand.items() if asks is not None}
+    cand: dict[str, Any] = {case: asks for case, asks in chosen.items() if asks is not None}
     assume(cand)
     rows = {"b": suite_rows(base), "c": suite_rows(cand)}
     order.shuffle(rows["c"])  # out of case order too: the hashed group-by
     baseline, candidate = (run(arm, arm_rows) for arm, arm_rows in rows.items())
     graded = [set(r.reps.filter(pl.col("status") == "ok")["case"]) for r in (baseline, candidate)]
-    detailed = edited_rules(baseline, candidate, pl.Series(sorted(graded[0] & graded[1])))
+    rules = edited_rules(baseline, candidate, pl.Series(sorted(graded[0] & graded[1])))
+    detailed: dict[str, list[Edit]] = {case: list(edits) for case, edits in rules.items()}
     for case in sorted(set(base) & set(cand)):
         if base[case][0] != cand[case][0]:
-            was = "a safety case" if base[case][0] else "ordinary"
-            now = "ordinary" if base[case][0] else "a safety case"
-            detailed.setdefault(case, []).append(
-                f"safety: {was} in the baseline, {now} in the candidate"
-            )
+            detailed.setdefault(case, []).append(SafetyEdit(base[case][0], cand[case][0]))
     found = edited_cases(Questions.of(baseline), Questions.of(candidate))
-    assert found == dict(sorted(detailed.items()))
+    assert found == {case: tuple(edits) for case, edits in sorted(detailed.items())}
 
 
 def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
@@ -190,7 +211,7 @@ def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
     base = run("b", [listing("x", was), listing("y", was)])
     cand = run("c", [listing("x", now, was), listing("y", was)])
     assert edited_cases(Questions.of(base), Questions.of(cand)) == {
-        "x": ["rule-19: expected approve in the baseline, reject in the candidate"]
+        "x": (RuleEdit("rule-19", Asked("labels", ("approve",)), Asked("labels", ("reject",))),)
     }
 
 
@@ -207,10 +228,11 @@ def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: 
     result = compare_workspace(workspace).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
     assert result.changes.deleted == (broken,)
-    reason = next(r for r in result.invalid_reasons if "deleted" in r)
-    assert broken in reason
-    assert "Retire a case in a separate, reviewed change, then rebaseline" in reason
-    assert "`status: infra`, not left out" in reason
+    deleted = NamedCases("cases_deleted", (broken,))
+    assert deleted in result.invalid_reasons
+    words = sentence(deleted)
+    assert "Retire a case in a separate, reviewed change, then rebaseline" in words
+    assert "`status: infra`, not left out" in words
 
 
 def test_a_new_case_is_listed_not_counted_with_the_advice_to_rebaseline() -> None:
@@ -219,7 +241,8 @@ def test_a_new_case_is_listed_not_counted_with_the_advice_to_rebaseline() -> Non
     assert result.verdict == "PASS"
     assert result.changes.new == ("case-new",)
     assert result.paired == 20
-    assert any("case-new" in w and "rebaseline to count them" in w for w in result.warnings)
+    assert result.warnings == (NewCases(("case-new",)),)
+    assert sentence(result.warnings[0]).endswith("case-new; rebaseline to count them")
 
 
 def compare_workspace(workspace: Path, spec: GateSpec | None = None) -> Comparison:
@@ -244,7 +267,10 @@ def test_a_cached_candidate_repetition_is_invalid() -> None:
     ).result
     assert result.verdict == "INVALID"
     assert result.changes.cached == {"candidate": {"case-07": (2, 3)}}
-    assert result.summary == (
+    assert result.invalid_reasons == (
+        CachedReps("candidate", (CaseCached("case-07", "candidate", cached=2, reps=3),)),
+    )
+    assert summary(result) == (
         "INVALID: cached candidate repetitions (the candidate is the measurement: run it live): "
         "case-07 (2 of 3)"
     )
@@ -257,7 +283,9 @@ def test_a_cached_baseline_is_fine_unless_the_case_is_a_safety_case() -> None:
     safety = compare(run("b", cached(rows, "case-01", (0,))), run("c", rows), default_spec())
     assert safety.result.verdict == "INVALID"
     assert safety.result.changes.cached == {"baseline": {"case-01": (1, 3)}}
-    assert "safety runs are always live" in safety.result.summary
+    assert safety.result.invalid_reasons == (
+        CachedReps("baseline", (CaseCached("case-01", "baseline", cached=1, reps=3),)),
+    )
 
 
 def test_cached_must_be_a_bool(tmp_path: Path) -> None:
@@ -282,7 +310,7 @@ def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) 
     ).result
     case = f"t01 stability [prompt={row['prompt']['label']}]"
     assert list(result.changes.cached["candidate"]) == [case]
-    assert any(r.startswith("cached candidate repetitions") for r in result.invalid_reasons)
+    assert any(r.code == "cached_candidate" for r in result.invalid_reasons)
 
 
 def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
@@ -301,66 +329,130 @@ def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- the base
 
+FAIL_ON = ("false_negative", "false_positive", "inconclusive", "mirror")
+# base, here, what the comparison finds, and its words (the first words of its sentence)
 LOOSER = [
-    ({"alpha": 0.05}, {"alpha": 0.01}, "alpha: 0.05 in the base, 0.01 here"),
-    ({}, {"sets": {"full": {"margin": 3}}}, "sets.full.margin: 2 in the base, 3 here"),
-    ({}, {"sets": {"smoke": {"flip_cap": 5}}}, "sets.smoke.flip_cap: 4 in the base, 5 here"),
+    (
+        {"alpha": 0.05},
+        {"alpha": 0.01},
+        Loosened("lowered", "alpha", 0.05, 0.01),
+        "alpha: 0.05 in the base, 0.01 here",
+    ),
+    (
+        {},
+        {"sets": {"full": {"margin": 3}}},
+        Loosened("raised", "sets.full.margin", 2, 3),
+        "sets.full.margin: 2 in the base, 3 here",
+    ),
+    (
+        {},
+        {"sets": {"smoke": {"flip_cap": 5}}},
+        Loosened("raised", "sets.smoke.flip_cap", 4, 5),
+        "sets.smoke.flip_cap: 4 in the base, 5 here",
+    ),
     (
         {},
         {"aggregate": {"safety": "majority"}},
+        Loosened("weakened", "aggregate.safety", "all", "majority"),
         "aggregate.safety: all in the base, majority here",
     ),
-    ({}, {"infra": {"max_share": 0.1}}, "infra.max_share: 0.05 in the base, 0.1 here"),
-    ({}, {"flaky": {"max_share": 0.2}}, "flaky.max_share: 0.05 in the base, 0.2 here"),
-    ({}, {"escalation": {"runs": 3}}, "escalation.runs: 5 in the base, 3 here"),
+    (
+        {},
+        {"infra": {"max_share": 0.1}},
+        Loosened("raised", "infra.max_share", 0.05, 0.1),
+        "infra.max_share: 0.05 in the base, 0.1 here",
+    ),
+    (
+        {},
+        {"flaky": {"max_share": 0.2}},
+        Loosened("raised", "flaky.max_share", 0.05, 0.2),
+        "flaky.max_share: 0.05 in the base, 0.2 here",
+    ),
+    (
+        {},
+        {"escalation": {"runs": 3}},
+        Loosened("lowered", "escalation.runs", 5, 3),
+        "escalation.runs: 5 in the base, 3 here",
+    ),
     (
         {},
         {"outcomes": {"fail_on": ["false_negative", "false_positive", "mirror"]}},
+        Loosened(
+            "taken_out", "outcomes.fail_on", FAIL_ON, ("false_negative", "false_positive", "mirror")
+        ),
         "outcomes.fail_on: inconclusive taken out",
     ),
     (
         {"outcomes": {"limits": {"false_negative_max": 3}}},
         {"outcomes": {"limits": {"false_negative_max": 4}}},
+        Loosened("raised", "outcomes.limits.false_negative_max", 3, 4),
         "outcomes.limits.false_negative_max: 3 in the base, 4 here",
     ),
     (
         {},
         {"outcomes": {"limits": {"false_negative_max": None}}},
+        Loosened(
+            "unlimited",
+            "outcomes.limits.false_negative_max",
+            "baseline",
+            None,
+            baseline_false_negatives=2,
+        ),
         "outcomes.limits.false_negative_max: baseline (2 here) in the base, null (no limit) here",
     ),
     (
         {},
         {"outcomes": {"limits": {"false_negative_max": 3}}},
+        Loosened(
+            "raised",
+            "outcomes.limits.false_negative_max",
+            "baseline",
+            3,
+            baseline_false_negatives=2,
+        ),
         "outcomes.limits.false_negative_max: baseline (2 here) in the base, 3 here",
     ),
     (
         {"outcomes": {"limits": {"zero_false_negative_rules": ["recalled", "weapons"]}}},
         {"outcomes": {"limits": {"zero_false_negative_rules": ["weapons"]}}},
+        Loosened(
+            "taken_out",
+            "outcomes.limits.zero_false_negative_rules",
+            ("recalled", "weapons"),
+            ("weapons",),
+        ),
         "outcomes.limits.zero_false_negative_rules: recalled taken out",
     ),
     (
         {"outcomes": {"limits": {"inconclusive_max_share": 0.08}}},
         {"outcomes": {"limits": {"inconclusive_max_share": 0.1}}},
+        Loosened("raised", "outcomes.limits.inconclusive_max_share", 0.08, 0.1),
         "outcomes.limits.inconclusive_max_share: 0.08 in the base, 0.1 here",
     ),
     (
         {"outcomes": {"limits": {"inconclusive_max_share": 0.08}}},
         {},
+        Loosened("unlimited", "outcomes.limits.inconclusive_max_share", 0.08, None),
         "outcomes.limits.inconclusive_max_share: 0.08 in the base, null (no limit) here",
     ),
     (
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.004}}},
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.005}}},
+        Loosened("raised", "budgets.cost_usd.max", 0.004, 0.005, stat="mean"),
         "budgets.cost_usd (mean) max: 0.004 in the base, 0.005 here",
     ),
     (
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.2}}},
+        Loosened("raised", "budgets.latency_ms.max_increase", 0.1, 0.2, stat="p95", relative=True),
         "budgets.latency_ms (p95) max_increase: +10% in the base, +20% here",
     ),
     (
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},
         {},
+        Loosened(
+            "removed", "budgets.latency_ms.max_increase", 0.1, None, stat="p95", relative=True
+        ),
         "budgets.latency_ms (p95) max_increase: +10% in the base, removed here",
     ),
 ]
@@ -371,26 +463,27 @@ def test_a_budget_on_another_statistic_is_another_budget(tmp_path: Path) -> None
     mean = spec_from(
         tmp_path, {"budgets": {"latency_ms": {"stat": "mean", "max_increase": 0.1}}}, "m.yaml"
     )
+    setting = "budgets.latency_ms.max_increase"
     assert loosened(mean, p95, 0) == [
-        "budgets.latency_ms (p95) max_increase: +10% in the base, removed here"
+        Loosened("removed", setting, 0.1, None, stat="p95", relative=True)
     ]
     assert loosened(p95, mean, 0) == [
-        "budgets.latency_ms (mean) max_increase: +10% in the base, removed here"
+        Loosened("removed", setting, 0.1, None, stat="mean", relative=True)
     ]
 
 
-@pytest.mark.parametrize(("base", "now", "reason"), LOOSER)
+@pytest.mark.parametrize(("base", "now", "found", "words"), LOOSER)
 def test_each_looser_setting_is_named_with_both_values(
-    tmp_path: Path, base: dict[str, Any], now: dict[str, Any], reason: str
+    tmp_path: Path, base: dict[str, Any], now: dict[str, Any], found: Loosened, words: str
 ) -> None:
-    found = loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2)
-    assert len(found) == 1 and found[0].startswith(reason), found
+    assert loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2) == [found]
+    assert sentence(found).startswith(words)
     # the other way round, the same change tightens the gate: fine
     assert loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2) == []
 
 
 def test_every_row_of_the_order_is_tested_and_in_the_docs() -> None:
-    tested = {reason.split(":")[0].split(" ")[0] for _, _, reason in LOOSER}
+    tested = {found.setting for _, _, found, _ in LOOSER}
     docs = (Path(__file__).parents[2] / "docs" / "gate.md").read_text()
     for setting, looser in ORDER.items():
         names = setting.split(", ")
@@ -427,16 +520,18 @@ def test_a_tightened_gate_is_fine(tmp_path: Path) -> None:
 
 def test_a_loosened_gate_makes_the_comparison_invalid(tmp_path: Path) -> None:
     rows = passfail_rows(STEADY)
-    base = GateBase(default_spec(), None, "base: main")
+    base = GateBase(default_spec(), None, BaseSource(ref="main"))
     looser = spec_from(tmp_path, {"sets": {"full": {"margin": 6}}})
     result = compare(run("b", rows), run("c", rows), looser, base=base).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    assert result.base.loosened == ("sets.full.margin: 2 in the base, 6 here",)
-    assert result.summary == (
+    margin = Loosened("raised", "sets.full.margin", 2, 6)
+    assert result.base.loosened == (margin,)
+    assert result.invalid_reasons == (GateLoosened(BaseSource(ref="main"), (margin,)),)
+    assert summary(result) == (
         "INVALID: the gate was loosened in the change under test (base: main): "
         "sets.full.margin: 2 in the base, 6 here"
     )
-    assert result.base.unchecked == ("flaky list",)
+    assert result.base.unchecked == ("flaky_list",)
 
 
 def entry(case: str) -> FlakyEntry:
@@ -451,11 +546,11 @@ def test_a_flaky_entry_added_is_invalid_and_one_removed_is_a_repair() -> None:
     assert flaky_added(added, before) == ["case-03"]
     assert flaky_added(removed, before) == []
     big = replace(default_spec(), flaky_max_share=0.5)
-    base = GateBase(big, before, "base: main")
+    base = GateBase(big, before, BaseSource(ref="main"))
     result = compare(run("b", rows), run("c", rows), big, added, base=base).result
     assert result.verdict == "INVALID"
     assert result.base.flaky_added == ("case-03",)
-    assert result.summary.endswith("case-03: add flaky entries in a separate, reviewed change")
+    assert result.invalid_reasons == (FlakyAdded(BaseSource(ref="main"), ("case-03",)),)
     repaired = compare(run("b", rows), run("c", rows), big, removed, base=base).result
     assert repaired.verdict == "PASS"
     assert repaired.base.unchecked == ()
@@ -464,7 +559,7 @@ def test_a_flaky_entry_added_is_invalid_and_one_removed_is_a_repair() -> None:
 def test_without_a_base_the_gate_says_once_that_it_did_not_check() -> None:
     rows = passfail_rows(STEADY)
     result = compare(run("b", rows), run("c", rows), default_spec()).result
-    assert result.base.unchecked == ("gate spec", "flaky list")
+    assert result.base.unchecked == ("gate_spec", "flaky_list")
     assert unchecked_note(result) == (
         "no base gate spec or flaky list given (--base-ref REF, or --base-gate and --base-flaky): "
         "whether this change loosened the gate or added flaky entries was not checked"
@@ -525,13 +620,14 @@ def test_a_budget_in_words_as_the_issue_writes_it() -> None:
     from flipgate.core.gate.spec import Budget
 
     check = _check(Budget("latency_ms", "p95", max_increase=0.10), 1197, 1412)
+    assert check.code == "budget_exceeded" and check.limit == pytest.approx(1316.7)
     assert (
-        check.summary == "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%"
+        sentence(check)
+        == "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%"
     )
-    assert check.exceeded
     cost = _check(Budget("cost_usd", "mean", max=0.004), None, 0.0035)
-    assert cost.summary == "cost_usd mean $0.0035 is within the budget of $0.004"
-    assert not cost.exceeded
+    assert (cost.code, cost.limit) == ("budget_met", 0.004)
+    assert sentence(cost) == "cost_usd mean $0.0035 is within the budget of $0.004"
     assert figure("steps", 3.25) == "3.25" and figure("tokens", 2545.0) == "2,545"
 
 

@@ -1,15 +1,26 @@
-"""A count said in words: `plural` for one count, `plural_column` for a column of them."""
+"""A count said in words: `1 case`, `2,345 cases`, `1 entry`, `3 entries`."""
 
 from __future__ import annotations
 
-import polars as pl
+import pytest
 
-from flipgate.core.plural import plural, plural_column
-
-COUNTS = [0, 1, 2, 999, 1000, 1001, 12_345, 999_999, 1_000_000, 123_456_789, 10**15]
+from flipgate.core.plural import plural, word
 
 
-def test_a_column_of_counts_is_said_as_each_count_is() -> None:
-    said = pl.select(plural_column(pl.Series(COUNTS), "entry", "entries")).to_series()
-    assert said.to_list() == [plural(n, "entry", "entries") for n in COUNTS]
-    assert said[5] == "1,001 entries" and said[1] == "1 entry"
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        (0, "0 entries"),
+        (1, "1 entry"),
+        (2, "2 entries"),
+        (1001, "1,001 entries"),
+        (123_456_789, "123,456,789 entries"),
+    ],
+)
+def test_a_count_is_said_with_its_word_and_thousands_separators(n: int, said: str) -> None:
+    assert plural(n, "entry", "entries") == said
+
+
+def test_the_word_alone_and_the_regular_plural() -> None:
+    assert (word(1, "was", "were"), word(2, "was", "were")) == ("was", "were")
+    assert plural(3, "case") == "3 cases"

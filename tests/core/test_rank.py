@@ -12,17 +12,40 @@ from hypothesis import strategies as st
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
-from flipgate.core.rank.ranking import Ranking, holm, rank
+from flipgate.core.rank.ranking import Clearance, Ranking, holm, rank
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import Aggregate
+from flipgate.present.ranking import why
 from tests.conftest import passfail_rows, write_run
 
 T, F = True, False
 # Seed 003's table: six instances, two repetitions, T = resolved.
-CLAUDE = {"i1": [T, T], "i2": [T, T], "i3": [T, F], "i4": [F, F], "i5": [F, F], "i6": [F, F]}
-MERGE = {"i1": [T, T], "i2": [T, F], "i3": [F, T], "i4": [T, F], "i5": [F, T], "i6": [F, F]}
-INCUMBENT = {"i1": [T, T], "i2": [T, F], "i3": [F, F], "i4": [F, T], "i5": [F, F], "i6": [F, F]}
+Verdicts = dict[str, list[bool | None]]  # case -> each repetition: pass, fail, infra (None)
+CLAUDE: Verdicts = {
+    "i1": [T, T],
+    "i2": [T, T],
+    "i3": [T, F],
+    "i4": [F, F],
+    "i5": [F, F],
+    "i6": [F, F],
+}
+MERGE: Verdicts = {
+    "i1": [T, T],
+    "i2": [T, F],
+    "i3": [F, T],
+    "i4": [T, F],
+    "i5": [F, T],
+    "i6": [F, F],
+}
+INCUMBENT: Verdicts = {
+    "i1": [T, T],
+    "i2": [T, F],
+    "i3": [F, F],
+    "i4": [F, T],
+    "i5": [F, F],
+    "i6": [F, F],
+}
 
 
 @pytest.fixture
@@ -87,7 +110,9 @@ def test_when_mean_and_key_agree_nothing_is_said(every_rep: GateSpec) -> None:
 def test_a_tie_with_the_incumbent_keeps_the_incumbent(every_rep: GateSpec) -> None:
     ranking = ranked(every_rep, MERGE=MERGE)
     assert ranking.winner == "MERGE" and ranking.standing("MERGE").gate.verdict == "PASS"
-    assert not ranking.clears and "ties the incumbent's 1" in ranking.why
+    assert not ranking.clears
+    assert ranking.clearance == Clearance("not_better", "MERGE", ("MERGE",), 1, 1, 0.5)
+    assert "ties the incumbent's 1" in why(ranking)
 
 
 def test_an_incomplete_candidate_with_the_best_mean_is_not_the_winner(every_rep: GateSpec) -> None:
@@ -118,7 +143,8 @@ def test_a_winner_with_a_failed_safety_case_does_not_clear(every_rep: GateSpec) 
     ranking = rank(incumbent, [("STRONG", run("STRONG", strong, safety))], every_rep)
     assert ranking.winner == "STRONG" and ranking.standing("STRONG").release_key == 3
     assert ranking.standing("STRONG").gate.rule == "safety"
-    assert not ranking.clears and ranking.why.startswith("rejected: BLOCK: safety case failed")
+    assert not ranking.clears and ranking.clearance.code == "safety_failed"
+    assert why(ranking).startswith("rejected: BLOCK: safety case failed")
 
 
 def test_an_invalid_comparison_rejects_the_winner(every_rep: GateSpec) -> None:
@@ -126,13 +152,38 @@ def test_an_invalid_comparison_rejects_the_winner(every_rep: GateSpec) -> None:
     undeclared = run("STRONG", strong, change={"keys": ["model"], "summary": "x"})
     ranking = rank(run("incumbent", INCUMBENT), [("STRONG", undeclared)], every_rep)
     assert ranking.winner == "STRONG" and not ranking.clears
-    assert ranking.why.startswith("rejected: the comparison with the incumbent is INVALID")
+    assert ranking.clearance.code == "invalid"
+    assert why(ranking).startswith("rejected: the comparison with the incumbent is INVALID")
 
 
 def test_an_exact_tie_between_candidates_names_no_winner(every_rep: GateSpec) -> None:
     ranking = ranked(every_rep, A=CLAUDE, B=CLAUDE)
-    assert ranking.winner is None and not ranking.clears and "tie" in ranking.why
+    assert ranking.winner is None and not ranking.clears
+    # each passes i1 and i2 (the release key) and 5 of its 12 repetitions
+    assert ranking.clearance == Clearance("tied", None, ("A", "B"), 2, 1, 5 / 12)
     assert ranking.highest_mean == ("A", "B")
+
+
+def test_with_no_complete_candidate_none_can_win(every_rep: GateSpec) -> None:
+    # each lacks a repetition the other holds
+    ranking = ranked(every_rep, A=CLAUDE | {"i6": [F]}, B=CLAUDE | {"i5": [F]})
+    assert ranking.winner is None and not ranking.clears
+    assert ranking.clearance == Clearance("no_complete_candidate", None, (), None, 1, None)
+    assert why(ranking) == "no candidate is complete, so none can win: the incumbent stays"
+
+
+def test_a_better_key_without_the_gates_pass_does_not_clear() -> None:
+    """Twelve fixed, eleven broken: one case better by the key, but past the flip cap (10)."""
+    incumbent: Verdicts = {}
+    swapped: Verdicts = {}
+    for i in range(12):
+        incumbent[f"f{i:02d}"], swapped[f"f{i:02d}"] = [F], [T]
+    for i in range(11):
+        incumbent[f"b{i:02d}"], swapped[f"b{i:02d}"] = [T], [F]
+    ranking = rank(run("incumbent", incumbent), [("SWAP", run("SWAP", swapped))], default_spec())
+    assert ranking.standing("SWAP").gate.verdict == "INCONCLUSIVE"
+    assert ranking.clearance == Clearance("gate_not_pass", "SWAP", ("SWAP",), 12, 11, 12 / 23)
+    assert why(ranking).startswith("the gate against the incumbent says INCONCLUSIVE: ")
 
 
 def test_the_lead_is_tested_both_ways(every_rep: GateSpec) -> None:

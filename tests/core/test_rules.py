@@ -6,9 +6,25 @@ from dataclasses import replace
 
 import pytest
 
+from flipgate.core.gate.budgets import BudgetCheck
+from flipgate.core.gate.evidence import FalseNegativeMax
+from flipgate.core.gate.invalid import InfraShare, StaleBaseline
 from flipgate.core.gate.rules import BY_NAME, RULES, Evidence, decide
+from flipgate.core.gate.spec import Budget
+from flipgate.core.runs.key import Component
 from flipgate.core.vocab import GATE_RULES
+from flipgate.present.reasons import verdict_line
 from flipgate.present.report import found
+
+STALE = StaleBaseline((Component("judge", "j1", "j2"),), ())
+INFRA = InfraShare("candidate", 0.2, 2, 10, 0.05)
+FALSE_NEGATIVES = FalseNegativeMax(3, 1, of_baseline=True)
+LATENCY = BudgetCheck(
+    Budget("latency_ms", "p95", max=None, max_increase=0.10), 1197.0, 1412.0, 1316.7, True
+)
+COST = BudgetCheck(
+    Budget("cost_usd", "mean", max=0.004, max_increase=None), None, 0.0046, 0.004, True
+)
 
 QUIET = Evidence(
     cells={"both_pass": 90, "both_fail": 5, "pass_to_fail": 3, "fail_to_pass": 2},
@@ -61,7 +77,7 @@ CASES = [
         replace(
             QUIET,
             safety_failures=("s1", "s2"),
-            invalid_reasons=("stale baseline",),
+            invalid_reasons=(STALE,),
             p=0.01,
         ),
         "safety",
@@ -73,20 +89,21 @@ CASES = [
         "BLOCK: safety cases failed (s0, s1, s2, s3, s4 ...)",
     ),
     (
-        replace(QUIET, invalid_reasons=("first reason", "second"), p=0.01),
+        replace(QUIET, invalid_reasons=(INFRA, STALE), p=0.01),
         "invalid",
-        "INVALID: first reason",
+        "INVALID: infra failures are 20.0% of the candidate's repetitions (2 of 10), above the "
+        "5% allowed",
     ),
     (
-        replace(QUIET, cells=flips(9, 1), p=0.0107, limit_breaches=("3 false negatives",)),
+        replace(QUIET, cells=flips(9, 1), p=0.0107, limit_breaches=(FALSE_NEGATIVES,)),
         "significance",
         "BLOCK: 9 cases broke, 1 was fixed; p = 0.011 <= 0.05",
     ),
     (
         replace(
             QUIET,
-            limit_breaches=("3 false negatives, above the baseline's 1",),
-            budget_breaches=("cost_usd mean $0.0046 is above the budget of $0.004",),
+            limit_breaches=(FALSE_NEGATIVES,),
+            budget_breaches=(COST,),
         ),
         "outcome_limit",
         "BLOCK: 3 false negatives, above the baseline's 1",
@@ -94,9 +111,7 @@ CASES = [
     (
         replace(
             QUIET,
-            budget_breaches=(
-                "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
-            ),
+            budget_breaches=(LATENCY,),
         ),
         "budget",
         "BLOCK: latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
@@ -121,26 +136,26 @@ CASES = [
 
 @pytest.mark.parametrize(("found", "name", "summary"), CASES)
 def test_the_first_rule_that_fires_decides(found: Evidence, name: str, summary: str) -> None:
-    rule, said = decide(found)
-    assert (rule.name, said) == (name, summary)
-    assert said.startswith(rule.verdict + ": ")
+    """The rule is the core's; the line that says it, the presentation's."""
+    rule = decide(found)
+    assert rule.name == name
+    assert verdict_line(found, rule.name) == summary
 
 
 def test_p_equal_to_alpha_is_significant() -> None:
-    rule, _ = decide(replace(QUIET, cells=flips(5, 0), p=0.05))
-    assert rule.name == "significance"
+    assert decide(replace(QUIET, cells=flips(5, 0), p=0.05)).name == "significance"
 
 
 def test_the_reports_list_what_each_rule_found_in_the_table_s_order() -> None:
     everything = replace(
         QUIET,
-        limit_breaches=("3 false negatives",),
-        invalid_reasons=("stale baseline", "infra"),
+        limit_breaches=(FALSE_NEGATIVES,),
+        invalid_reasons=(STALE, INFRA),
         safety_failures=("s1",),
     )
-    assert [(rule.name, heading, items) for rule, heading, items in found(everything)] == [
-        ("safety", "safety failures", ("s1",)),
-        ("invalid", "invalid", ("stale baseline", "infra")),
-        ("outcome_limit", "outcome limit", ("3 false negatives",)),
+    assert [(f.rule.name, f.heading, f.reasons, f.cases) for f in found(everything)] == [
+        ("safety", "safety failures", (), ("s1",)),
+        ("invalid", "invalid", (STALE, INFRA), ()),
+        ("outcome_limit", "outcome limit", (FALSE_NEGATIVES,), ()),
     ]
     assert list(found(QUIET)) == []

@@ -4,20 +4,49 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
 
 from flipgate.core.decision.record import ChecklistEntry
 from flipgate.core.errors import InputError
+from flipgate.core.gate.changes import Asked, RuleEdit
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
+from flipgate.core.triage.flaky import (
+    BaselineRepeats,
+    FlakyFindings,
+    FlakyListSize,
+    ListedEntry,
+    NoisyCase,
+)
+from flipgate.core.triage.grader import JudgeHeld, JudgeMoved, SameOutput
+from flipgate.core.triage.infra import AllInfra, ArmInfraShare, InfraCount, InfraFindings, InfraFlip
+from flipgate.core.triage.regression import (
+    CasesPassing,
+    ExplainedEarlier,
+    FlippedCases,
+    OutcomeChange,
+    RegressionFindings,
+    RuleWrong,
+    TemplateBroken,
+)
+from flipgate.core.triage.stale import (
+    BaselineAge,
+    EditedBetweenArms,
+    EvalSet,
+    FlakyAfterBaseline,
+    KeyMoved,
+    OnlyInArm,
+    StaleFindings,
+)
 from flipgate.core.triage.walk import checklist, load_walk, save_walk, start_walk
+from flipgate.core.vocab import TriageClass
 
 SPEC = default_spec()
 KEY = {"model": "m1", "prompt": "p@1", "judge": "j@1", "eval_set": "suite@v1"}
@@ -25,6 +54,7 @@ STEADY = [True, True, True]
 
 # A repetition is True (passed), False (failed) or a string: an infra failure of that kind.
 Rep = bool | str
+T = TypeVar("T")
 
 
 def record(case: str, rep: int, result: Rep, **fields: Any) -> dict[str, Any]:
@@ -71,8 +101,14 @@ def step(comparison: Comparison, klass: str, repeats: tuple[Run, ...] = ()) -> T
     return next(s for s in evidence(comparison, repeats) if s.klass == klass)
 
 
-def facts(s: TriageStep) -> dict[str, str]:
-    return dict(s.facts)
+def facts(s: TriageStep, kind: type[T]) -> list[T]:
+    """The step's facts of one kind (one code), in order."""
+    return [fact for fact in s.facts if isinstance(fact, kind)]
+
+
+def case_fact(s: TriageStep, kind: type[T], case: str) -> T:
+    [found] = [fact for fact in facts(s, kind) if getattr(fact, "case", None) == case]
+    return found
 
 
 def gate(base: Run, cand: Run, flaky: FlakyList | None = None) -> Comparison:
@@ -84,7 +120,7 @@ def test_the_five_steps_come_in_walk_order() -> None:
     steps = evidence(comparison)
     assert [s.klass for s in steps] == ["infra", "flaky", "grader", "stale_baseline", "regression"]
     assert not any(s.suggests_cause for s in steps)
-    assert steps[-1].summary == "no case flipped"
+    assert steps[-1].summary == RegressionFindings(broken=0, flips=0, rule=None, template=None)
 
 
 # 1. infra ---------------------------------------------------------------------------------
@@ -103,19 +139,17 @@ def test_infra_counts_per_arm_and_kind_and_a_tie_lost_to_infra() -> None:
         ),
     )
     s = step(gate(base, cand), "infra")
-    got = facts(s)
-    assert got["baseline infra repetitions"] == "1 of 60 (1.7%, at most 5% allowed): timeout 1"
-    assert got["candidate infra repetitions"] == (
-        "3 of 60 (5.0%, at most 5% allowed): rate_limit 1, timeout 2"
-    )
-    assert got["case-01"] == (
-        "candidate: 1 pass, 1 fail, 1 infra (timeout 1) -> a tie, so it fails; "
-        "had the infra repetitions passed, it would pass"
-    )
+    assert facts(s, ArmInfraShare) == [
+        ArmInfraShare("baseline", 1, 60, 1 / 60, 0.05, (("timeout", 1),)),
+        ArmInfraShare("candidate", 3, 60, 3 / 60, 0.05, (("rate_limit", 1), ("timeout", 2))),
+    ]
+    # 1 pass, 1 fail: a tie, so it fails; had the infra repetition passed, it would pass
+    tie = InfraCount("candidate", 1, 2, 1, (("timeout", 1),), "would_pass")
+    assert facts(s, InfraFlip) == [InfraFlip("case-01", (tie,), hinges=True)]
     assert s.cases == ("case-01",)  # case-02 passes in both arms: no flip to explain
     assert s.explains == ("case-01",)
     assert s.suggests_cause
-    assert s.summary == "1 flipped case hinges on infra repetitions"
+    assert s.summary == InfraFindings(over=(), hinges=1, touched=0, lost=0)
 
 
 def test_infra_that_did_not_decide_the_flip_is_named_not_explained() -> None:
@@ -124,7 +158,9 @@ def test_infra_that_did_not_decide_the_flip_is_named_not_explained() -> None:
     s = step(gate(base, cand), "infra")
     assert s.cases == ("case-03",)
     assert s.explains == ()
-    assert "the verdict stands whatever the infra repetitions did" in facts(s)["case-03"]
+    assert case_fact(s, InfraFlip, "case-03").arms == (
+        InfraCount("candidate", 0, 2, 1, (("crash", 1),), "stands"),
+    )
     assert not s.suggests_cause
 
 
@@ -133,7 +169,8 @@ def test_a_case_with_every_repetition_infra_is_named() -> None:
     cand = make_run("c", steady(60, **{"case-04": ["crash", "crash", "crash"]}))
     s = step(gate(base, cand), "infra")
     assert s.cases == ("case-04",)
-    assert facts(s)["case-04"].startswith("no gradable candidate repetition")
+    assert facts(s, AllInfra) == [AllInfra("case-04", "candidate")]
+    assert s.summary == InfraFindings(over=(), hinges=0, touched=0, lost=1)  # 3 of 180: 1.7%
     assert s.suggests_cause
 
 
@@ -162,17 +199,14 @@ def test_splits_listed_cases_and_what_they_explain() -> None:
     flaky = steps[1]
     assert flaky.cases == ("case-05", "case-01", "case-02")
     assert flaky.explains == ("case-05", "case-01")
-    got = facts(flaky)
-    assert got["case-01"] == (
-        "repetitions split in both arms: baseline 2 of 3 passed, candidate 1 of 3 passed"
-    )
-    assert got["case-02"].startswith("repetitions split in the candidate only")
-    assert got["case-05"] == (
-        "listed since 2026-11-01 by qa: ambiguous rubric; evidence: 2 of 4 runs"
-    )
-    assert flaky.summary == (
-        "flipped cases that look noisy: 1 listed, 1 split in both arms, 1 split in one arm only"
-    )
+    entry = ListedEntry(date(2026, 11, 1), "qa", "ambiguous rubric", "2 of 4 runs")
+    assert facts(flaky, FlakyListSize) == [FlakyListSize(1)]
+    assert facts(flaky, NoisyCase) == [
+        NoisyCase("case-05", entry, None, None, (3, 3), (0, 3)),
+        NoisyCase("case-01", None, None, "both", (2, 3), (1, 3)),
+        NoisyCase("case-02", None, None, "candidate", (3, 3), (1, 3)),
+    ]
+    assert flaky.summary == FlakyFindings(listed=1, unsteady=0, split_both=1, split_one=1)
     # A split in one arm only is not explained: it is left for the regression step.
     assert steps[-1].cases == ("case-02",)
 
@@ -186,11 +220,10 @@ def test_baseline_repeats_that_flip() -> None:
         make_run("b-r3", steady(6, **{"case-04": [False, True, False]})),  # and case-04 here
     )
     s = step(gate(base, cand), "flaky", repeats)
-    got = facts(s)
-    assert got["identical baseline runs"] == (
-        "3 with the same key (b, b-r2, b-r3); 2 cases flip between them: case-01, case-04"
-    )
-    assert got["case-01"].startswith("across the baseline runs: pass fail pass")
+    assert facts(s, BaselineRepeats) == [
+        BaselineRepeats(("b", "b-r2", "b-r3"), ("case-01", "case-04"))
+    ]
+    assert case_fact(s, NoisyCase, "case-01").marks == ("pass", "fail", "pass")
     assert s.explains == ("case-01",)  # case-04 did not flip between the arms
 
 
@@ -219,14 +252,12 @@ def test_identical_outputs_graded_differently() -> None:
         },
     )
     s = step(gate(base, cand), "grader")
-    got = facts(s)
-    assert got["judge"] == "j@1 in both arms"
-    assert got["case-01"] == (
-        "rep 1: output identical after whitespace normalisation; baseline passed, candidate failed"
-    )
-    assert got["case-02"] == (
-        "candidate rep 2 output identical to baseline rep 0's; baseline passed, candidate failed"
-    )
+    assert facts(s, JudgeHeld) == [JudgeHeld("j@1")]
+    # case-01: the same repetition, the same words after whitespace is normalised
+    assert facts(s, SameOutput) == [
+        SameOutput("case-01", 1, 1, False, True, False, 1),
+        SameOutput("case-02", 0, 2, True, True, False, 1),
+    ]
     assert s.cases == s.explains == ("case-01", "case-02")
     assert s.suggests_cause
 
@@ -236,10 +267,10 @@ def test_a_judge_key_move() -> None:
     cand = make_run("c", steady(3), key={**KEY, "judge": "j@2"})
     steps = evidence(gate(base, cand))
     grader, stale = steps[2], steps[3]
-    assert facts(grader)["judge"] == "j@1 -> j@2 (outside the declared change)"
+    assert facts(grader, JudgeMoved) == [JudgeMoved("j@1", "j@2", declared=False)]
     assert grader.suggests_cause and grader.cases == ()
-    assert facts(stale)["key judge"] == "j@1 -> j@2 (outside the declared change)"
-    assert stale.summary == "key moved outside the declared change: judge"
+    assert facts(stale, KeyMoved) == [KeyMoved("judge", "j@1", "j@2", declared=False)]
+    assert stale.summary == StaleFindings(("judge",), False, 0, 0, 0)
     assert stale.suggests_cause
 
 
@@ -263,22 +294,24 @@ def test_cases_added_removed_and_edited_and_the_baseline_age() -> None:
     )
     late = FlakyList((FlakyEntry("case-03", "qa", date(2026, 11, 10), "r", "e"),))
     s = step(compare(base, cand, SPEC, late), "stale_baseline")
-    got = facts(s)
-    assert got["key model"] == "m1 -> m2 (declared)"
-    assert got["key eval_set"] == "suite@v1 -> suite@v2 (outside the declared change)"
-    assert got["eval-set revision"] == "baseline suite@v1, candidate suite@v2"
-    assert got["baseline age"] == "19 days 3 hours older than the candidate"
-    assert got["only in the baseline"] == "1: case-old"
-    assert got["only in the candidate"] == "1: case-new"
-    assert got["case-02"] == (
-        "edited between the arms: policy: expected reject in the baseline, escalate in the candidate"
-    )
-    assert got["flaky entries after the baseline"] == "case-03 (added 2026-11-10)"
+    assert facts(s, KeyMoved) == [
+        KeyMoved("eval_set", "suite@v1", "suite@v2", declared=False),
+        KeyMoved("model", "m1", "m2", declared=True),
+    ]
+    assert facts(s, EvalSet) == [EvalSet("suite@v1", "suite@v2")]
+    assert facts(s, BaselineAge) == [
+        BaselineAge(datetime(2026, 11, 1, 6, tzinfo=UTC), datetime(2026, 11, 20, 9, 30, tzinfo=UTC))
+    ]
+    assert facts(s, OnlyInArm) == [
+        OnlyInArm("baseline", ("case-old",)),
+        OnlyInArm("candidate", ("case-new",)),
+    ]
+    edit = RuleEdit("policy", Asked("labels", ("reject",)), Asked("labels", ("escalate",)))
+    assert facts(s, EditedBetweenArms) == [EditedBetweenArms("case-02", (edit,), None)]
+    assert facts(s, FlakyAfterBaseline) == [FlakyAfterBaseline((("case-03", date(2026, 11, 10)),))]
     assert s.cases == ("case-old", "case-new", "case-02")
     assert s.explains == ("case-02",)
-    assert s.summary == (
-        "key moved outside the declared change: eval_set; 1 cases added, 1 removed; 1 case edited"
-    )
+    assert s.summary == StaleFindings(("eval_set",), True, added=1, removed=1, edited=1)
 
 
 # 5. regression ----------------------------------------------------------------------------
@@ -295,21 +328,24 @@ def test_regression_holds_what_no_step_explains_with_rules_templates_and_outcome
         "c", {**steady(12), **broken, "case-09": [True, True, "timeout"]}, extra=templates
     )
     s = step(gate(base, cand), "regression")
-    got = facts(s)
     assert s.cases == ("case-01", "case-02", "case-03")
     assert s.explains == s.cases
-    assert got["flipped cases"] == "3, listed ones included (counted: b = 3, c = 0)"
-    assert got["explained earlier"] == (
-        "infra 0, flaky 0, grader 0, stale_baseline 0; 3 remain: 3 broke, 0 fixed"
+    assert facts(s, FlippedCases) == [FlippedCases(3, b=3, c=0)]
+    earlier: tuple[tuple[TriageClass, int], ...] = (
+        ("infra", 0),
+        ("flaky", 0),
+        ("grader", 0),
+        ("stale_baseline", 0),
     )
-    assert got["cases passing"] == "12 -> 9 (-3)"
-    assert got["false negative"] == "0 -> 9 (+9)"
-    assert got["rule policy"] == "9 wrong candidate calls in 3 cases (9 false negative)"
-    assert got["template refunds"] == "2 broken cases: case-01, case-02"
-    assert got["template address"] == "1 broken case: case-03"
-    assert s.summary == (
-        "3 broken cases no earlier step explains, most in rule policy and template refunds"
-    )
+    assert facts(s, ExplainedEarlier) == [ExplainedEarlier(earlier, 3, broke=3, fixed=0)]
+    assert facts(s, CasesPassing) == [CasesPassing((12, 9))]
+    assert OutcomeChange("false_negative", 0, 9) in facts(s, OutcomeChange)
+    assert facts(s, RuleWrong) == [RuleWrong("policy", 9, 3, (("false_negative", 9),))]
+    assert facts(s, TemplateBroken) == [
+        TemplateBroken("refunds", ("case-01", "case-02")),
+        TemplateBroken("address", ("case-03",)),
+    ]
+    assert s.summary == RegressionFindings(3, 3, rule="policy", template="refunds")
     assert s.suggests_cause
 
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.spec import default_spec, load_spec
+from flipgate.core.gate.spec import default_spec, describe, load_spec
 from flipgate.core.runs.reading import load_run
 from flipgate.present import report
 from flipgate.present.text import literal, markdown, markdown_code, safe
@@ -92,4 +92,4 @@ def test_the_markdown_report_is_safe_to_post(tmp_path: Path) -> None:
 
 
 def test_default_spec_is_described_plainly() -> None:
-    assert safe(report.describe(default_spec())) == report.describe(default_spec())
+    assert safe(describe(default_spec())) == describe(default_spec())

@@ -110,7 +110,7 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
         after = app.screen.comparison.result
         assert "sa-001" in {r.case for r in after.retired}
         assert after.paired == before.paired - 1  # left out of the cells
-        assert any("retired after the baseline run" in w for w in after.warnings)
+        assert any(w.code == "retired_late" and "sa-001" in w.cases for w in after.warnings)
 
 
 async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(

@@ -18,6 +18,8 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from flipgate.core.decision.record import Reviewer, verify_decision
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.evidence import TriageStep, named_cases
+from flipgate.core.triage.flaky import NoisyCase
+from flipgate.core.triage.regression import FlippedCases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
 from flipgate.core.vocab import TriageClass
 from flipgate.tui.screens import triage
@@ -162,7 +164,8 @@ async def test_a_step_naming_thousands_of_cases_lists_the_first_and_counts_the_r
     def crowded(comparison: Comparison, repeats: object = ()) -> list[TriageStep]:
         steps = real(comparison)
         cases = tuple(f"case-{i:05d}" for i in range(2500))
-        facts = (("flipped", "2500 cases"), *((case, "split in both arms") for case in cases))
+        split = (NoisyCase(case, None, None, "both", (1, 3), (2, 3)) for case in cases)
+        facts = (FlippedCases(2500, 2500, 0), *split)
         return [replace(steps[0], cases=cases, facts=facts), *steps[1:]]
 
     monkeypatch.setattr(triage, "evidence", crowded)

@@ -3,11 +3,16 @@
 Every tuple here is `get_args` of its `Literal`, so that the words a function accepts and the words
 a loop walks over cannot drift apart. The order of each tuple is the order a reader meets them in
 SPEC (the arms, the cells, the outcomes of §4, the triage classes of §5).
+
+The last part holds the codes of what the checks find (reasons a comparison is invalid, limits
+and budgets exceeded, warnings, unpaired states, edits, loosened settings, triage facts): each a
+stable code with a payload of values (the classes beside their checks), never a sentence. The
+sentences are made in `present/` only (`present/reasons.py`, `present/triage.py`).
 """
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args
 
 Arm = Literal["baseline", "candidate"]
 ARMS: tuple[Arm, ...] = get_args(Arm)
@@ -68,3 +73,134 @@ REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
 # The three labels of a ranking of candidates (seed 003), never merged into one.
 RankLabel = Literal["highest_mean", "winner", "clears"]
 RANK_LABELS: tuple[RankLabel, ...] = get_args(RankLabel)
+
+
+# --------------------------------------------------------------------------- codes
+
+
+class Coded(Protocol):
+    """Something a check found: a stable code of one family below; its other attributes are its
+    payload (cases, counts, limits, values). `present.reasons.sentence` words it."""
+
+    @property
+    def code(self) -> str: ...
+
+
+# Why a comparison cannot be judged (SPEC §3.5 line 2): `core/gate/invalid.py`, one check each.
+InvalidCode = Literal[
+    "no_case_in_common",
+    "infra_share",
+    "stale_baseline",
+    "flaky_list_too_long",
+    "flaky_list_safety",
+    "cases_edited",
+    "cases_deleted",
+    "cached_candidate",
+    "cached_safety",
+    "gate_loosened",
+    "flaky_added",
+    "retirement_added",
+]
+INVALID_CODES: tuple[InvalidCode, ...] = get_args(InvalidCode)
+
+# An outcome limit of SPEC §4 the candidate's decisions exceed, named by its gate.yaml setting.
+LimitCode = Literal["false_negative_max", "zero_false_negative_rule", "inconclusive_max_share"]
+LIMIT_CODES: tuple[LimitCode, ...] = get_args(LimitCode)
+
+# A second metric against its budget (SPEC §3 `budgets`): every budget is checked, met or not.
+BudgetCode = Literal["budget_exceeded", "budget_met"]
+BUDGET_CODES: tuple[BudgetCode, ...] = get_args(BudgetCode)
+
+# What the reviewer should know that no rule decides on.
+WarningCode = Literal[
+    "new_cases",
+    "flaky_added_late",
+    "retired_late",
+    "same_run_id",
+    "flips_concentrated",
+    "readings_disagree",
+]
+WARNING_CODES: tuple[WarningCode, ...] = get_args(WarningCode)
+
+# The state each case of either arm ends in (issue 22's case ledger, SPEC §9). The pairing
+# (`core/gate/pairing.py`) gives the first four today: a case paired, or unpaired because it is
+# only in the candidate (new), only in the baseline (deleted), or had no gradable repetition in
+# an arm (infra). The ledger adds the last three without renaming these.
+CaseState = Literal[
+    "paired", "new", "deleted", "infra", "excluded", "missing_repetitions", "run_not_finished"
+]
+CASE_STATES: tuple[CaseState, ...] = get_args(CaseState)
+UnpairedState = Literal["new", "deleted", "infra"]  # the states the pairing gives an unpaired case
+UNPAIRED_STATES: tuple[UnpairedState, ...] = get_args(UnpairedState)
+
+# What the change under test did to one case (`core/gate/changes.py`, docs/gate.md).
+ChangeCode = Literal["edited", "deleted", "new", "cached"]
+CHANGE_CODES: tuple[ChangeCode, ...] = get_args(ChangeCode)
+# How a case graded in both arms was edited: what one rule asks, or its safety flag.
+EditCode = Literal["rule_changed", "safety_changed"]
+EDIT_CODES: tuple[EditCode, ...] = get_args(EditCode)
+# What a rule of a case asks over its gradable repetitions: expected labels, a pass/fail check,
+# or nothing (the rule is absent in that arm).
+Asks = Literal["labels", "check", "absent"]
+
+# The files the change under test is checked against at its base (`--base-*`, docs/gate.md).
+BaseFile = Literal["gate_spec", "flaky_list", "suite_manifest"]
+BASE_FILES: tuple[BaseFile, ...] = get_args(BaseFile)
+# How a gate setting is looser than at the base (`core/gate/loosening.py`, docs/gate.md's table).
+LooseningCode = Literal["lowered", "raised", "unlimited", "removed", "weakened", "taken_out"]
+LOOSENING_CODES: tuple[LooseningCode, ...] = get_args(LooseningCode)
+
+# The triage evidence (SPEC §5), fact by fact, each class's in its own module of `core/triage/`.
+TriageFactCode = Literal[
+    # infra
+    "arm_infra",
+    "infra_flip",
+    "all_infra",
+    # flaky
+    "flaky_list",
+    "baseline_repeats",
+    "no_baseline_repeats",
+    "noisy_case",
+    # grader
+    "judge_moved",
+    "judge_held",
+    "same_output",
+    "no_flip_to_compare",
+    "no_output_graded_twice",
+    # stale baseline
+    "key_moved",
+    "key_held",
+    "eval_set",
+    "run_created",
+    "baseline_age",
+    "only_in_arm",
+    "case_edited",
+    "flaky_after_baseline",
+    # regression
+    "flipped_cases",
+    "explained_earlier",
+    "cases_passing",
+    "outcome_change",
+    "rule_wrong",
+    "template_broken",
+    "templates_cluster",
+]
+TRIAGE_FACT_CODES: tuple[TriageFactCode, ...] = get_args(TriageFactCode)
+
+# What an old run re-scored against today's suite says of the bar (seed 002's counterfactual,
+# `core/suite/audit.py`): it moved (the old run fails cases it passed), stood still, got easier.
+Reading = Literal["bar_moved", "bar_stood_still", "bar_got_easier", "no_overlap"]
+READINGS: tuple[Reading, ...] = get_args(Reading)
+
+# Whether the winner of a ranking may replace the incumbent, and why (`core/rank/ranking.py`);
+# the rejections in the order they are checked, then the one way through.
+ClearanceCode = Literal[
+    "no_complete_candidate",
+    "tied",
+    "safety_failed",
+    "invalid",
+    "not_better",
+    "gate_not_pass",
+    "clears",
+]
+CLEARANCE_CODES: tuple[ClearanceCode, ...] = get_args(ClearanceCode)

@@ -23,8 +23,10 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
+from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
 from flipgate.present.trajectory import Alignment, align, parse_turns
 
@@ -38,12 +40,7 @@ DIRECTIONS: dict[str, str] = {
     "fail_to_pass": "↑ fail→pass",
     "both_pass": "both pass",  # red only through a wrong decision the majority outvoted
 }
-UNPAIRED_SHORT = {
-    "only in baseline": "base only",
-    "only in candidate": "cand only",
-    "no gradable baseline repetition": "base all infra",
-    "no gradable candidate repetition": "cand all infra",
-}
+ARM_SHORT = {"baseline": "base", "candidate": "cand"}
 OUTCOME_SHORT = {
     "false_negative": "false neg",
     "mirror": "mirror",
@@ -165,10 +162,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
                 {k: i for i, k in enumerate(DIRECTIONS)}, return_dtype=pl.Int8
             ),
             direction=pl.when(pl.col("kind") == "unpaired")
-            .then(
-                pl.lit("unpaired: ")
-                + pl.col("unpaired").replace_strict(UNPAIRED_SHORT, default=pl.col("unpaired"))
-            )
+            .then(_unpaired_short())
             .otherwise(pl.col("kind").replace_strict(DIRECTIONS, default=None)),
             worst=severity_name(pl.col("worst_rank")),
         )
@@ -179,17 +173,32 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
             base_pattern=_pattern_expr("base"),
             cand_pattern=_pattern_expr("cand"),
-            worst_shown=pl.when(pl.col("worst").is_in(WRONG_WORST_FIRST))
-            .then(pl.col("worst").replace_strict(OUTCOME_SHORT, default=None))
+            # the outcome the worst column shows (a failed check reads as a fail), and its words
+            worst_code=pl.when(pl.col("worst").is_in(WRONG_WORST_FIRST))
+            .then(pl.col("worst"))
             .when(pl.col("outcomes").list.contains(CHECK_FAILED))
-            .then(pl.lit(CHECK_FAILED))
-            .otherwise(pl.lit(ABSENT)),
+            .then(pl.lit("fail")),
+        )
+        .with_columns(
+            worst_shown=pl.col("worst_code")
+            .replace_strict({**OUTCOME_SHORT, "fail": CHECK_FAILED}, default=None)
+            .fill_null(ABSENT),
             cost_shown=_signed_cost_expr(),
             case_lower=pl.col("case").str.to_lowercase(),
         )
         .collect()
     )
     return sort_cases(table, "direction")
+
+
+def _unpaired_short() -> pl.Expr:
+    """`unpaired: base only`, `unpaired: cand all infra`: an unpaired case's state, shortly."""
+    arm = pl.col("unpaired_arm").replace_strict(ARM_SHORT, default=None)
+    return (
+        pl.when(pl.col("unpaired") == "infra")
+        .then(pl.format("unpaired: {} all infra", arm))
+        .otherwise(pl.format("unpaired: {} only", arm))
+    )
 
 
 def _signed_cost_expr() -> pl.Expr:
@@ -355,8 +364,9 @@ class CaseDetail:
     safety: bool
     template: str | None
     listed: bool
+    kind: str | None  # the direction's code: a cell (`pass_to_fail`...) or `unpaired`
     direction: str  # as in the table
-    unpaired: str | None
+    unpaired: str | None  # why it is unpaired, in words
     reps: tuple[int, ...]  # the repetition numbers of either arm, ascending
     arms: dict[str, tuple[RepDetail | None, ...]]  # arm -> one per `reps`; None: no such rep
     collapsed: dict[str, bool | None]  # arm -> the collapsed verdict; None = missing
@@ -433,14 +443,16 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
         }
 
     lines = _decision_lines(comparison, case, position) + _check_lines(comparison, case, position)
-    direction = info["cell"] if info["unpaired"] is None else "unpaired"
+    state = info["unpaired"]
+    kind = info["cell"] if state is None else "unpaired"
     return CaseDetail(
         case=case,
         safety=bool(info["safety"]),
         template=info["template"],
         listed=bool(info["listed"]),
-        direction=DIRECTIONS.get(direction or "", ABSENT),
-        unpaired=info["unpaired"],
+        kind=kind,
+        direction=DIRECTIONS.get(kind or "", ABSENT),
+        unpaired=None if state is None else sentence(Unpaired(case, state, info["unpaired_arm"])),
         reps=reps,
         arms=arms,
         collapsed={arm: info[f"{PREFIX[arm]}_passed"] for arm in ARMS},

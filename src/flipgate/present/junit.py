@@ -25,7 +25,9 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, severity_name
+from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.vocab import ARMS
+from flipgate.present.reasons import sentence, summary
 from flipgate.present.report import DIRECTION_WORDS
 from flipgate.present.text import safe
 
@@ -57,7 +59,8 @@ def to_junit(comparison: Comparison) -> str:
     classname = xml_text(f"flipgate.{result.suite}")
     skipped = 0
     failure_rows = {row["case"]: row for row in failures.iter_rows(named=True)}
-    for case, listed, unpaired in cases.select("case", "listed", "unpaired").iter_rows():
+    columns = ("case", "listed", "unpaired", "unpaired_arm")
+    for case, listed, unpaired, arm in cases.select(columns).iter_rows():
         element = ET.SubElement(suite, "testcase", name=xml_text(case), classname=classname)
         element.set("time", "0")
         if case in failure_rows:
@@ -76,18 +79,20 @@ def to_junit(comparison: Comparison) -> str:
             failure.text = xml_text(details.get(case, ""), lines=True)
         elif listed or unpaired is not None:
             skipped += 1
-            why = "on the flaky list: left out of b and c" if listed else f"unpaired: {unpaired}"
+            why = (
+                "on the flaky list: left out of b and c"
+                if listed
+                else f"unpaired: {sentence(Unpaired(case, unpaired, arm))}"
+            )
             ET.SubElement(element, "skipped", message=xml_text(why))
     verdict = ET.SubElement(suite, "testcase", name="verdict", classname="flipgate")
     verdict.set("time", "0")
     if result.verdict != "PASS":
         failed = ET.SubElement(
-            verdict, "failure", type=result.verdict, message=xml_text(result.summary)
+            verdict, "failure", type=result.verdict, message=xml_text(summary(result))
         )
-        failed.text = xml_text(
-            "\n".join((*result.invalid_reasons, *result.limit_breaches, *result.warnings)),
-            lines=True,
-        )
+        found = (*result.invalid_reasons, *result.limit_breaches, *result.warnings)
+        failed.text = xml_text("\n".join(sentence(reason) for reason in found), lines=True)
     suite.set("tests", str(cases.height + 1))
     suite.set("failures", str(len(failure_rows) + (result.verdict != "PASS")))
     suite.set("errors", "0")
@@ -104,7 +109,7 @@ def _properties(comparison: Comparison) -> list[tuple[str, object]]:
     properties: list[tuple[str, object]] = [
         ("verdict", result.verdict),
         ("rule", result.rule),
-        ("summary", result.summary),
+        ("summary", summary(result)),
         ("b", result.b),
         ("c", result.c),
         ("p", repr(result.p)),
@@ -116,7 +121,7 @@ def _properties(comparison: Comparison) -> list[tuple[str, object]]:
         ("flaky.size", len(result.flaky_listed)),
     ]
     properties += [
-        (f"budget.{check.budget.metric}.{check.budget.stat}", check.summary)
+        (f"budget.{check.budget.metric}.{check.budget.stat}", sentence(check))
         for check in result.budgets
     ]
     return properties

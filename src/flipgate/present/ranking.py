@@ -6,6 +6,7 @@ verdict; names and summaries come from files, so they go through `present.text`.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from rich.console import Group, JustifyMethod, RenderableType
@@ -16,6 +17,7 @@ from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.plural import plural
 from flipgate.core.rank.ranking import Cells, Ranking, Standing
 from flipgate.core.vocab import RankLabel
+from flipgate.present.reasons import summary
 from flipgate.present.report import VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
@@ -59,12 +61,40 @@ def _highest_mean_line(ranking: Ranking) -> str:
     return f"{names} ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells{tied})"
 
 
+def why(ranking: Ranking) -> str:
+    """Whether the winner clears the incumbent, and why, in words (one sentence per code)."""
+    c = ranking.clearance
+    if c.code == "no_complete_candidate":
+        return "no candidate is complete, so none can win: the incumbent stays"
+    if c.code == "tied":
+        return (
+            f"{' and '.join(c.tied)} tie on the release key ({c.release_key}) and on the mean "
+            f"({c.mean:.3f}): no winner, the incumbent stays until a person chooses"
+        )
+    assert c.winner is not None and c.release_key is not None, "the other codes have a winner"
+    gate = summary(ranking.standing(c.winner).gate)
+    passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
+    if c.code == "safety_failed":
+        return f"rejected: {gate}"
+    if c.code == "invalid":
+        return f"rejected: the comparison with the incumbent is {gate}"
+    if c.code == "not_better":
+        how = "ties" if c.release_key == c.incumbent_key else "falls short of"
+        return (
+            f"{passes} and {how} the incumbent's {c.incumbent_key}: "
+            "not a strict improvement, the incumbent stays"
+        )
+    if c.code == "gate_not_pass":
+        return f"the gate against the incumbent says {gate}"
+    return f"{passes} to the incumbent's {c.incumbent_key} and the gate against the incumbent says PASS"
+
+
 def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     """The three labels and what qualifies them, as (heading, words), in reading order."""
     lines = [
         (LABEL_WORDS["highest_mean"], _highest_mean_line(ranking)),
         (LABEL_WORDS["winner"], _winner_line(ranking)),
-        (LABEL_WORDS["clears"], f"{'yes' if ranking.clears else 'no'} ({ranking.why})"),
+        (LABEL_WORDS["clears"], f"{'yes' if ranking.clears else 'no'} ({why(ranking)})"),
     ]
     if ranking.disagreement:
         lines.append(("mean against key", ranking.disagreement))
@@ -96,7 +126,12 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
             "highest_mean": list(ranking.highest_mean),
             "winner": ranking.winner,
             "clears": ranking.clears,
-            "why": ranking.why,
+            "why": why(ranking),
+            "clearance": {
+                "code": ranking.clearance.code,
+                "message": why(ranking),
+                **asdict(ranking.clearance),
+            },
         },
         "disagreement": ranking.disagreement,
         "lead": None
@@ -137,7 +172,7 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
         "gate": {
             "verdict": s.gate.verdict,
             "rule": s.gate.rule,
-            "summary": s.gate.summary,
+            "summary": summary(s.gate),
             "b": s.gate.b,
             "c": s.gate.c,
             "p": s.gate.p,

@@ -14,10 +14,24 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from flipgate.core.plural import plural
-from flipgate.core.suite.audit import MONTH, READINGS, SuiteAudit
+from flipgate.core.suite.audit import MONTH, SuiteAudit
+from flipgate.core.vocab import Reading
 from flipgate.present.text import literal, markdown
 
 NAMED = 20  # cases named per line in the text and Markdown reports; JSON names them all
+# An old run re-scored against today's suite (`vocab.Reading`): its reading, and what it says.
+READING_WORDS: dict[Reading, str] = {
+    "bar_moved": "bar moved",
+    "bar_stood_still": "bar stood still",
+    "bar_got_easier": "bar got easier",
+    "no_overlap": "no overlap",
+}
+READING_SAYS: dict[Reading, str] = {
+    "bar_moved": "the bar moved with the product: the old system fails today's cases it used to pass",
+    "bar_stood_still": "the bar stood still while the product changed: the old system still passes",
+    "bar_got_easier": "today's cases are easier for the old system than the cases it was run on",
+    "no_overlap": "it holds none of today's cases",
+}
 
 
 @dataclass(frozen=True)
@@ -170,7 +184,7 @@ def _counterfactual(audit: SuiteAudit) -> Section:
         lines.append(
             Line(
                 f"{r.system} ({r.created}) {now} was {r.score_then:.3f} on {r.version}: "
-                f"{r.overlap} of its {r.cases_then} cases, {r.reading}",
+                f"{r.overlap} of its {r.cases_then} cases, {READING_WORDS[r.reading]}",
                 row=True,
             )
         )
@@ -178,8 +192,8 @@ def _counterfactual(audit: SuiteAudit) -> Section:
     ago = f", {(audit.as_of - head.created).days / MONTH:.0f} months ago" if head.created else ""
     lines.append(
         Line(
-            f"{head.system}{ago}: {READINGS[head.reading]}",
-            "STILL" if head.reading == "bar stood still" else None,
+            f"{head.system}{ago}: {READING_SAYS[head.reading]}",
+            "STILL" if head.reading == "bar_stood_still" else None,
         )
     )
     return Section(title, tuple(lines))
@@ -345,7 +359,8 @@ def to_json(audit: SuiteAudit) -> dict[str, Any]:
                 "score_then": round(r.score_then, 6),
                 "overlap": r.overlap,
                 "score_now": None if r.score_now is None else round(r.score_now, 6),
-                "reading": r.reading,
+                "reading": READING_WORDS[r.reading],
+                "reading_code": r.reading,
             }
             for r in cf.rescores
         ],

@@ -19,6 +19,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import Budget, GateSpec
 from flipgate.core.runs.model import METRICS, Run
+from flipgate.core.vocab import BudgetCode
 
 STATISTIC: dict[str, Callable[[pl.Expr], pl.Expr]] = {
     "mean": lambda column: column.mean(),
@@ -37,7 +38,10 @@ class BudgetCheck:
     candidate: float
     limit: float  # the tighter of `max` and the baseline's statistic raised by `max_increase`
     exceeded: bool
-    summary: str  # the figures in words
+
+    @property
+    def code(self) -> BudgetCode:
+        return "budget_exceeded" if self.exceeded else "budget_met"
 
 
 def check_budgets(
@@ -109,44 +113,10 @@ def _results_file(run: Run) -> Path:
 
 def _check(budget: Budget, base: float | None, cand: float) -> BudgetCheck:
     limits = []
-    words = []
-    name = f"{budget.metric} {budget.stat} {figure(budget.metric, cand)}"
     if budget.max_increase is not None:
         assert base is not None
         limits.append(base * (1 + budget.max_increase))
-        words.append(
-            f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
-            f"budget {budget.max_increase:+.0%}"
-        )
     if budget.max is not None:
         limits.append(budget.max)
-        over = "above" if cand > budget.max else "within"
-        words.append(
-            f"{name if not words else 'and'} is {over} the budget of "
-            f"{figure(budget.metric, budget.max)}"
-        )
     limit = min(limits)
-    return BudgetCheck(budget, base, cand, limit, cand > limit, ", ".join(words))
-
-
-def _relative(cand: float, base: float) -> str:
-    if cand == base:
-        return "the same as"
-    if base == 0:
-        return "above" if cand > base else "below"
-    change = (cand - base) / abs(base)
-    share = f"{abs(change):.0%}" if abs(change) >= 0.01 else f"{abs(change):.1%}"
-    return f"{share} {'above' if change > 0 else 'below'}"
-
-
-def figure(metric: str, value: float) -> str:
-    """A metric's value as a person reads it: `1,412 ms`, `$0.0041`, `3.2 steps`."""
-    size = abs(value)
-    digits = f"{value:,.0f}" if size >= 100 else f"{value:,.2f}" if size >= 1 else f"{value:.2g}"
-    if "." in digits and size >= 1:
-        digits = digits.rstrip("0").rstrip(".")
-    if metric.endswith("_usd"):
-        return f"${digits}"
-    if metric.endswith("_ms"):
-        return f"{digits} ms"
-    return digits
+    return BudgetCheck(budget, base, cand, limit, cand > limit)

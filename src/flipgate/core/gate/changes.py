@@ -10,28 +10,65 @@ The flip count is evidence only while both arms ran the same cases, graded the s
   on a safety case in either arm.
 
 A case only in the candidate is **new**: listed, not counted, until a rebaseline counts it.
+Each case touched is an entry with a code (`vocab.ChangeCode`: `CaseEdited` and the rest), an edit a
+`RuleEdit` or a `SafetyEdit` (`vocab.EditCode`); `present/reasons.py` words them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 import numpy as np
 import polars as pl
 
 from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
+from flipgate.core.vocab import Arm, Asks, ChangeCode, EditCode
 
-CHECK = "check"  # what a rule asks when it is a pass/fail check rather than a labelled decision
 ONE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # place -> its bit in a word
 
 
-def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, list[str]]:
-    """case graded in both arms -> what differs, rule by rule, in words; sorted by case.
+@dataclass(frozen=True)
+class Asked:
+    """What one rule of a case asks in one arm, over its gradable repetitions."""
 
-    Most comparisons edit nothing, so the words are found only for the cases whose sets of
-    questions (`Questions.asked`) differ, and safety flags compared only on the cases that are a
-    safety case in an arm: wording every case of 100,000 took a second."""
+    asks: Asks
+    labels: tuple[str, ...] = ()  # the expected labels, sorted: several when repetitions disagree
+
+
+ABSENT = Asked("absent")
+
+
+@dataclass(frozen=True)
+class RuleEdit:
+    """A rule of a case asks another question in the candidate: other expected labels, a
+    pass/fail check where there were labels, or a rule one arm does not have."""
+
+    code: ClassVar[EditCode] = "rule_changed"
+    rule: str
+    baseline: Asked
+    candidate: Asked
+
+
+@dataclass(frozen=True)
+class SafetyEdit:
+    """A case is a safety case in one arm and ordinary in the other."""
+
+    code: ClassVar[EditCode] = "safety_changed"
+    baseline: bool  # a safety case in the baseline
+    candidate: bool
+
+
+Edit = RuleEdit | SafetyEdit
+
+
+def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[Edit, ...]]:
+    """case graded in both arms -> what differs, rule by rule, then its safety flag; by case.
+
+    Most comparisons edit nothing, so the rules are compared only for the cases whose sets of
+    questions (`Questions.asked`) differ, and safety flags only on the cases that are a safety
+    case in an arm: comparing every case of 100,000 rule by rule took a second."""
     arms = (baseline, candidate)
     layout = Layout(
         rules=Runs.vocabulary(runs for arm in arms for runs in (arm.rules, arm.checks)),
@@ -41,13 +78,13 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, list[st
     differs = base.join(cand, on="case", suffix="_cand").filter(
         pl.any_horizontal(pl.col(word) != pl.col(f"{word}_cand") for word in layout.words)
     )
-    edits = edited_rules(baseline.run, candidate.run, differs["case"]) if differs.height else {}
+    edits: dict[str, list[Edit]] = {}
+    if differs.height:
+        for case, found in edited_rules(baseline.run, candidate.run, differs["case"]).items():
+            edits[case] = list(found)
     for case, was in _moved_safety(baseline.run, candidate.run):
-        edits.setdefault(case, []).append(
-            f"safety: {'a safety case' if was else 'ordinary'} in the baseline, "
-            f"{'ordinary' if was else 'a safety case'} in the candidate"
-        )
-    return dict(sorted(edits.items()))
+        edits.setdefault(case, []).append(SafetyEdit(was, not was))
+    return {case: tuple(edits[case]) for case in sorted(edits)}
 
 
 @dataclass(frozen=True)
@@ -116,8 +153,8 @@ class Questions:
 
     def asked(self, layout: Layout) -> pl.DataFrame:
         """case -> what it asks over its gradable repetitions, as a set of bits in `layout`'s
-        words; a case that nothing grades is absent. Equal sets are worded alike by
-        `definitions`, and an OR per repetition, then per case, costs a pass where deduplicating
+        words; a case that nothing grades is absent. Two arms' sets are equal exactly when
+        `definitions` finds them asking the same, and an OR per repetition, then per case, costs a pass where deduplicating
         the decisions sorts them."""
         if layout not in self._asked:
             self._asked[layout] = self._bits(layout)
@@ -151,8 +188,8 @@ class Questions:
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
     """case, rule -> what the case asks on that rule over its gradable repetitions, for `cases`:
-    its expected labels (`a|b` when the repetitions disagree), or `check` for a pass/fail check
-    (labels first, when a rule is both)."""
+    `asks` (`labels`, or `check` for a pass/fail check; labels first, when a rule is both) and
+    `labels`, its expected labels, sorted (several when the repetitions disagree)."""
     infra = run.reps.filter(pl.col("status") == "infra")["line"].implode()
     kept = pl.col("case").is_in(cases.implode()) & ~pl.col("line").is_in(infra)
     labelled = (
@@ -161,18 +198,23 @@ def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
         .unique()
         .sort("case", "rule", "expected", nulls_last=True)
         .group_by("case", "rule", maintain_order=True)
-        .agg(pl.col("expected").drop_nulls().str.join("|").alias("asks"))
+        .agg(pl.col("expected").drop_nulls().alias("labels"))
+        .with_columns(asks=pl.lit("labels"))
     )
     checked = (
-        run.checks.filter(kept).select("case", "rule").unique().with_columns(asks=pl.lit(CHECK))
+        run.checks.filter(kept)
+        .select("case", "rule")
+        .unique()
+        .with_columns(labels=pl.lit([], dtype=pl.List(pl.String)), asks=pl.lit("check"))
     )
     return pl.concat([labelled, checked.select(labelled.columns)]).unique(
         ["case", "rule"], keep="first", maintain_order=True
     )
 
 
-def edited_rules(baseline: Run, candidate: Run, cases: pl.Series) -> dict[str, list[str]]:
-    """case -> what differs on its rules, in words, for `cases` (each graded in both arms)."""
+def edited_rules(baseline: Run, candidate: Run, cases: pl.Series) -> dict[str, list[RuleEdit]]:
+    """case -> the rules that ask another question in the candidate, for `cases` (each graded
+    in both arms), by rule."""
     rules = (
         definitions(baseline, cases)
         .join(
@@ -182,18 +224,23 @@ def edited_rules(baseline: Run, candidate: Run, cases: pl.Series) -> dict[str, l
             coalesce=True,
             suffix="_cand",
         )
-        .filter(pl.col("asks").ne_missing(pl.col("asks_cand")))
+        .filter(
+            pl.col("asks").ne_missing(pl.col("asks_cand"))
+            | pl.col("labels").ne_missing(pl.col("labels_cand"))
+        )
         .sort("case", "rule")
     )
-    edits: dict[str, list[str]] = {}
-    for case, rule, was, now in rules.select("case", "rule", "asks", "asks_cand").iter_rows():
-        now_words = _asks(now)
-        if _asks(was).startswith("expected") and now_words.startswith("expected"):
-            now_words = now_words.removeprefix("expected ")  # `expected approve ..., reject ...`
+    edits: dict[str, list[RuleEdit]] = {}
+    columns = ("case", "rule", "asks", "labels", "asks_cand", "labels_cand")
+    for case, rule, was, was_labels, now, now_labels in rules.select(columns).iter_rows():
         edits.setdefault(case, []).append(
-            f"{rule}: {_asks(was)} in the baseline, {now_words} in the candidate"
+            RuleEdit(rule, _question(was, was_labels), _question(now, now_labels))
         )
     return edits
+
+
+def _question(asks: Asks | None, labels: list[str] | None) -> Asked:
+    return ABSENT if asks is None else Asked(asks, tuple(labels or ()))
 
 
 def _moved_safety(baseline: Run, candidate: Run) -> list[tuple[str, bool]]:
@@ -215,14 +262,6 @@ def _moved_safety(baseline: Run, candidate: Run) -> list[tuple[str, bool]]:
     return list(moved.select("case", "safety").iter_rows())
 
 
-def _asks(what: str | None) -> str:
-    if what is None:
-        return "absent"
-    if what == CHECK:
-        return "a pass/fail check"
-    return f"expected {' or '.join(what.split('|'))}"
-
-
 def cached_cases(run: Run, *, safety_only: bool) -> dict[str, tuple[int, int]]:
     """case -> (cached repetitions, repetitions) of the cases with a cached repetition."""
     reps = run.reps.filter(pl.col("safety")) if safety_only else run.reps
@@ -238,13 +277,64 @@ def cached_cases(run: Run, *, safety_only: bool) -> dict[str, tuple[int, int]]:
 
 
 @dataclass(frozen=True)
+class CaseEdited:
+    code: ClassVar[ChangeCode] = "edited"
+    case: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class CaseInOneArm:
+    """A case with lines in the baseline only (`deleted`), or in the candidate only (`new`)."""
+
+    code: Literal["deleted", "new"]
+    case: str
+
+
+@dataclass(frozen=True)
+class CaseCached:
+    code: ClassVar[ChangeCode] = "cached"
+    case: str
+    arm: Arm
+    cached: int  # its cached repetitions
+    reps: int  # of its repetitions
+
+
+CaseChange = CaseEdited | CaseInOneArm | CaseCached
+CASE_CHANGES: dict[ChangeCode, type[CaseChange]] = {
+    "edited": CaseEdited,
+    "deleted": CaseInOneArm,
+    "new": CaseInOneArm,
+    "cached": CaseCached,
+}
+
+
+@dataclass(frozen=True)
 class SuiteChanges:
     """What the change under test did to the suite, as the verdict and the reports read it."""
 
-    edited: dict[str, tuple[str, ...]]  # case -> what differs, rule by rule
+    edited: dict[str, tuple[Edit, ...]]  # case -> what differs, rule by rule
     deleted: tuple[str, ...]  # lines in the baseline, none in the candidate
     new: tuple[str, ...]  # lines in the candidate only: listed, not counted
-    cached: dict[str, dict[str, tuple[int, int]]]  # arm -> case -> (cached reps, reps)
+    cached: dict[Arm, dict[str, tuple[int, int]]]  # arm -> case -> (cached reps, reps)
+
+    def edited_entries(self) -> tuple[CaseEdited, ...]:
+        return tuple(CaseEdited(case, edits) for case, edits in self.edited.items())
+
+    def cached_entries(self, arm: Arm) -> tuple[CaseCached, ...]:
+        return tuple(
+            CaseCached(case, arm, n, of) for case, (n, of) in self.cached.get(arm, {}).items()
+        )
+
+    def entries(self) -> tuple[CaseChange, ...]:
+        """Every case the change touched, one entry per case and what: edited, deleted, new,
+        then cached (the candidate's, then the baseline's safety cases)."""
+        return (
+            *self.edited_entries(),
+            *(CaseInOneArm("deleted", case) for case in self.deleted),
+            *(CaseInOneArm("new", case) for case in self.new),
+            *(entry for arm in self.cached for entry in self.cached_entries(arm)),
+        )
 
 
 def suite_changes(
@@ -258,16 +348,16 @@ def suite_changes(
     way to take a case out."""
     gone = cases.filter(~pl.col("case").is_in(sorted(retired)))
     only = {
-        arm: tuple(gone.filter(pl.col("unpaired") == f"only in {arm}")["case"].to_list())
-        for arm in ("baseline", "candidate")
+        state: tuple(gone.filter(pl.col("unpaired") == state)["case"].to_list())
+        for state in ("deleted", "new")
     }
-    cached = {
+    cached: dict[Arm, dict[str, tuple[int, int]]] = {
         "candidate": cached_cases(candidate.run, safety_only=False),
         "baseline": cached_cases(baseline.run, safety_only=True),
     }
     return SuiteChanges(
-        edited={case: tuple(whats) for case, whats in edited_cases(baseline, candidate).items()},
-        deleted=only["baseline"],
-        new=only["candidate"],
+        edited=edited_cases(baseline, candidate),
+        deleted=only["deleted"],
+        new=only["new"],
         cached={arm: found for arm, found in cached.items() if found},
     )

@@ -3,8 +3,9 @@
 1. collapse  collapse.py   per case and arm over non-infra repetitions
 2. pair      pairing.py    on case id; the cells b and c, the unpaired cases
 3. p         mcnemar.py    the exact one-sided McNemar test
-4. evidence  evidence.py   safety failures, reasons the comparison is invalid, outcome limits;
-             changes.py, loosening.py and budgets.py measure what seed 001 forbids or budgets
+4. evidence  evidence.py   safety failures, outcome limits, warnings; invalid.py the reasons the
+             comparison is invalid; changes.py, loosening.py and budgets.py measure what seed
+             001 forbids or budgets. Each is a payload with a code, worded in `present/`
 5. verdict   rules.py      the first rule of SPEC §3.5 that fires
 6. next      escalation.py what to do on INCONCLUSIVE (reruns.py applies the reruns)
 """
@@ -15,16 +16,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from flipgate.core.gate import evidence
+from flipgate.core.gate import evidence, invalid
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
-from flipgate.core.gate.evidence import ArmInfra, Judged
+from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
-from flipgate.core.gate.pairing import pair
+from flipgate.core.gate.pairing import Unpaired, pair
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
@@ -40,11 +41,10 @@ class GateResult(Evidence):
 
     verdict: Verdict
     rule: GateRule
-    summary: str  # the verdict and its numbers in words
     suite: str
     flipped: tuple[tuple[str, str], ...]  # (case, direction), listed cases excluded
-    unpaired: tuple[tuple[str, str], ...]  # (case, why)
-    infra: dict[str, ArmInfra]
+    unpaired: tuple[Unpaired, ...]
+    infra: dict[Arm, ArmInfra]
     outcomes: dict[str, OutcomeSummary]
     key_moved: tuple[str, ...]  # every component that differs between the arms
     declared_change: tuple[str, ...]
@@ -61,7 +61,7 @@ class GateResult(Evidence):
     effect: Effect | None  # (c - b) / n in points and its interval; None when nothing paired
     power: Power  # what the gate could see on these cases, at this flip share
     clusters: ClusterReading  # the flips per template, and p read by case and by template
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[GateWarning, ...] = ()
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
@@ -192,16 +192,15 @@ def compare(
         margin=rule_set.margin,
         flip_cap=rule_set.flip_cap,
         safety_failures=evidence.safety_failures(judged),
-        invalid_reasons=evidence.reasons(judged, evidence.INVALID_CHECKS),
+        invalid_reasons=evidence.reasons(judged, invalid.INVALID_CHECKS),
         limit_breaches=evidence.reasons(judged, evidence.LIMIT_CHECKS),
-        budget_breaches=tuple(check.summary for check in budgets if check.exceeded),
+        budget_breaches=tuple(check for check in budgets if check.exceeded),
     )
-    rule, summary = decide(found)
+    rule = decide(found)
     result = GateResult(
         **vars(found),
         verdict=rule.verdict,
         rule=rule.name,
-        summary=summary,
         suite=candidate.suite,
         flipped=pairing.flipped,
         unpaired=pairing.unpaired,
@@ -231,7 +230,7 @@ def compare(
             FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap),
         ),
         clusters=clusters,
-        warnings=(*evidence.warnings(judged), *clusters.warnings(spec.alpha)),
+        warnings=(*evidence.warnings(judged), *evidence.cluster_warnings(clusters, spec.alpha)),
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,

@@ -4,7 +4,8 @@ Seed 001 forbids raising a threshold, or adding a case to the flaky list, in the
 is judging: a threshold chosen while the gate is red is whatever lets the change through. So the
 spec and the flaky list are compared with their base, as they stand where the change is going.
 A stricter setting is fine; a looser one makes the comparison INVALID. What "looser" means, per
-setting, is the table `docs/gate.md` prints from `ORDER`.
+setting, is the table `docs/gate.md` prints from `ORDER`; each looser setting is a `Loosened`, its
+code (`vocab.LooseningCode`) saying how, worded in `present/`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.io.gitref import read_at_ref
+from flipgate.core.vocab import BaseFile, LooseningCode, Statistic
 
 # setting -> what makes it looser: the table of docs/gate.md (a test holds the two together)
 ORDER: dict[str, str] = {
@@ -38,21 +40,46 @@ AGGREGATE_STRICTNESS = {"all": 0, "majority": 1}  # higher: looser
 
 
 @dataclass(frozen=True)
+class BaseSource:
+    """Where the base was read: at a git revision (`--base-ref`), or from the files named."""
+
+    ref: str | None = None
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class GateBase:
     """The gate spec and flaky list where the change is going; None: that file was not given."""
 
     spec: GateSpec | None
     flaky: FlakyList | None
-    where: str  # `--base-ref main`, or the files named
+    where: BaseSource
+
+
+SettingValue = float | str | tuple[str, ...] | None  # as gate.yaml gives it; None: no limit
+
+
+@dataclass(frozen=True)
+class Loosened:
+    """One setting looser here than at the base: how (its code), and both values as gate.yaml
+    gives them (`removed`: the setting is gone here)."""
+
+    code: LooseningCode
+    setting: str  # its path in gate.yaml: `alpha`, `sets.full.margin`, `budgets.cost_usd.max`
+    base: SettingValue
+    here: SettingValue
+    stat: Statistic | None = None  # a budget's statistic
+    relative: bool = False  # a budget's `max_increase`: a change relative to the baseline
+    baseline_false_negatives: int | None = None  # what `baseline` counts, where a side says it
 
 
 @dataclass(frozen=True)
 class AgainstBase:
     """What the comparison with the base found; `where` None: no base at all."""
 
-    where: str | None
-    unchecked: tuple[str, ...]  # "gate spec", "flaky list", "suite manifest": no base for them
-    loosened: tuple[str, ...]  # settings looser than the base's, with both values
+    where: BaseSource | None
+    unchecked: tuple[BaseFile, ...]  # the files no base was given for
+    loosened: tuple[Loosened, ...]  # settings looser than the base's, with both values
     flaky_added: tuple[str, ...]  # entries not in the base's list
 
 
@@ -68,9 +95,9 @@ def against_base(
     unchecked, when the suite retires cases and no base manifest was given."""
     base_spec = base.spec if base is not None else None
     base_flaky = base.flaky if base is not None else None
-    given: list[tuple[str, object]] = [("gate spec", base_spec), ("flaky list", base_flaky)]
+    given: list[tuple[BaseFile, object]] = [("gate_spec", base_spec), ("flaky_list", base_flaky)]
     if retired.cases:  # with nothing retired, no retirement can be the change's
-        given.append(("suite manifest", retired.base))
+        given.append(("suite_manifest", retired.base))
     return AgainstBase(
         where=base.where if base is not None else None,
         unchecked=tuple(what for what, base_half in given if base_half is None),
@@ -92,37 +119,54 @@ def base_at_ref(ref: str, gate: Path | None, flaky: Path | None) -> GateBase:
     if flaky is not None:
         at = read_at_ref(flaky, ref)
         flaky_list = FlakyList() if at.content is None else load_flaky(at.name, at.content)
-    return GateBase(spec, flaky_list, f"base: {ref}")
+    return GateBase(spec, flaky_list, BaseSource(ref=ref))
 
 
 def base_from_files(gate: Path | None, flaky: Path | None) -> GateBase:
     """The base named file by file (`--base-gate`, `--base-flaky`); None: not checked."""
-    named = ", ".join(str(path) for path in (gate, flaky) if path is not None)
+    named = tuple(str(path) for path in (gate, flaky) if path is not None)
     return GateBase(
         load_spec(gate) if gate is not None else None,
         load_flaky(flaky) if flaky is not None else None,
-        f"base: {named}",
+        BaseSource(files=named),
     )
 
 
-def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> list[str]:
-    """Each setting of `spec` looser than in `base`, naming the setting and both values."""
-    found: list[str] = []
+def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> list[Loosened]:
+    """Each setting of `spec` looser than in `base`, with both values."""
+    found: list[Loosened] = []
     if spec.alpha < base.alpha:
-        found.append(f"alpha: {base.alpha:g} in the base, {spec.alpha:g} here")
+        found.append(Loosened("lowered", "alpha", base.alpha, spec.alpha))
     was, now = (_upper_bounds(s, baseline_false_negatives) for s in (base, spec))
-    for setting, (before, shown_before) in was.items():
-        after, shown_after = now.get(setting, (None, "removed"))
-        if before is not None and (after is None or after > before):
-            found.append(f"{setting}: {shown_before} in the base, {shown_after} here")
+    for key, before in was.items():
+        after = now.get(key)
+        if before.limit is None:
+            continue  # no limit at the base: nothing here can be looser
+        if after is not None and after.limit is not None and after.limit <= before.limit:
+            continue
+        code: LooseningCode = (
+            "removed" if after is None else "unlimited" if after.limit is None else "raised"
+        )
+        says_baseline = "baseline" in (before.value, None if after is None else after.value)
+        found.append(
+            Loosened(
+                code,
+                before.setting,
+                before.value,
+                None if after is None else after.value,
+                stat=before.stat,
+                relative=before.relative,
+                baseline_false_negatives=baseline_false_negatives if says_baseline else None,
+            )
+        )
     for setting in ("ordinary", "safety"):
         before_rule = getattr(base, f"aggregate_{setting}")
         after_rule = getattr(spec, f"aggregate_{setting}")
         if AGGREGATE_STRICTNESS[after_rule] > AGGREGATE_STRICTNESS[before_rule]:
-            found.append(f"aggregate.{setting}: {before_rule} in the base, {after_rule} here")
+            found.append(Loosened("weakened", f"aggregate.{setting}", before_rule, after_rule))
     if spec.escalation_runs < base.escalation_runs:
         found.append(
-            f"escalation.runs: {base.escalation_runs} in the base, {spec.escalation_runs} here"
+            Loosened("lowered", "escalation.runs", base.escalation_runs, spec.escalation_runs)
         )
     for setting, before_set, after_set in (
         ("outcomes.fail_on", base.fail_on, spec.fail_on),
@@ -132,10 +176,9 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
             frozenset(spec.limits.zero_false_negative_rules),
         ),
     ):
-        if taken := sorted(before_set - after_set):
+        if before_set - after_set:
             found.append(
-                f"{setting}: {', '.join(taken)} taken out "
-                f"([{', '.join(sorted(before_set))}] in the base, [{', '.join(sorted(after_set))}] here)"
+                Loosened("taken_out", setting, tuple(sorted(before_set)), tuple(sorted(after_set)))
             )
     return found
 
@@ -145,38 +188,47 @@ def flaky_added(flaky: FlakyList, base: FlakyList) -> list[str]:
     return [case for case in (e.case for e in flaky.entries) if case not in base.cases]
 
 
-def _upper_bounds(
-    spec: GateSpec, baseline_false_negatives: int
-) -> dict[str, tuple[float | None, str]]:
-    """The settings where a larger value lets more through: value (None: no limit) and its words."""
+@dataclass(frozen=True)
+class _Bound:
+    """A setting where a larger value lets more through: its path, its limit (None: no limit)
+    and its value as gate.yaml gives it."""
 
-    def shown(value: float | None) -> tuple[float | None, str]:
-        return value, "null (no limit)" if value is None else f"{value:g}"
+    setting: str
+    limit: float | None
+    value: SettingValue
+    stat: Statistic | None = None
+    relative: bool = False
 
-    bounds = {
-        "infra.max_share": shown(spec.infra_max_share),
-        "flaky.max_share": shown(spec.flaky_max_share),
-    }
+
+def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _Bound]:
+    """The settings where a larger value lets more through. Keyed by path, and a budget's by its
+    statistic too: a budget on another statistic is another budget, the old one removed."""
+    bounds = [
+        _Bound("infra.max_share", spec.infra_max_share, spec.infra_max_share),
+        _Bound("flaky.max_share", spec.flaky_max_share, spec.flaky_max_share),
+    ]
     for name in sorted({"smoke", "full", *spec.sets}):
         rule = spec.set_rule(name)
-        bounds[f"sets.{name}.margin"] = shown(rule.margin)
-        bounds[f"sets.{name}.flip_cap"] = shown(rule.flip_cap)
+        bounds.append(_Bound(f"sets.{name}.margin", rule.margin, rule.margin))
+        bounds.append(_Bound(f"sets.{name}.flip_cap", rule.flip_cap, rule.flip_cap))
     limits = spec.limits
-    if limits.false_negative_max == "baseline":
-        bounds["outcomes.limits.false_negative_max"] = (
-            baseline_false_negatives,
-            f"baseline ({baseline_false_negatives} here)",
+    most = limits.false_negative_max
+    bounds.append(
+        _Bound(
+            "outcomes.limits.false_negative_max",
+            baseline_false_negatives if most == "baseline" else most,
+            most,
         )
-    else:
-        bounds["outcomes.limits.false_negative_max"] = shown(limits.false_negative_max)
-    bounds["outcomes.limits.inconclusive_max_share"] = shown(limits.inconclusive_max_share)
+    )
+    share = limits.inconclusive_max_share
+    bounds.append(_Bound("outcomes.limits.inconclusive_max_share", share, share))
     for budget in spec.budgets:
-        where = f"budgets.{budget.metric} ({budget.stat})"
+        where = f"budgets.{budget.metric}"
         if budget.max is not None:
-            bounds[f"{where} max"] = shown(budget.max)
+            bounds.append(_Bound(f"{where}.max", budget.max, budget.max, budget.stat))
         if budget.max_increase is not None:
-            bounds[f"{where} max_increase"] = (
-                budget.max_increase,
-                f"{budget.max_increase:+.0%}",
+            increase = budget.max_increase
+            bounds.append(
+                _Bound(f"{where}.max_increase", increase, increase, budget.stat, relative=True)
             )
-    return bounds
+    return {f"{b.setting}/{b.stat}": b for b in bounds}

@@ -1,7 +1,8 @@
 """Pair the arms on case id and count the cells (SPEC §3.2 and §3.3).
 
-A case in one arm only, or with no gradable repetition in either, is unpaired: listed with why,
-never counted. A case on the flaky list, or retired from the suite, is paired and shown, but left out of the cells.
+A case in one arm only, or with no gradable repetition in either, is unpaired: listed with its
+state (`vocab.UnpairedState`: new, deleted, infra) and the arm it concerns, never counted. A case on
+the flaky list, or retired from the suite, is paired and shown, but left out of the cells.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
-from flipgate.core.vocab import CELLS, FLIPS
+from flipgate.core.vocab import CELLS, FLIPS, Arm, UnpairedState
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """A case left out of the cells: its state, and the arm it concerns (the arm it is in for a
+    new or deleted case, the arm with no gradable repetition for an infra one)."""
+
+    case: str
+    code: UnpairedState
+    arm: Arm
 
 
 @dataclass(frozen=True)
@@ -20,7 +31,7 @@ class Pairing:
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     cells: dict[str, int]
     flipped: tuple[tuple[str, str], ...]  # (case, direction), listed cases excluded
-    unpaired: tuple[tuple[str, str], ...]  # (case, why)
+    unpaired: tuple[Unpaired, ...]
     flaky_flipped: tuple[str, ...]  # listed cases that flipped, left out of b and c
     flaky_unknown: tuple[str, ...]  # listed cases that are in neither run
     clusters: ClusterReading  # the counted flips per template, read by case and by template
@@ -56,13 +67,17 @@ def pair(
         .then(pl.lit("pass_to_fail"))
         .otherwise(pl.lit("fail_to_pass")),
         unpaired=pl.when(pl.col("base_reps").is_null())
-        .then(pl.lit("only in candidate"))
+        .then(pl.lit("new"))
         .when(pl.col("cand_reps").is_null())
-        .then(pl.lit("only in baseline"))
-        .when(bp.is_null())
-        .then(pl.lit("no gradable baseline repetition"))
+        .then(pl.lit("deleted"))
+        .when(bp.is_null() | cp.is_null())
+        .then(pl.lit("infra")),
+        unpaired_arm=pl.when(pl.col("base_reps").is_null())
+        .then(pl.lit("candidate"))
+        .when(pl.col("cand_reps").is_null() | bp.is_null())
+        .then(pl.lit("baseline"))
         .when(cp.is_null())
-        .then(pl.lit("no gradable candidate repetition")),
+        .then(pl.lit("candidate")),
         cost_delta=pl.col("cand_cost").fill_null(0.0) - pl.col("base_cost").fill_null(0.0),
     ).sort("case")
 
@@ -83,7 +98,8 @@ def pair(
         cells=cells,
         flipped=tuple(zip(flips["case"].to_list(), flips["cell"].to_list(), strict=True)),
         unpaired=tuple(
-            zip(unpaired["case"].to_list(), unpaired["unpaired"].to_list(), strict=True)
+            Unpaired(case, state, arm)
+            for case, state, arm in unpaired.select("case", "unpaired", "unpaired_arm").iter_rows()
         ),
         flaky_flipped=tuple(listed_flips.to_list()),
         retired_flipped=tuple(retired_flips.to_list()),

@@ -53,14 +53,15 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
     )
 
 
-def rerun_plan(comparison: Comparison) -> dict[str, object]:
-    """The plan file written on a full run's INCONCLUSIVE: every flipped case, both arms."""
+def rerun_plan(comparison: Comparison, why: str) -> dict[str, object]:
+    """The plan file written on a full run's INCONCLUSIVE: every flipped case, both arms; `why`
+    is the verdict's summary line, in the words `present.reasons.summary` makes."""
     result = comparison.result
     if result.escalation is None or result.escalation.action != "rerun_flipped":
         raise ValueError("a rerun plan exists only for an INCONCLUSIVE full run")
     return {
         "flipgate_rerun_plan": 1,
-        "why": result.summary,
+        "why": why,
         "runs": result.escalation.runs,
         "arms": {
             arm: {"run_id": comparison.run(arm).run_id, "key": comparison.run(arm).key}
@@ -71,9 +72,11 @@ def rerun_plan(comparison: Comparison) -> dict[str, object]:
     }
 
 
-def write_rerun_plan(comparison: Comparison, target: Path, *, overwrite: bool = False) -> None:
+def write_rerun_plan(
+    comparison: Comparison, target: Path, why: str, *, overwrite: bool = False
+) -> None:
     """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
-    write_atomic(target, dump_yaml(rerun_plan(comparison), width=1000), overwrite=overwrite)
+    write_atomic(target, dump_yaml(rerun_plan(comparison, why), width=1000), overwrite=overwrite)
 
 
 def compare_with_reruns(

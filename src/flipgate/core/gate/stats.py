@@ -26,8 +26,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from flipgate.core.gate.mcnemar import format_p, mcnemar_p
-from flipgate.core.plural import plural
+from flipgate.core.gate.mcnemar import mcnemar_p
 
 LEVEL = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + LEVEL / 2)
@@ -119,25 +118,6 @@ class ClusterReading:
 
     def disagree(self, alpha: float) -> bool:
         return (self.p_by_case <= alpha) != (self.p_by_template <= alpha)
-
-    def warnings(self, alpha: float) -> tuple[str, ...]:
-        """Both readings, when the flips crowd into a template or the readings disagree."""
-        top = self.concentrated
-        if top is not None:
-            return (
-                f"{top.flips} of the {self.flips} flipped cases come from template "
-                f"{top.template} ({top.broke} broke, {top.fixed} fixed): cloned cases flip "
-                f"together, count a template once ({self.words()})",
-            )
-        return (self.words(),) if self.disagree(alpha) else ()
-
-    def words(self) -> str:
-        """`14 flips from 3 templates: p 0.004 counted by case, 0.250 by template`."""
-        return (
-            f"{plural(self.flips, 'flip')} from {plural(self.clusters, 'template')}: "
-            f"p {format_p(self.p_by_case)} "
-            f"counted by case, {format_p(self.p_by_template)} by template"
-        )
 
 
 def read_clusters(templates: Sequence[TemplateFlips], loose: tuple[int, int]) -> ClusterReading:

@@ -31,7 +31,7 @@ from flipgate.core.gate.mcnemar import format_p, mcnemar_p
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import RANK_LABELS, Aggregate, RankLabel
+from flipgate.core.vocab import RANK_LABELS, Aggregate, ClearanceCode, RankLabel
 
 Compared = Callable[[str, Comparison], None]
 
@@ -164,6 +164,19 @@ class Lead:
 
 
 @dataclass(frozen=True)
+class Clearance:
+    """Whether the winner may replace the incumbent, and why: a code and the figures it reads
+    (the winner's gate against the incumbent is its standing's `gate`)."""
+
+    code: ClearanceCode
+    winner: str | None
+    tied: tuple[str, ...]  # the complete candidates tied for first (one: the winner)
+    release_key: int | None  # theirs
+    incumbent_key: int
+    mean: float | None  # theirs
+
+
+@dataclass(frozen=True)
 class Ranking:
     incumbent: Incumbent
     standings: tuple[Standing, ...]  # the eligible by release key then mean, then the incomplete
@@ -173,10 +186,13 @@ class Ranking:
     alpha: float
     highest_mean: tuple[str, ...]  # several when tied
     winner: str | None
-    clears: bool
-    why: str  # whether the winner clears the incumbent, in words
+    clearance: Clearance  # whether the winner clears the incumbent, and why
     disagreement: str | None  # when the mean and the release key pick differently
     lead: Lead | None  # None with fewer than two eligible candidates
+
+    @property
+    def clears(self) -> bool:
+        return self.clearance.code == "clears"
 
     def standing(self, name: str) -> Standing:
         return next(s for s in self.standings if s.name == name)
@@ -321,7 +337,7 @@ def _label(
     eligible = [s for s in standings if s.eligible]
     tied = [s for s in eligible if s.order == eligible[0].order]
     winner = eligible[0] if len(tied) == 1 else None
-    clears, why = _clearance(winner, tied, incumbent)
+    clearance = _clearance(winner, tied, incumbent)
     lead = None
     if len(eligible) >= 2:
         lead = _lead(eligible[0].name, eligible[1].name, verdicts, spec.alpha)
@@ -334,42 +350,37 @@ def _label(
         alpha=spec.alpha,
         highest_mean=highest_mean,
         winner=winner.name if winner else None,
-        clears=clears,
-        why=why,
+        clearance=clearance,
         disagreement=_disagreement(standings, highest_mean, winner, cases),
         lead=lead,
     )
 
 
-def _clearance(
-    winner: Standing | None, tied: list[Standing], incumbent: Incumbent
-) -> tuple[bool, str]:
+def _clearance(winner: Standing | None, tied: list[Standing], incumbent: Incumbent) -> Clearance:
     """Whether the winner may replace the incumbent, and why, the rejections first."""
+    code: ClearanceCode
     if not tied:
-        return False, "no candidate is complete, so none can win: the incumbent stays"
-    if winner is None:
-        names = " and ".join(s.name for s in tied)
-        return False, (
-            f"{names} tie on the release key ({tied[0].release_key}) and on the mean "
-            f"({tied[0].cells.mean:.3f}): no winner, the incumbent stays until a person chooses"
-        )
-    gate = winner.gate
-    if gate.rule == "safety":
-        return False, f"rejected: {gate.summary}"
-    if gate.verdict == "INVALID":
-        return False, f"rejected: the comparison with the incumbent is {gate.summary}"
-    ours, theirs = winner.release_key, incumbent.release_key
-    if ours <= theirs:
-        how = "ties" if ours == theirs else "falls short of"
-        return False, (
-            f"{winner.name} passes {plural(ours, 'case')} and {how} the incumbent's {theirs}: "
-            "not a strict improvement, the incumbent stays"
-        )
-    if gate.verdict != "PASS":
-        return False, f"the gate against the incumbent says {gate.summary}"
-    return True, (
-        f"{winner.name} passes {plural(ours, 'case')} to the incumbent's {theirs} and the gate against "
-        "the incumbent says PASS"
+        code = "no_complete_candidate"
+    elif winner is None:
+        code = "tied"
+    elif winner.gate.rule == "safety":
+        code = "safety_failed"
+    elif winner.gate.verdict == "INVALID":
+        code = "invalid"
+    elif winner.release_key <= incumbent.release_key:
+        code = "not_better"
+    elif winner.gate.verdict != "PASS":
+        code = "gate_not_pass"
+    else:
+        code = "clears"
+    first = tied[0] if tied else None
+    return Clearance(
+        code,
+        winner.name if winner else None,
+        tuple(s.name for s in tied),
+        first.release_key if first else None,
+        incumbent.release_key,
+        first.cells.mean if first else None,
     )
 
 

@@ -28,9 +28,6 @@ class Component:
     def shown_after(self) -> str:
         return ABSENT if self.after is None else self.after
 
-    def __str__(self) -> str:
-        return f"{self.name}: {self.shown_before} -> {self.shown_after}"
-
 
 def key_components(before: Mapping[str, str], after: Mapping[str, str]) -> tuple[Component, ...]:
     """Every component either key names, sorted by name, moved or not."""

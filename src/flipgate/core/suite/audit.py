@@ -35,6 +35,7 @@ from flipgate.core.suite.workspace import (
     system_of,
     version_of,
 )
+from flipgate.core.vocab import Reading
 
 MONTH = 365.25 / 12  # days: case ages are told in months
 FIRST_WEEKS = 6  # the seed's "written in the first six weeks of the suite's life"
@@ -257,21 +258,13 @@ class Rescore:
     score_now: float | None
 
     @property
-    def reading(self) -> str:
+    def reading(self) -> Reading:
         if self.score_now is None:
-            return "no overlap"
+            return "no_overlap"
         change = self.score_now - self.score_then
         if change <= -BAR_MOVED:
-            return "bar moved"
-        return "bar got easier" if change >= BAR_MOVED else "bar stood still"
-
-
-READINGS = {
-    "bar moved": "the bar moved with the product: the old system fails today's cases it used to pass",
-    "bar stood still": "the bar stood still while the product changed: the old system still passes",
-    "bar got easier": "today's cases are easier for the old system than the cases it was run on",
-    "no overlap": "it holds none of today's cases",
-}
+            return "bar_moved"
+        return "bar_got_easier" if change >= BAR_MOVED else "bar_stood_still"
 
 
 @dataclass(frozen=True)

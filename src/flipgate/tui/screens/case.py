@@ -90,7 +90,7 @@ class CaseScreen(Screen[str]):
         dot = Text(" · ", style=palette.muted)
         first = [
             literal(detail.case, "bold"),
-            Text(detail.direction, palette.direction(detail.direction)),
+            Text(detail.direction, palette.direction(detail.kind)),
         ]
         if detail.safety:
             first.append(Text("safety case", palette.warn))

@@ -42,9 +42,10 @@ from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.plural import plural
-from flipgate.core.triage.evidence import TITLES
 from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, TriageClass
+from flipgate.present.reasons import summary
+from flipgate.present.triage import TITLES
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
 from flipgate.tui.messages import Progress, Steps
@@ -334,7 +335,7 @@ class DecisionScreen(Screen[Path | None]):
         result = self.comparison.result
         header = Text()
         header.append(f"Signed decision  {VERDICT_SYMBOL[result.verdict]} ", style="bold")
-        header.append_text(literal(result.summary))
+        header.append_text(literal(summary(result)))
         header.append(f"\nwritten to {self.workspace / 'decisions'}; the reason is required")
         self.query_one("#decision-header", Static).update(header)
         self.query_one("#decision", Select).focus()

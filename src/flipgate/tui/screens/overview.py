@@ -24,6 +24,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.suite.workspace import is_suite_workspace
 from flipgate.core.triage.walk import walk_path
+from flipgate.present.reasons import summary
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested
@@ -242,7 +243,8 @@ class OverviewScreen(Screen[None]):
 
     def _write_plan(self, target: Path, *, overwrite: bool) -> None:
         try:
-            write_rerun_plan(self.comparison, target, overwrite=overwrite)
+            why = summary(self.comparison.result)
+            write_rerun_plan(self.comparison, target, why, overwrite=overwrite)
         except OSError as error:
             self.notify(f"Not written: {error}", title="rerun plan", severity="error", markup=False)
             return

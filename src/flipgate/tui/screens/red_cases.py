@@ -18,6 +18,7 @@ from textual_fastdatatable import DataTable
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
+from flipgate.present.reasons import clusters_line
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.screens.case import CaseScreen
@@ -75,7 +76,7 @@ class RedCasesScreen(Screen[None]):
         line = Text(f"\n{broke} broke, {fixed} fixed here (net {broke - fixed:+})")
         if mine is not None and mine is clusters.concentrated:
             line.append(" ⚠ clones flip together", "bold")
-        line.append(f" · {clusters.words()}", "dim")
+        line.append(f" · {clusters_line(clusters)}", "dim")
         return line
 
     def _show(self, keep: str | None = None) -> None:

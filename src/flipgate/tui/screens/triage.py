@@ -30,6 +30,8 @@ from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding
+from flipgate.present.reasons import summary
+from flipgate.present.triage import TITLES, fact_line, summary_of
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
@@ -190,7 +192,7 @@ class TriageScreen(Screen[None]):
         finding = self.walk.findings[step.klass].finding
         prompt = Text(f"{index + 1} ")
         prompt.append("⚑ " if step.suggests_cause else "  ", style="bold yellow")
-        prompt.append(f"{step.title:<15}")
+        prompt.append(f"{TITLES[step.klass]:<15}")
         mark = FINDING_MARK[finding]
         # Narrow: the symbol alone (each symbol is distinct), the word is on the buttons.
         prompt.append(mark[0] if self.narrow else mark, style="bold" if finding else "dim")
@@ -217,7 +219,7 @@ class TriageScreen(Screen[None]):
         result = self.comparison.result
         header = Text()
         header.append(f"Triage  {VERDICT_SYMBOL[result.verdict]} ", style="bold")
-        header.append_text(literal(result.summary))
+        header.append_text(literal(summary(result)))
         header.append("\nWalk the classes in order; ⚑ marks evidence that points at a cause.")
         for problem in self.problems:
             header.append("\n")
@@ -241,10 +243,10 @@ class TriageScreen(Screen[None]):
         step = self.steps[self.current]
         found = self.walk.findings[step.klass]
         title.update(
-            Text(f"{self.current + 1} of {len(self.steps)}  {step.title}")
+            Text(f"{self.current + 1} of {len(self.steps)}  {TITLES[step.klass]}")
             + Text("   ⚑ evidence points here" if step.suggests_cause else "", style="yellow")
         )
-        self.query_one("#step-summary", Static).update(literal(step.summary))
+        self.query_one("#step-summary", Static).update(literal(summary_of(step)))
         self.query_one("#step-facts", Static).update(_facts_table(step, 14 if self.narrow else 24))
         self.query_one("#cases-title", Static).update(
             Text(
@@ -286,7 +288,7 @@ class TriageScreen(Screen[None]):
         lines = Text()
         for step in self.steps:
             found = self.walk.findings[step.klass]
-            lines.append(f"{step.title:<16}{FINDING_MARK[found.finding]:<13}")
+            lines.append(f"{TITLES[step.klass]:<16}{FINDING_MARK[found.finding]:<13}")
             lines.append_text(literal(found.note, lines=True))
             lines.append("\n")
         cause = self.walk.cause
@@ -413,7 +415,7 @@ def _facts_table(step: TriageStep, label_width: int) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", max_width=label_width, overflow="fold")
     table.add_column(ratio=1, overflow="fold")
-    for label, value in step.facts[:SHOWN]:
+    for label, value in map(fact_line, step.facts[:SHOWN]):
         table.add_row(literal(label), literal(value))
     if len(step.facts) > SHOWN:
         table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.present.reasons import sentence
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -19,6 +20,6 @@ class BudgetsPanel(Panel):
                 "✗ over  " if check.exceeded else "✓ met   ",
                 self.style("fail" if check.exceeded else "pass"),
             )
-            lines.append(mark.append_text(literal(check.summary)))
+            lines.append(mark.append_text(literal(sentence(check))))
         lines.append(Text("over the gradable repetitions of the paired cases", self.style("muted")))
         return Group(*lines)

@@ -53,10 +53,12 @@ class Palette:
             return self.bad
         return self.warn
 
-    def direction(self, text: str) -> Style:
-        if "pass→fail" in text or text.startswith("both fail"):
+    def direction(self, kind: str | None) -> Style:
+        """A red case's direction by its code (`casefile.DIRECTIONS`): broke or failing in both
+        is bad, fixed is good, the rest (unpaired, red only through a wrong decision) a warning."""
+        if kind in ("pass_to_fail", "both_fail"):
             return self.bad
-        if "fail→pass" in text:
+        if kind == "fail_to_pass":
             return self.good
         return self.warn
 

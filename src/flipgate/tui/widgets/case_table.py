@@ -15,14 +15,12 @@ from rich.text import Text
 from textual.coordinate import Coordinate
 from textual_fastdatatable import DataTable, create_backend
 
-from flipgate.present.casefile import ABSENT, CHECK_FAILED, COLUMNS, OUTCOME_SHORT
+from flipgate.present.casefile import ABSENT, COLUMNS
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
 SHOWN = [column for _, column, _ in COLUMNS]
 LABELS = [label for label, _, _ in COLUMNS]
 MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 24}
-# the word in the worst column -> the outcome whose colour it takes; a failed check reads as a fail
-_WORST_STYLE = {word: name for name, word in OUTCOME_SHORT.items()} | {CHECK_FAILED: "fail"}
 
 
 def column_widths(table: pl.DataFrame) -> list[int | None]:
@@ -92,14 +90,16 @@ class CaseTable(DataTable):
         index = self.view["case"].index_of(case)
         return None if index is None else int(index)
 
-    # Styling happens where the table asks for cell values, i.e. only for rows being painted.
+    # Styling happens where the table asks for cell values, i.e. only for rows being painted; the
+    # colour comes from the row's codes (`kind`, `worst_code`), never from the words shown.
     def get_cell_at(self, coordinate: Coordinate) -> Any:
-        return self._styled(coordinate.column, super().get_cell_at(coordinate))
+        value = super().get_cell_at(coordinate)
+        return self._styled(coordinate.row, coordinate.column, value)
 
     def get_row_at(self, row_index: int) -> list[Any]:
-        return [self._styled(i, v) for i, v in enumerate(super().get_row_at(row_index))]
+        return [self._styled(row_index, i, v) for i, v in enumerate(super().get_row_at(row_index))]
 
-    def _styled(self, column: int, value: Any) -> Any:
+    def _styled(self, row: int, column: int, value: Any) -> Any:
         if not isinstance(value, str):
             return value
         name = SHOWN[column]
@@ -107,9 +107,9 @@ class CaseTable(DataTable):
         if name in ("base_pattern", "cand_pattern"):
             return rep_pattern(value, palette)
         if name == "direction":
-            return Text(value, style=palette.direction(value))
-        if name == "worst_shown" and value in _WORST_STYLE:
-            return Text(value, style=palette.outcome(_WORST_STYLE[value]))
+            return Text(value, style=palette.direction(self.view["kind"][row]))
+        if name == "worst_shown" and (worst := self.view["worst_code"][row]) is not None:
+            return Text(value, style=palette.outcome(worst))
         if name == "safety_shown" and value:
             return Text(value, style=palette.warn)
         if name == "cost_shown":  # a signed number: right-aligned, as the counts beside it

@@ -5,8 +5,10 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
+from flipgate.present.reasons import sentence
 from flipgate.tui.format import case_ids, count, literal, share
 from flipgate.tui.widgets.panel import Panel
 
@@ -69,12 +71,12 @@ class LeftOutPanel(Panel):
         unpaired = Text(f"{'unpaired':<{LABEL_WIDTH}}", self.style("label"))
         unpaired.append(plural(len(result.unpaired), "case"))
         lines.append(unpaired)
-        reasons: dict[str, list[str]] = {}
-        for case, why in result.unpaired:
-            reasons.setdefault(why, []).append(case)
-        for why, cases in reasons.items():
-            line = Text(f"  {why} ({count(len(cases))}): ", self.style("muted"))
-            lines.append(line.append_text(case_ids(cases, SHOWN)))
+        states: dict[tuple[str, str], list[Unpaired]] = {}  # by state and arm, in order met
+        for unpaired in result.unpaired:
+            states.setdefault((unpaired.code, unpaired.arm), []).append(unpaired)
+        for found in states.values():
+            line = Text(f"  {sentence(found[0])} ({count(len(found))}): ", self.style("muted"))
+            lines.append(line.append_text(case_ids([u.case for u in found], SHOWN)))
         return Group(*lines)
 
     def _group(self, label: str, counted: str, flipped: tuple[str, ...]) -> Text:

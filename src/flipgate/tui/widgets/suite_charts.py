@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from flipgate.core.suite.audit import SuiteAudit
-from flipgate.present.suite_report import Section, percent
+from flipgate.present.suite_report import READING_WORDS, Section, percent
 from flipgate.tui.format import literal
 
 STYLES = ("traffic", "cases", "flag", "muted", "heading")
@@ -173,7 +173,7 @@ class CounterfactualTable(SuiteChart):
         ):
             table.add_column(name, justify=justify, no_wrap=name != "reading")  # type: ignore[arg-type]
         for r in cf.rescores:
-            moved = r.reading == "bar moved"
+            moved = r.reading == "bar_moved"
             table.add_row(
                 literal(r.system),
                 Text(str(r.created or "-")),
@@ -181,6 +181,8 @@ class CounterfactualTable(SuiteChart):
                 Text(f"{r.score_then:.3f}"),
                 Text("-" if r.score_now is None else f"{r.score_now:.3f}", self.style("heading")),
                 Text(f"{r.overlap}/{r.cases_then}"),
-                Text(r.reading, self.style("cases") if moved else self.style("flag")),
+                Text(
+                    READING_WORDS[r.reading], self.style("cases") if moved else self.style("flag")
+                ),
             )
         return table

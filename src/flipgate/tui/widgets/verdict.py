@@ -9,6 +9,7 @@ from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
+from flipgate.present.reasons import sentence, summary
 from flipgate.present.report import found
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
@@ -43,7 +44,7 @@ class VerdictBanner(Panel):
         fits = head.cell_len + 3 + len(rule) <= self.content_size.width
         head.append("   " if fits else "\n")
         head.append(rule, self.style("label"))
-        lines: list[RenderableType] = [head, literal(result.summary)]
+        lines: list[RenderableType] = [head, literal(summary(result))]
 
         numbers = Text()
         for name, value, style in (
@@ -66,14 +67,13 @@ class VerdictBanner(Panel):
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
         warn = self.style("warn")
-        for rule, heading, items in found(result):
-            words = f"⚠ {BANNER_WORDS.get(rule.name, heading)}: "
-            if rule.found_cases is not None:
-                lines.append(Text(words, warn).append_text(case_ids(items, SAFETY_SHOWN)))
-            else:
-                lines.extend(Text(words, warn).append_text(literal(item)) for item in items)
+        for what in found(result):
+            words = f"⚠ {BANNER_WORDS.get(what.rule.name, what.heading)}: "
+            lines.extend(Text(words, warn).append_text(literal(sentence(r))) for r in what.reasons)
+            if what.cases:
+                lines.append(Text(words, warn).append_text(case_ids(what.cases, SAFETY_SHOWN)))
         for warning in result.warnings:
-            lines.append(Text("⚠ warning: ", warn).append_text(literal(warning)))
+            lines.append(Text("⚠ warning: ", warn).append_text(literal(sentence(warning))))
         if result.previous is not None:
             before = result.previous
             lines.append(

@@ -1,0 +1,127 @@
+"""Triage step 3, grader (SPEC §5): a moved judge, and flipped cases whose stored output is the same
+in both arms under another grade; facts `judge_moved`, `judge_held`, `same_output`,
+`no_flip_to_compare`, `no_output_graded_twice`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import polars as pl
+
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.triage.step import TriageStep
+from flipgate.core.vocab import TriageClass, TriageFactCode
+
+
+@dataclass(frozen=True)
+class JudgeMoved:
+    code: ClassVar[TriageFactCode] = "judge_moved"
+    baseline: str | None  # the key's `judge`; None: not in that key
+    candidate: str | None
+    declared: bool  # the change under test declares it
+
+
+@dataclass(frozen=True)
+class JudgeHeld:
+    code: ClassVar[TriageFactCode] = "judge_held"
+    judge: str | None  # None: in neither key
+
+
+@dataclass(frozen=True)
+class SameOutput:
+    """A flipped case with a repetition whose output is the same in both arms, graded apart:
+    the pair shown, the same repetition first, then an exact match."""
+
+    code: ClassVar[TriageFactCode] = "same_output"
+    case: str
+    baseline_rep: int
+    candidate_rep: int
+    exact: bool  # identical, not only after whitespace normalisation
+    baseline_passed: bool
+    candidate_passed: bool
+    pairs: int  # such pairs of repetitions in the case
+
+
+@dataclass(frozen=True)
+class NoFlipToCompare:
+    code: ClassVar[TriageFactCode] = "no_flip_to_compare"
+
+
+@dataclass(frozen=True)
+class NoOutputGradedTwice:
+    code: ClassVar[TriageFactCode] = "no_output_graded_twice"
+    compared: int  # flipped cases compared
+
+
+@dataclass(frozen=True)
+class GraderFindings:
+    code: ClassVar[TriageClass] = "grader"
+    judge_moved: bool
+    same_output: int  # flipped cases that kept their output under another grade
+
+
+Fact = JudgeMoved | JudgeHeld | SameOutput | NoFlipToCompare | NoOutputGradedTwice
+FACTS = (JudgeMoved, JudgeHeld, SameOutput, NoFlipToCompare, NoOutputGradedTwice)
+
+
+def _graded_outputs(comparison: Comparison, arm: str, cases: list[str]) -> pl.DataFrame:
+    run = comparison.run(arm)
+    outputs = run.reps.filter(
+        pl.col("case").is_in(cases) & (pl.col("status") == "ok") & pl.col("output").is_not_null()
+    ).select("case", "rep", "output")
+    graded = comparison.reps[arm].select("case", "rep", "passed")
+    return outputs.join(graded, on=["case", "rep"]).with_columns(
+        norm=pl.col("output").str.replace_all(r"\s+", " ").str.strip_chars()
+    )
+
+
+def grader_step(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
+    base_key, cand_key = comparison.baseline.key, comparison.candidate.key
+    judges = (base_key.get("judge"), cand_key.get("judge"))
+    judge_moved = judges[0] != judges[1]
+    facts: list[Fact] = [
+        JudgeMoved(*judges, "judge" in comparison.result.declared_change)
+        if judge_moved
+        else JudgeHeld(judges[0])
+    ]
+
+    cases = flips["case"].to_list()
+    pairs = (
+        _graded_outputs(comparison, "baseline", cases)
+        .join(_graded_outputs(comparison, "candidate", cases), on="case", suffix="_cand")
+        .filter(
+            (pl.col("passed") != pl.col("passed_cand")) & (pl.col("norm") == pl.col("norm_cand"))
+        )
+        .with_columns(
+            same_rep=pl.col("rep") == pl.col("rep_cand"),
+            exact=pl.col("output") == pl.col("output_cand"),
+        )
+        .sort(
+            "case",
+            "same_rep",
+            "exact",
+            "rep",
+            "rep_cand",
+            descending=[False, True, True, False, False],
+        )
+    )
+    same_output = (
+        pairs.with_columns(n=pl.len().over("case"))
+        .unique("case", keep="first", maintain_order=True)
+        .select("case", "rep", "rep_cand", "exact", "passed", "passed_cand", "n")
+    )
+    facts += (SameOutput(*row) for row in same_output.iter_rows())
+    same = same_output["case"].to_list()
+    if not cases:
+        facts.append(NoFlipToCompare())
+    elif not same:
+        facts.append(NoOutputGradedTwice(len(cases)))
+    return TriageStep(
+        "grader",
+        GraderFindings(judge_moved, len(same)),
+        tuple(facts),
+        tuple(same),
+        bool(judge_moved or same),
+        tuple(same),
+    )

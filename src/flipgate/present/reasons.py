@@ -1,0 +1,445 @@
+"""The gate's reasons in words: one sentence per code, made here and nowhere else.
+
+The core finds reasons as payloads with a stable code (`core/vocab.py`: `InvalidCode`,
+`LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState`, `ChangeCode`, `EditCode`,
+`LooseningCode`) and never words them. `sentence` words any of them; `summary` is the verdict's
+line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its values}`.
+The text, Markdown, JUnit and JSON reports and the app all take their words from here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from datetime import date
+from functools import singledispatch
+from typing import Any
+
+from flipgate.core.gate.budgets import BudgetCheck
+from flipgate.core.gate.changes import Asked as AskedQuestion
+from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, RuleEdit, SafetyEdit
+from flipgate.core.gate.compare import GateResult
+from flipgate.core.gate.evidence import (
+    ChangedLate,
+    FalseNegativeMax,
+    FlipsConcentrated,
+    InconclusiveMaxShare,
+    NewCases,
+    ReadingsDisagree,
+    SameRunId,
+    ZeroFalseNegativeRule,
+)
+from flipgate.core.gate.invalid import (
+    CachedReps,
+    CasesEdited,
+    FlakyAdded,
+    FlakyListTooLong,
+    GateLoosened,
+    InfraShare,
+    NamedCases,
+    NoCaseInCommon,
+    StaleBaseline,
+)
+from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
+from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.gate.pairing import Unpaired
+from flipgate.core.gate.rules import BY_NAME, Evidence
+from flipgate.core.gate.stats import ClusterReading
+from flipgate.core.plural import plural, word
+from flipgate.core.vocab import GateRule
+
+NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
+SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
+
+
+def named(items: Sequence[str], separator: str = ", ") -> str:
+    """The items a reason names, cut after NAMED_IN_REASON and counted."""
+    shown = separator.join(items[:NAMED_IN_REASON])
+    more = len(items) - NAMED_IN_REASON
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+@singledispatch
+def sentence(reason: object) -> str:
+    """A reason with a code, in words."""
+    raise TypeError(f"no sentence for {type(reason).__name__}")
+
+
+# --------------------------------------------------------------------------- invalid
+
+
+@sentence.register
+def _(r: NoCaseInCommon) -> str:
+    hint = "; they differ only in upper and lower case" if r.differ_only_in_case else ""
+    return (
+        f"no case id of the candidate's {r.candidate_cases} is one of the baseline's "
+        f"{r.baseline_cases}{hint}: nothing is compared"
+    )
+
+
+@sentence.register
+def _(r: InfraShare) -> str:
+    return (
+        f"infra failures are {r.share:.1%} of the {r.arm}'s repetitions "
+        f"({r.count} of {r.reps}), above the {r.allowed:.0%} allowed"
+    )
+
+
+@sentence.register
+def _(r: StaleBaseline) -> str:
+    detail = ", ".join(f"{c.name}: {c.shown_before} -> {c.shown_after}" for c in r.moved)
+    if r.unknown_declared:
+        unknown = ", ".join(r.unknown_declared)
+        detail += f"; the declared change names {unknown}, which neither key has"
+    return f"stale baseline: key moved outside the declared change ({detail})"
+
+
+@sentence.register
+def _(r: FlakyListTooLong) -> str:
+    return (
+        f"the flaky list holds {r.listed} cases, above {r.max_share:.0%} of the "
+        f"suite's {r.suite} cases ({r.allowed} allowed)"
+    )
+
+
+@sentence.register
+def _(r: NamedCases) -> str:
+    if r.code == "flaky_list_safety":
+        return f"the flaky list holds safety cases: {', '.join(r.cases)}"
+    if r.code == "cases_deleted":
+        return (
+            "cases deleted in the change under test (lines in the baseline, none in the "
+            f"candidate): {named(r.cases)}. Retire a case in a separate, reviewed change, then "
+            "rebaseline; a case that could not be graded is written with `status: infra`, not "
+            "left out"
+        )
+    return (
+        f"the change under test retires {', '.join(r.cases)}: a retirement is its own reviewed "
+        "change, made where the change is going, not in the change it would excuse"
+    )
+
+
+@sentence.register
+def _(r: CasesEdited) -> str:
+    edits = [f"{e.case} {sentence(edit)}" for e in r.cases for edit in e.edits]
+    return f"cases edited in the change under test: {named(edits, '; ')}"
+
+
+CACHED_WHY = {
+    "candidate": "cached candidate repetitions (the candidate is the measurement: run it live)",
+    "baseline": "cached repetitions of safety cases in the baseline (safety runs are always live)",
+}
+
+
+@sentence.register
+def _(r: CachedReps) -> str:
+    return f"{CACHED_WHY[r.arm]}: {named([f'{c.case} ({c.cached} of {c.reps})' for c in r.cases])}"
+
+
+def base_words(where: BaseSource | None) -> str | None:
+    """`base: main`, or `base: main-gate.yaml, main-flaky.yaml`: where the base was read."""
+    if where is None:
+        return None
+    return f"base: {where.ref if where.ref is not None else ', '.join(where.files)}"
+
+
+@sentence.register
+def _(r: GateLoosened) -> str:
+    settings = "; ".join(sentence(setting) for setting in r.settings)
+    return f"the gate was loosened in the change under test ({base_words(r.where)}): {settings}"
+
+
+@sentence.register
+def _(r: FlakyAdded) -> str:
+    return (
+        f"flaky entries added in the change under test ({base_words(r.where)}): "
+        f"{named(r.cases)}: add flaky entries in a separate, reviewed change"
+    )
+
+
+# --------------------------------------------------------------------------- outcome limits
+
+
+@sentence.register
+def _(r: FalseNegativeMax) -> str:
+    what = "the baseline's" if r.of_baseline else "the limit of"
+    return f"{plural(r.found, 'false negative')}, above {what} {r.limit}"
+
+
+@sentence.register
+def _(r: ZeroFalseNegativeRule) -> str:
+    return f"{plural(r.found, 'false negative')} on {r.rule}, where none is allowed"
+
+
+@sentence.register
+def _(r: InconclusiveMaxShare) -> str:
+    return (
+        f"inconclusive decisions are {r.share:.1%} of the candidate's, above the "
+        f"{r.budget:.0%} budget"
+    )
+
+
+# --------------------------------------------------------------------------- budgets
+
+
+def figure(metric: str, value: float) -> str:
+    """A metric's value as a person reads it: `1,412 ms`, `$0.0041`, `3.2 steps`."""
+    size = abs(value)
+    digits = f"{value:,.0f}" if size >= 100 else f"{value:,.2f}" if size >= 1 else f"{value:.2g}"
+    if "." in digits and size >= 1:
+        digits = digits.rstrip("0").rstrip(".")
+    if metric.endswith("_usd"):
+        return f"${digits}"
+    if metric.endswith("_ms"):
+        return f"{digits} ms"
+    return digits
+
+
+def _relative(cand: float, base: float) -> str:
+    if cand == base:
+        return "the same as"
+    if base == 0:
+        return "above" if cand > base else "below"
+    change = (cand - base) / abs(base)
+    share = f"{abs(change):.0%}" if abs(change) >= 0.01 else f"{abs(change):.1%}"
+    return f"{share} {'above' if change > 0 else 'below'}"
+
+
+@sentence.register
+def _(check: BudgetCheck) -> str:
+    """Both codes, `budget_exceeded` and `budget_met`: the figures are said the same way."""
+    budget, cand = check.budget, check.candidate
+    words = []
+    name = f"{budget.metric} {budget.stat} {figure(budget.metric, cand)}"
+    if budget.max_increase is not None:
+        base = check.baseline
+        assert base is not None, "a relative budget is checked only against a baseline figure"
+        words.append(
+            f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
+            f"budget {budget.max_increase:+.0%}"
+        )
+    if budget.max is not None:
+        over = "above" if cand > budget.max else "within"
+        words.append(
+            f"{name if not words else 'and'} is {over} the budget of "
+            f"{figure(budget.metric, budget.max)}"
+        )
+    return ", ".join(words)
+
+
+# --------------------------------------------------------------------------- warnings
+
+
+def cluster_words(flips: int, clusters: int, p_by_case: float, p_by_template: float) -> str:
+    """`14 flips from 3 templates: p 0.004 counted by case, 0.250 by template`."""
+    return (
+        f"{plural(flips, 'flip')} from {plural(clusters, 'template')}: "
+        f"p {format_p(p_by_case)} counted by case, {format_p(p_by_template)} by template"
+    )
+
+
+def clusters_line(reading: ClusterReading) -> str:
+    """A reading's flips by template, as the reports title them."""
+    return cluster_words(reading.flips, reading.clusters, reading.p_by_case, reading.p_by_template)
+
+
+@sentence.register
+def _(r: NewCases) -> str:
+    n = len(r.cases)
+    return (
+        f"{n} new {word(n, 'case')} only in the candidate, not counted: {named(r.cases)}; "
+        "rebaseline to count them"
+    )
+
+
+LATE_WORDS = {  # what changed late, and where it should have
+    "flaky_added_late": ("flaky entries added", "the list should change"),
+    "retired_late": ("cases retired", "a retirement should land"),
+}
+
+
+@sentence.register
+def _(r: ChangedLate) -> str:
+    what, should = LATE_WORDS[r.code]
+    return (
+        f"{what} after the baseline run was created ({', '.join(r.cases)}): "
+        f"{should} in its own reviewed change, not while this one is judged"
+    )
+
+
+@sentence.register
+def _(r: SameRunId) -> str:
+    return (
+        f"both arms have run_id {r.run_id!r}: one run compared with itself, "
+        "or a run.yaml copied without a new run_id"
+    )
+
+
+@sentence.register
+def _(r: FlipsConcentrated) -> str:
+    readings = cluster_words(r.flips, r.clusters, r.p_by_case, r.p_by_template)
+    return (
+        f"{r.broke + r.fixed} of the {r.flips} flipped cases come from template {r.template} "
+        f"({r.broke} broke, {r.fixed} fixed): cloned cases flip together, count a template "
+        f"once ({readings})"
+    )
+
+
+@sentence.register
+def _(r: ReadingsDisagree) -> str:
+    return cluster_words(r.flips, r.clusters, r.p_by_case, r.p_by_template)
+
+
+# --------------------------------------------------------------------------- unpaired, changes
+
+
+@sentence.register
+def _(u: Unpaired) -> str:
+    if u.code == "infra":
+        return f"no gradable {u.arm} repetition"
+    return f"only in {u.arm}"  # new: in the candidate only; deleted: in the baseline only
+
+
+def _asks(asked: AskedQuestion) -> str:
+    if asked.asks == "absent":
+        return "absent"
+    if asked.asks == "check":
+        return "a pass/fail check"
+    return f"expected {' or '.join(asked.labels)}"
+
+
+@sentence.register
+def _(edit: RuleEdit) -> str:
+    was, now = _asks(edit.baseline), _asks(edit.candidate)
+    if edit.baseline.asks == edit.candidate.asks == "labels":
+        now = now.removeprefix("expected ")  # `expected approve ..., reject ...`
+    return f"{edit.rule}: {was} in the baseline, {now} in the candidate"
+
+
+@sentence.register
+def _(edit: SafetyEdit) -> str:
+    def flag(safety: bool) -> str:
+        return "a safety case" if safety else "ordinary"
+
+    return f"safety: {flag(edit.baseline)} in the baseline, {flag(edit.candidate)} in the candidate"
+
+
+@sentence.register
+def _(entry: CaseEdited) -> str:
+    return f"{entry.case} edited: {'; '.join(sentence(edit) for edit in entry.edits)}"
+
+
+@sentence.register
+def _(entry: CaseInOneArm) -> str:
+    if entry.code == "deleted":
+        return f"{entry.case} deleted: lines in the baseline, none in the candidate"
+    return f"{entry.case} new: only in the candidate, not counted"
+
+
+@sentence.register
+def _(entry: CaseCached) -> str:
+    return f"{entry.case} cached: {entry.cached} of its {entry.reps} {entry.arm} repetitions"
+
+
+# --------------------------------------------------------------------------- loosened settings
+
+
+def _value(value: SettingValue, r: Loosened) -> str:
+    if isinstance(value, tuple):
+        return f"[{', '.join(value)}]"
+    if value is None:
+        return "null (no limit)"
+    if value == "baseline":
+        return f"baseline ({r.baseline_false_negatives} here)"
+    if isinstance(value, str):
+        return value
+    return f"{value:+.0%}" if r.relative else f"{value:g}"
+
+
+@sentence.register
+def _(r: Loosened) -> str:
+    setting = r.setting
+    if r.stat is not None:  # a budget: `budgets.latency_ms (p95) max_increase`
+        where, limit = setting.rsplit(".", 1)
+        setting = f"{where} ({r.stat}) {limit}"
+    if r.code == "taken_out":
+        assert isinstance(r.base, tuple) and isinstance(r.here, tuple)
+        taken = ", ".join(sorted(set(r.base) - set(r.here)))
+        return f"{setting}: {taken} taken out ({_value(r.base, r)} in the base, {_value(r.here, r)} here)"
+    here = "removed" if r.code == "removed" else _value(r.here, r)
+    return f"{setting}: {_value(r.base, r)} in the base, {here} here"
+
+
+# --------------------------------------------------------------------------- the verdict's line
+
+
+def flips(e: Evidence) -> str:
+    """The flips in words, as every counting rule's summary starts."""
+    return f"{e.b} {word(e.b, 'case')} broke, {e.c} {word(e.c, 'was', 'were')} fixed"
+
+
+def p_words(e: Evidence) -> str:
+    """`p = 0.073`, or `p = 0.250 by template` when the rule counted templates."""
+    return f"p = {format_p(e.p)}" + (" by template" if e.p_by == "template" else "")
+
+
+def _safety(e: Evidence) -> str:
+    failed = e.safety_failures
+    shown = ", ".join(failed[:SAFETY_NAMED]) + (" ..." if len(failed) > SAFETY_NAMED else "")
+    return f"safety {word(len(failed), 'case')} failed ({shown})"
+
+
+def _undecided(e: Evidence) -> str:
+    why = (
+        f"net {e.net} > margin {e.margin}" if e.net > e.margin else f"{e.b} > flip cap {e.flip_cap}"
+    )
+    return f"{flips(e)}; {p_words(e)} > {e.alpha:g}, but {why}"
+
+
+# why each rule fired, in words: for a rule that found reasons, the first of them
+WHY: dict[GateRule, Callable[[Evidence], str]] = {
+    "safety": _safety,
+    "invalid": lambda e: sentence(e.invalid_reasons[0]),
+    "significance": lambda e: f"{flips(e)}; {p_words(e)} <= {e.alpha:g}",
+    "outcome_limit": lambda e: sentence(e.limit_breaches[0]),
+    "budget": lambda e: sentence(e.budget_breaches[0]),
+    "within_margin": lambda e: (
+        f"{flips(e)}; net {e.net} <= margin {e.margin}, {e.b} <= flip cap {e.flip_cap}"
+    ),
+    "undecided": _undecided,
+}
+
+
+def verdict_line(evidence: Evidence, rule: GateRule) -> str:
+    """The verdict `rule` gives and why it fired on `evidence`, in words."""
+    return f"{BY_NAME[rule].verdict}: {WHY[rule](evidence)}"
+
+
+def summary(result: GateResult) -> str:
+    """The verdict and why, in words: `BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05`."""
+    return verdict_line(result, result.rule)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def reason_json(reason: Any) -> dict[str, Any]:
+    """A reason as the JSON report gives it: its code, its sentence and its values; a reason
+    inside another (an edit, a loosened setting) is given the same way."""
+    return {"code": reason.code, "message": sentence(reason), **_values(reason)}
+
+
+def _values(reason: Any) -> dict[str, Any]:
+    return {f.name: _json(getattr(reason, f.name)) for f in dataclasses.fields(reason)}
+
+
+def _json(value: Any) -> Any:
+    if hasattr(value, "code") and dataclasses.is_dataclass(value):
+        return reason_json(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _values(value)
+    if isinstance(value, tuple | list):
+        return [_json(item) for item in value]
+    if isinstance(value, date):
+        return value.isoformat()
+    return value

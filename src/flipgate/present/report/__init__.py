@@ -1,0 +1,37 @@
+"""The gate result as a CI job prints it: JSON (SPEC §8, `as_json`), plain text for a log
+(`as_text`), Markdown for a pull request (`as_markdown`); `shared` holds what they share. The words
+of every reason come from `present.reasons`.
+"""
+
+from flipgate.present.report.as_json import json_text, to_json
+from flipgate.present.report.as_markdown import to_markdown
+from flipgate.present.report.as_text import to_text
+from flipgate.present.report.shared import (
+    CASES_NAMED,
+    DIRECTION_WORDS,
+    EFFECT_METHOD,
+    VERDICT_STYLE,
+    effect_line,
+    exit_code,
+    found,
+    power_rows,
+    power_title,
+    unchecked_note,
+)
+
+__all__ = [
+    "CASES_NAMED",
+    "DIRECTION_WORDS",
+    "EFFECT_METHOD",
+    "VERDICT_STYLE",
+    "effect_line",
+    "exit_code",
+    "found",
+    "json_text",
+    "power_rows",
+    "power_title",
+    "to_json",
+    "to_markdown",
+    "to_text",
+    "unchecked_note",
+]

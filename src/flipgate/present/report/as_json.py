@@ -1,0 +1,187 @@
+"""The gate result as JSON (SPEC §8's object and what docs/gate.md adds): every reason both as the
+sentence scripts have read since the start (`invalid_reasons`, `warnings`, ...) and, beside it, as
+an object with its stable code, that sentence as `message`, and its values (`invalid`,
+`notices`, ...; docs/json.md lists every code)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from flipgate.core.gate.budgets import BudgetCheck
+from flipgate.core.gate.compare import Comparison, GateResult
+from flipgate.core.gate.stats import Effect
+from flipgate.core.vocab import ARMS
+from flipgate.present.reasons import base_words, reason_json, sentence, summary
+from flipgate.present.report.shared import BASE_FILE_WORDS
+
+
+def to_json(comparison: Comparison) -> dict[str, Any]:
+    """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
+    result = comparison.result
+    data = _result_json(result)
+    data["key"] = {arm: comparison.run(arm).key for arm in ARMS}
+    if result.retired:  # given a suite manifest (suite.yaml) with an archive
+        data["retired"] = [
+            {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
+            for r in result.retired
+        ]
+        data["retired_flipped"] = list(result.retired_flipped)
+    data["runs"] = {
+        arm: {
+            "run_id": comparison.run(arm).run_id,
+            "path": str(comparison.run(arm).path),
+            "key": comparison.run(arm).key,
+            "format": comparison.run(arm).source_format,
+            "notes": list(comparison.run(arm).notes),
+        }
+        for arm in ARMS
+    }
+    if result.previous is not None:
+        data["previous"] = _result_json(result.previous)
+    return data
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """Indented JSON. orjson writes a 100,000-case report in a few milliseconds; the standard
+    library's indenting encoder is pure Python and takes fifty."""
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+
+
+def _budget_json(check: BudgetCheck) -> dict[str, Any]:
+    budget = check.budget
+    return {
+        "metric": budget.metric,
+        "stat": budget.stat,
+        "max": budget.max,
+        "max_increase": budget.max_increase,
+        "baseline": check.baseline,
+        "candidate": check.candidate,
+        "limit": check.limit,
+        "exceeded": check.exceeded,
+        "summary": sentence(check),
+        "code": check.code,
+        "message": sentence(check),
+    }
+
+
+def _result_json(result: GateResult) -> dict[str, Any]:
+    escalation = result.escalation
+    return {
+        "verdict": result.verdict,
+        "rule": result.rule,
+        "summary": summary(result),
+        "cells": dict(result.cells),
+        "b": result.b,
+        "c": result.c,
+        "p": result.p,
+        "alpha": result.alpha,
+        "suite": result.suite,
+        "margin": result.margin,
+        "flip_cap": result.flip_cap,
+        "flipped": [{"case": case, "direction": d} for case, d in result.flipped],
+        "unpaired": [u.case for u in result.unpaired],
+        "unpaired_reasons": {u.case: sentence(u) for u in result.unpaired},
+        "unpaired_states": [reason_json(u) for u in result.unpaired],
+        "infra": {
+            arm: {"count": s.count, "share": s.share, "reps": s.reps, "by_kind": s.by_kind}
+            for arm, s in result.infra.items()
+        },
+        "outcomes": {
+            arm: {
+                **o.counts,
+                "decisions": o.decisions,
+                "cost": o.cost,
+                "mirror_approved": o.mirror_approved,
+                "mirror_rejected": o.mirror_rejected,
+                "red_cases": o.reconciliation.red_cases,
+                "wrong_decisions": o.reconciliation.wrong_decisions,
+                "red_cases_by_wrong_decisions": {
+                    str(k): n for k, n in sorted(o.reconciliation.red_by_wrong.items())
+                },
+            }
+            for arm, o in result.outcomes.items()
+        },
+        "key_drift": list(result.key_drift),
+        "key_moved": list(result.key_moved),
+        "declared_change": list(result.declared_change),
+        "safety_failures": list(result.safety_failures),
+        "invalid_reasons": [sentence(r) for r in result.invalid_reasons],
+        "invalid": [reason_json(r) for r in result.invalid_reasons],
+        "limit_breaches": [sentence(r) for r in result.limit_breaches],
+        "limits_exceeded": [reason_json(r) for r in result.limit_breaches],
+        "budgets": [_budget_json(check) for check in result.budgets],
+        "changes": {
+            "edited": {
+                case: [sentence(edit) for edit in edits]
+                for case, edits in result.changes.edited.items()
+            },
+            "edits": {
+                case: [reason_json(edit) for edit in edits]
+                for case, edits in result.changes.edited.items()
+            },
+            "deleted": list(result.changes.deleted),
+            "new": list(result.changes.new),
+            "cached": {
+                arm: {case: {"cached": n, "reps": of} for case, (n, of) in found.items()}
+                for arm, found in result.changes.cached.items()
+            },
+            "entries": [reason_json(entry) for entry in result.changes.entries()],
+        },
+        "base": {
+            "where": base_words(result.base.where),
+            "unchecked": [BASE_FILE_WORDS[u][0] for u in result.base.unchecked],
+            "unchecked_files": list(result.base.unchecked),
+            "loosened": [sentence(setting) for setting in result.base.loosened],
+            "loosenings": [reason_json(setting) for setting in result.base.loosened],
+            "flaky_added": list(result.base.flaky_added),
+        },
+        "flaky": {
+            "size": len(result.flaky_listed),
+            "flipped": list(result.flaky_flipped),
+            "unknown": list(result.flaky_unknown),
+            "digest": result.flaky_digest,
+        },
+        "spec_digest": result.spec_digest,
+        "effect": None if result.effect is None else _effect_json(result.effect),
+        "power": result.power.to_json(),
+        "clusters": _clusters_json(result),
+        "escalation": None
+        if escalation is None
+        else {
+            "action": escalation.action,
+            "message": escalation.message,
+            "cases": list(escalation.cases),
+            "runs": escalation.runs,
+        },
+        "warnings": [sentence(w) for w in result.warnings],
+        "notices": [reason_json(w) for w in result.warnings],
+    }
+
+
+def _effect_json(effect: Effect) -> dict[str, Any]:
+    return {
+        "points": effect.points,
+        "low": effect.low,
+        "high": effect.high,
+        "method": effect.method,
+        "level": effect.level,
+    }
+
+
+def _clusters_json(result: GateResult) -> dict[str, Any]:
+    clusters = result.clusters
+    top = clusters.concentrated
+    return {
+        "by": result.p_by,
+        "p_by_case": clusters.p_by_case,
+        "p_by_template": clusters.p_by_template,
+        "clusters_flipped": clusters.clusters,
+        "templates": [
+            {"template": t.template, "pass_to_fail": t.broke, "fail_to_pass": t.fixed}
+            for t in clusters.templates
+        ],
+        "without_template": {"pass_to_fail": clusters.loose[0], "fail_to_pass": clusters.loose[1]},
+        "concentrated": None if top is None else top.template,
+    }

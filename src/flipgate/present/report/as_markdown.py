@@ -1,0 +1,137 @@
+"""The gate result as Markdown for a pull-request comment: the verdict, the flip matrix, what the
+gate can see, what each rule found and the flipped cases, every string from a file escaped
+(`present.text.markdown`)."""
+
+from __future__ import annotations
+
+from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.spec import describe
+from flipgate.core.plural import plural
+from flipgate.core.vocab import ARMS
+from flipgate.present.outcomes import outcome_rows
+from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.report import shared
+from flipgate.present.text import markdown as _md
+from flipgate.present.text import markdown_code
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def to_markdown(comparison: Comparison) -> str:
+    result = comparison.result
+    icon = {"PASS": "✅", "BLOCK": "⛔", "INCONCLUSIVE": "⚠️", "INVALID": "🚫"}[result.verdict]
+    lines = [f"## {icon} flipgate: {result.verdict}", "", f"**{_md(summary(result))}**", ""]
+    if result.previous is not None:
+        lines += [f"First verdict, before the rerun: {_md(summary(result.previous))}", ""]
+    lines += [
+        f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
+        f"{result.flip_cap}, alpha {result.alpha:g}",  # p: on the effect's line, as in the text
+        "",
+        f"Gate: {_md(describe(comparison.spec))}",
+        "",
+        f"{_capital(_md(shared.effect_line(result)))}",
+        "",
+        "| baseline \\ candidate | ✓ pass | ✗ fail |",
+        "|---|---:|---:|",
+        f"| ✓ pass | {result.cells['both_pass']:,} | **b = {result.b:,}** |",
+        f"| ✗ fail | **c = {result.c:,}** | {result.cells['both_fail']:,} |",
+        "",
+    ]
+    lines += [
+        f"**{_capital(_md(shared.power_title(result)))}**",
+        "",
+        "| true regression | BLOCK | INCONCLUSIVE | PASS |",
+        "|---|---:|---:|---:|",
+        *(f"| {' | '.join(row)} |" for row in shared.power_rows(result)),
+        "",
+    ]
+    if result.verdict == "PASS":
+        lines += [f"What this PASS is worth: {_md(result.power.plainly())}.", ""]
+    clusters = result.clusters
+    if clusters.templates:
+        templates, hidden = shared.first(clusters.templates)
+        lines += [
+            f"<details><summary>Flips per template: {_md(clusters_line(clusters))}</summary>",
+            "",
+            "| template | broke | fixed | net |",
+            "|---|---:|---:|---:|",
+            *(
+                f"| {_md(t.template)} | {t.broke} | {t.fixed} | {t.broke - t.fixed:+} |"
+                for t in templates
+            ),
+        ]
+        if hidden:
+            lines.append(f"| and {hidden:,} more templates | | | |")
+        if any(clusters.loose):
+            broke, fixed = clusters.loose
+            lines.append(f"| (no template) | {broke} | {fixed} | {broke - fixed:+} |")
+        lines += ["", "</details>", ""]
+    runs = " → ".join(markdown_code(comparison.run(arm).run_id) for arm in ARMS)
+    lines.append(f"Runs: {runs}")
+    lines.append("")
+    notes: list[str] = []
+    for what in shared.found(result):
+        notes.extend(f"**{what.heading}:** {_md(sentence(r))}" for r in what.reasons)
+        if what.cases:
+            named, unnamed = shared.first(what.cases)
+            notes.append(
+                f"**{what.heading}:** "
+                + ", ".join(_md(c) for c in named)
+                + (f", {shared.more(unnamed, what.which)}" if unnamed else "")
+            )
+    notes.extend(f"budget met: {_md(sentence(c))}" for c in result.budgets if not c.exceeded)
+    notes.extend(f"**warning:** {_md(sentence(w))}" for w in result.warnings)
+    notes.extend(_md(note) for note in filter(None, [shared.unchecked_note(result)]))
+    infra = ", ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
+    notes.append(f"infra repetitions: {infra}")
+    moved = ", ".join(
+        f"{_md(k)} ({'declared' if k in result.declared_change else '**not declared**'})"
+        for k in result.key_moved
+    )
+    notes.append(f"key moved: {moved or 'nothing'}")
+    notes += [_md(line) for line in (*shared.flaky_lines(result), *shared.retired_lines(result))]
+    if result.unpaired:
+        notes.append(f"unpaired: {plural(len(result.unpaired), 'case')}, not counted")
+    lines += [f"- {n}" for n in notes]
+    lines.append("")
+    base, cand = (result.outcomes[arm] for arm in ARMS)
+    if base.decisions or cand.decisions:
+        lines += [
+            "| outcome | price | baseline | candidate | change |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for row in outcome_rows(comparison):
+            lines.append(
+                f"| {OUTCOME_WORDS[row.outcome]} | {shared.price(row)} | {row.baseline:,} "
+                f"| {row.candidate:,} | {row.change:+,} |"
+            )
+        lines.append(
+            f"| **cost** | | **{base.cost:,.0f}** | **{cand.cost:,.0f}** | **{cand.cost - base.cost:+,.0f}** |"
+        )
+        lines.append(
+            f"| mirrors approved / rejected | FN / FP | {base.mirror_approved:,} / {base.mirror_rejected:,} "
+            f"| {cand.mirror_approved:,} / {cand.mirror_rejected:,} | |"
+        )
+        lines.append(
+            f"| red cases (by misses) | | {base.reconciliation.red_cases:,} ({shared.histogram(base.reconciliation.red_by_wrong)}) "
+            f"| {cand.reconciliation.red_cases:,} ({shared.histogram(cand.reconciliation.red_by_wrong)}) | |"
+        )
+        lines.append("")
+    if result.flipped:
+        lines += [
+            "<details><summary>Flipped cases</summary>",
+            "",
+            "| case | direction |",
+            "|---|---|",
+        ]
+        flips, unnamed = shared.first(result.flipped)
+        lines += [f"| {_md(case)} | {shared.DIRECTION_WORDS[d]} |" for case, d in flips]
+        if unnamed:
+            lines += ["", f"… {shared.more(unnamed, 'flipped')}"]
+        lines += ["", "</details>", ""]
+    if result.escalation is not None:
+        lines += [f"**Next:** {_md(result.escalation.message)}", ""]
+    return "\n".join(lines)

@@ -1,0 +1,199 @@
+"""The gate result as plain text for a CI log, built as Rich renderables: Rich strips colour
+itself when stdout is not a terminal, and every string that came from a file is wrapped in `Text`,
+never parsed as markup."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from flipgate.core.gate.compare import Comparison, GateResult
+from flipgate.core.gate.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.spec import describe
+from flipgate.core.plural import plural
+from flipgate.core.vocab import ARMS
+from flipgate.present.outcomes import outcome_rows
+from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.report import shared
+from flipgate.present.text import literal
+
+
+def to_text(comparison: Comparison) -> RenderableType:
+    result = comparison.result
+    parts: list[RenderableType] = []
+    if result.previous is not None:
+        parts.append(Text.assemble(("first verdict  ", "dim"), literal(summary(result.previous))))
+    parts.append(literal(summary(result), style=shared.VERDICT_STYLE[result.verdict]))
+    parts.append(
+        Text(
+            f"rule: {result.rule} · suite {result.suite}: margin {result.margin}, flip cap "
+            f"{result.flip_cap}, alpha {result.alpha:g}",
+            style="dim",
+        )
+    )
+    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(Text(shared.effect_line(result)))
+    parts.append(_matrix(result))
+    parts.append(_power_table(result))
+    if result.verdict == "PASS":
+        parts.append(Text(f"what this PASS is worth: {result.power.plainly()}"))
+    if result.clusters.templates:
+        parts.append(_template_table(result))
+    parts.extend(_notes(comparison))
+    if any(o.decisions for o in result.outcomes.values()):
+        parts.append(_outcome_table(comparison))
+    if result.flipped:
+        named, hidden = shared.first(result.flipped)
+        listing = Text("flipped: ", style="bold")
+        for i, (case, direction) in enumerate(named):
+            listing.append(", " if i else "")
+            listing.append(literal(case))
+            listing.append(" ↓" if direction == "pass_to_fail" else " ↑", style="dim")
+        if hidden:
+            listing.append(f", {shared.more(hidden, 'flipped')}", style="dim")
+        parts.append(listing)
+    if result.escalation is not None:
+        parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
+    return Group(*parts)
+
+
+def _matrix(result: GateResult) -> Table:
+    cells = result.cells
+    paired = result.paired or 1
+    table = Table(title="flip matrix (paired cases)", title_justify="left", show_edge=True)
+    table.add_column("baseline \\ candidate")
+    table.add_column("✓ pass", justify="right")
+    table.add_column("✗ fail", justify="right")
+
+    def cell(name: str, label: str = "") -> Text:
+        n = cells[name]
+        text = Text(f"{label}{n:,}", style="bold" if label else "")
+        text.append(f" ({n / paired:.1%})", style="dim")
+        return text
+
+    table.add_row("✓ pass", cell("both_pass"), cell("pass_to_fail", "b = "))
+    table.add_row("✗ fail", cell("fail_to_pass", "c = "), cell("both_fail"))
+    return table
+
+
+def _power_table(result: GateResult) -> Table:
+    table = Table(title=shared.power_title(result), title_justify="left")
+    table.add_column("true regression", no_wrap=True)
+    for verdict in ("BLOCK", "INCONCLUSIVE", "PASS"):
+        table.add_column(verdict, justify="right", no_wrap=True)
+    for row in shared.power_rows(result):
+        table.add_row(*row)
+    return table
+
+
+def _template_table(result: GateResult) -> Table:
+    clusters = result.clusters
+    table = Table(title=f"flips per template: {clusters_line(clusters)}", title_justify="left")
+    table.add_column("template")
+    for column in ("broke", "fixed", "net"):
+        table.add_column(column, justify="right", no_wrap=True)
+    named, hidden = shared.first(clusters.templates)
+    for t in named:
+        table.add_row(literal(t.template), str(t.broke), str(t.fixed), f"{t.broke - t.fixed:+}")
+    if hidden:
+        table.add_row(Text(f"and {hidden:,} more templates", style="dim"), "", "", "")
+    if any(clusters.loose):
+        broke, fixed = clusters.loose
+        table.add_row(
+            Text("(no template)", style="dim"), str(broke), str(fixed), f"{broke - fixed:+}"
+        )
+    return table
+
+
+def _notes(comparison: Comparison) -> list[RenderableType]:
+    result = comparison.result
+    lines: list[RenderableType] = []
+    for what in shared.found(result):
+        style = shared.VERDICT_STYLE[what.rule.verdict]
+        heading = f"{what.heading}: "
+        lines.extend(Text.assemble((heading, style), literal(sentence(r))) for r in what.reasons)
+        if what.cases:
+            named, hidden = shared.first(what.cases)
+            lines.append(
+                Text.assemble(
+                    (heading, style),
+                    literal(", ".join(named)),
+                    (f", {shared.more(hidden, what.which)}" if hidden else "", "dim"),
+                )
+            )
+    met = (sentence(check) for check in result.budgets if not check.exceeded)
+    lines.extend(Text.assemble(("budget met: ", "green"), literal(words)) for words in met)
+    infra = " · ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
+    lines.append(Text(f"infra repetitions: {infra}"))
+    moved = ", ".join(
+        f"{k} ({'declared' if k in result.declared_change else 'NOT declared'})"
+        for k in result.key_moved
+    )
+    lines.append(literal(f"key moved: {moved or 'nothing'}"))
+    for line in (*shared.flaky_lines(result), *shared.retired_lines(result)):
+        lines.append(literal(line))
+    if result.unpaired:
+        lines.append(Text(f"unpaired: {plural(len(result.unpaired), 'case')} (not counted)"))
+    for warning in result.warnings:
+        lines.append(Text.assemble(("warning: ", "bold yellow"), literal(sentence(warning))))
+    if note := shared.unchecked_note(result):
+        lines.append(Text(note, style="dim"))
+    return lines
+
+
+def _outcome_table(comparison: Comparison) -> Table:
+    result = comparison.result
+    base, cand = (result.outcomes[arm] for arm in ARMS)
+    table = Table(title="decision outcomes", title_justify="left")
+    table.add_column("outcome", no_wrap=True)
+    # The arms' columns may wrap, so that a long red-case histogram folds inside its cell, where
+    # unwrapped it squeezed the other columns out of an 80-column CI log; they are never made
+    # narrower than their widest figure (decisions or cost), which would cut it.
+    widest = max(len(f"{n:,.0f}") for arm in (base, cand) for n in (arm.decisions, arm.cost))
+    table.add_column("price", justify="right", no_wrap=True)
+    for arm in ARMS:
+        table.add_column(arm, justify="right", min_width=widest)
+    table.add_column("change", justify="right", no_wrap=True)
+    for row in outcome_rows(comparison):
+        table.add_row(
+            OUTCOME_WORDS[row.outcome],
+            shared.price(row),
+            f"{row.baseline:,}",
+            f"{row.candidate:,}",
+            f"{row.change:+,}",
+        )
+    table.add_row(
+        "decisions",
+        "",
+        f"{base.decisions:,}",
+        f"{cand.decisions:,}",
+        f"{cand.decisions - base.decisions:+,}",
+    )
+    table.add_row(
+        "cost",
+        "",
+        f"{base.cost:,.0f}",
+        f"{cand.cost:,.0f}",
+        f"{cand.cost - base.cost:+,.0f}",
+        style="bold",
+    )
+    table.add_row(
+        "mirrors approved/rejected",
+        "FN / FP",
+        f"{base.mirror_approved:,} / {base.mirror_rejected:,}",
+        f"{cand.mirror_approved:,} / {cand.mirror_rejected:,}",
+        "",
+    )
+    for label, attr in (("red cases", "red_cases"), ("wrong decisions", "wrong_decisions")):
+        b_n = getattr(base.reconciliation, attr)
+        c_n = getattr(cand.reconciliation, attr)
+        table.add_row(label, "", f"{b_n:,}", f"{c_n:,}", f"{c_n - b_n:+,}")
+    table.add_row(
+        "red cases by misses",
+        "",
+        shared.histogram(base.reconciliation.red_by_wrong),
+        shared.histogram(cand.reconciliation.red_by_wrong),
+        "",
+    )
+    return table

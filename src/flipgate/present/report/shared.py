@@ -1,0 +1,164 @@
+"""What the JSON, text and Markdown reports share: exit codes, the verdicts' styles, what each
+rule found, the lines on the flaky list, the retired cases and the base, the effect and power
+figures, and how a long list of cases is cut."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from flipgate.core.gate.compare import GateResult
+from flipgate.core.gate.rules import RULES, Evidence, Rule
+from flipgate.core.plural import plural
+from flipgate.core.vocab import BaseFile, Coded
+from flipgate.present.outcomes import OutcomeRow
+from flipgate.present.reasons import p_words
+
+EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
+VERDICT_STYLE = {
+    "PASS": "bold green",
+    "BLOCK": "bold red",
+    "INCONCLUSIVE": "bold yellow",
+    "INVALID": "bold magenta",
+}
+# The heading of what a rule found, where it is not the rule's name.
+FOUND_WORDS = {
+    "safety": "safety failures",
+    "outcome_limit": "outcome limit",
+    "budget": "budget exceeded",
+}
+FOUND_CASES = {"safety": "failed safety"}  # the cases a rule finds, as "every ... case" names them
+DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass"}
+# A list of cases in the text and Markdown reports (flipped, failed safety) names this many at
+# most, the first by case id, and says how many more: 10,000 flips made a 175 KB log line, and a
+# 320 KB Markdown report where a pull-request comment holds 65,536 characters. The JSON report
+# (and for flips, the rerun plan) names them all.
+CASES_NAMED = 50
+EFFECT_METHOD = "Tango's score interval"
+T = TypeVar("T")
+
+
+def exit_code(result: GateResult) -> int:
+    return EXIT_CODES[result.verdict]
+
+
+def first(cases: Sequence[T]) -> tuple[Sequence[T], int]:
+    """The cases a text or Markdown list names, and how many it leaves out."""
+    return cases[:CASES_NAMED], max(len(cases) - CASES_NAMED, 0)
+
+
+def more(left_out: int, which: str) -> str:
+    """What ends a list that leaves `left_out` cases out."""
+    return f"and {left_out:,} more (`flipgate gate --format json` lists every {which} case)"
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one rule found: reasons (worded by `present.reasons.sentence`), or case ids."""
+
+    rule: Rule
+    heading: str
+    reasons: tuple[Coded, ...]
+    cases: tuple[str, ...]
+
+    @property
+    def which(self) -> str:
+        """The cases' kind, as "every ... case" names them."""
+        return FOUND_CASES[self.rule.name]
+
+
+def found(result: Evidence) -> Iterator[Found]:
+    """What each rule found, in the table's order."""
+    for rule in RULES:
+        reasons, cases = rule.found(result), rule.cases(result)
+        if reasons or cases:
+            heading = FOUND_WORDS.get(rule.name, rule.name.replace("_", " "))
+            yield Found(rule, heading, reasons, cases)
+
+
+def effect_line(result: GateResult) -> str:
+    """`effect: -3.0 points (95% CI -7.1 to +0.5), Tango's score interval · p = 0.073`."""
+    if result.effect is None:
+        return f"effect: none (no case paired) · {p_words(result)}"
+    return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {p_words(result)}"
+
+
+def power_rows(result: GateResult) -> list[list[str]]:
+    """[regression, BLOCK, INCONCLUSIVE, PASS] in percent, one row per regression."""
+    return [
+        [f"-{c.points:g} points", *(f"{x:.0%}" for x in (c.block, c.inconclusive, c.passes))]
+        for c in result.power.chances
+    ]
+
+
+def power_title(result: GateResult) -> str:
+    power = result.power
+    return f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping; " + (
+        f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
+        if power.smallest_blocked is not None
+        else f"no regression is blocked {power.power:.0%} of the time"
+    )
+
+
+# each file of the base: its name, what its absence leaves unchecked, the option that names it
+BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
+    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
+    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
+    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
+}
+
+
+def unchecked_note(result: GateResult) -> str | None:
+    """Said once, when part of the base was not given: what could not be checked."""
+    unchecked = result.base.unchecked
+    if not unchecked:
+        return None
+    files, checks, options = zip(*(BASE_FILE_WORDS[u] for u in unchecked), strict=True)
+    return (
+        f"no base {_series(files, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
+        f"whether this change {_series(checks, 'or')} was not checked"
+    )
+
+
+def _series(items: tuple[str, ...], last: str) -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return (
+        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+    )
+
+
+def flaky_lines(result: GateResult) -> list[str]:
+    """The listed cases left out of b and c, and the entries for cases neither run has (a case
+    renamed or gone: the entry leaves nothing out)."""
+    lines = []
+    if left_out := len(result.flaky_listed) - len(result.flaky_unknown):
+        flipped = f", {len(result.flaky_flipped)} flipped here" if result.flaky_flipped else ""
+        lines.append(f"flaky list: {plural(left_out, 'case')} left out of b and c{flipped}")
+    if unknown := result.flaky_unknown:
+        shown, hidden = first(unknown)
+        named = ", ".join(shown) + (f", {more(hidden, 'unknown flaky')}" if hidden else "")
+        entries = plural(len(unknown), "entry", "entries")
+        lines.append(f"flaky list: {entries} for cases in neither run: {named}")
+    return lines
+
+
+def retired_lines(result: GateResult) -> list[str]:
+    """The retired cases, as the flaky list is shown: left out of b and c, with date and reason."""
+    if not result.retired:
+        return []
+    flipped = f", {len(result.retired_flipped)} flipped here" if result.retired_flipped else ""
+    shown, hidden = first(result.retired)
+    return [
+        f"retired: {plural(len(result.retired), 'case')} left out of b and c{flipped}",
+        *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
+        *([more(hidden, "retired")] if hidden else []),
+    ]
+
+
+def price(row: OutcomeRow) -> str:
+    return "by direction" if row.price is None else f"{row.price:g}"
+
+
+def histogram(red_by_wrong: dict[int, int]) -> str:
+    return " ".join(f"{n:,}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"

@@ -1,0 +1,464 @@
+"""The words for every code (`present/reasons.py`, `present/triage.py`): one sentence per code,
+made from its payload; the table below holds one payload of each code and what it says, and a
+test holds the table to the codes of `core/vocab.py`."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Any
+
+import pytest
+
+from flipgate.core.gate.budgets import BudgetCheck
+from flipgate.core.gate.changes import (
+    Asked,
+    CaseCached,
+    CaseEdited,
+    CaseInOneArm,
+    RuleEdit,
+    SafetyEdit,
+)
+from flipgate.core.gate.evidence import (
+    ChangedLate,
+    FalseNegativeMax,
+    FlipsConcentrated,
+    InconclusiveMaxShare,
+    NewCases,
+    ReadingsDisagree,
+    SameRunId,
+    ZeroFalseNegativeRule,
+)
+from flipgate.core.gate.invalid import (
+    CachedReps,
+    CasesEdited,
+    FlakyAdded,
+    FlakyListTooLong,
+    GateLoosened,
+    InfraShare,
+    NamedCases,
+    NoCaseInCommon,
+    StaleBaseline,
+)
+from flipgate.core.gate.loosening import BaseSource, Loosened
+from flipgate.core.gate.pairing import Unpaired
+from flipgate.core.gate.spec import Budget
+from flipgate.core.runs.key import Component
+from flipgate.core.triage.flaky import (
+    BaselineRepeats,
+    FlakyFindings,
+    FlakyListSize,
+    ListedEntry,
+    NoBaselineRepeats,
+    NoisyCase,
+)
+from flipgate.core.triage.grader import (
+    GraderFindings,
+    JudgeHeld,
+    JudgeMoved,
+    NoFlipToCompare,
+    NoOutputGradedTwice,
+    SameOutput,
+)
+from flipgate.core.triage.infra import AllInfra, ArmInfraShare, InfraCount, InfraFindings, InfraFlip
+from flipgate.core.triage.regression import (
+    CasesPassing,
+    ExplainedEarlier,
+    FlippedCases,
+    OutcomeChange,
+    RegressionFindings,
+    RuleWrong,
+    TemplateBroken,
+    TemplatesCluster,
+)
+from flipgate.core.triage.stale import (
+    BaselineAge,
+    EditedBetweenArms,
+    EvalSet,
+    FlakyAfterBaseline,
+    KeyHeld,
+    KeyMoved,
+    OnlyInArm,
+    RunCreated,
+    StaleFindings,
+)
+from flipgate.core.vocab import (
+    BUDGET_CODES,
+    CHANGE_CODES,
+    EDIT_CODES,
+    INVALID_CODES,
+    LIMIT_CODES,
+    LOOSENING_CODES,
+    TRIAGE_CLASSES,
+    TRIAGE_FACT_CODES,
+    UNPAIRED_STATES,
+    WARNING_CODES,
+)
+from flipgate.present.reasons import reason_json, sentence
+from flipgate.present.triage import fact_line, step_summary
+
+MAIN = BaseSource(ref="main")
+RULE = RuleEdit("prohibited_items", Asked("labels", ("approve",)), Asked("labels", ("reject",)))
+MARGIN = Loosened("raised", "sets.full.margin", 2, 6)
+ELEVEN = tuple(f"case-{i:02d}" for i in range(11))
+LATENCY = Budget("latency_ms", "p95", max_increase=0.10)
+
+# one payload of each code, and its words
+SENTENCES: list[tuple[Any, str]] = [
+    # invalid
+    (
+        NoCaseInCommon(40, 38, differ_only_in_case=True),
+        "no case id of the candidate's 38 is one of the baseline's 40; they differ only in upper "
+        "and lower case: nothing is compared",
+    ),
+    (
+        InfraShare("candidate", 0.0625, 5, 80, 0.05),
+        "infra failures are 6.2% of the candidate's repetitions (5 of 80), above the 5% allowed",
+    ),
+    (
+        StaleBaseline((Component("judge", "j1", None),), ("jugde",)),
+        "stale baseline: key moved outside the declared change (judge: j1 -> (absent); the "
+        "declared change names jugde, which neither key has)",
+    ),
+    (
+        FlakyListTooLong(3, 27, 0.05, 1),
+        "the flaky list holds 3 cases, above 5% of the suite's 27 cases (1 allowed)",
+    ),
+    (NamedCases("flaky_list_safety", ("s1", "s2")), "the flaky list holds safety cases: s1, s2"),
+    (
+        CasesEdited((CaseEdited("listing-001", (RULE, SafetyEdit(True, False))),)),
+        "cases edited in the change under test: listing-001 prohibited_items: expected approve "
+        "in the baseline, reject in the candidate; listing-001 safety: a safety case in the "
+        "baseline, ordinary in the candidate",
+    ),
+    (
+        NamedCases("cases_deleted", ELEVEN),
+        "cases deleted in the change under test (lines in the baseline, none in the candidate): "
+        "case-00, case-01, case-02, case-03, case-04, case-05, case-06, case-07, case-08, "
+        "case-09 and 1 more. Retire a case in a separate, reviewed change, then rebaseline; a "
+        "case that could not be graded is written with `status: infra`, not left out",
+    ),
+    (
+        CachedReps("candidate", (CaseCached("case-07", "candidate", 2, 3),)),
+        "cached candidate repetitions (the candidate is the measurement: run it live): "
+        "case-07 (2 of 3)",
+    ),
+    (
+        CachedReps("baseline", (CaseCached("s1", "baseline", 1, 3),)),
+        "cached repetitions of safety cases in the baseline (safety runs are always live): "
+        "s1 (1 of 3)",
+    ),
+    (
+        GateLoosened(BaseSource(files=("main-gate.yaml",)), (MARGIN,)),
+        "the gate was loosened in the change under test (base: main-gate.yaml): "
+        "sets.full.margin: 2 in the base, 6 here",
+    ),
+    (
+        FlakyAdded(MAIN, ("case-03",)),
+        "flaky entries added in the change under test (base: main): case-03: add flaky entries "
+        "in a separate, reviewed change",
+    ),
+    (
+        NamedCases("retirement_added", ("sa-001",)),
+        "the change under test retires sa-001: a retirement is its own reviewed change, made "
+        "where the change is going, not in the change it would excuse",
+    ),
+    # outcome limits
+    (FalseNegativeMax(26, 9, of_baseline=True), "26 false negatives, above the baseline's 9"),
+    (FalseNegativeMax(1, 0, of_baseline=False), "1 false negative, above the limit of 0"),
+    (
+        ZeroFalseNegativeRule("recalled_products", 5),
+        "5 false negatives on recalled_products, where none is allowed",
+    ),
+    (
+        InconclusiveMaxShare(0.1, 0.08, 6, 60),
+        "inconclusive decisions are 10.0% of the candidate's, above the 8% budget",
+    ),
+    # budgets
+    (
+        BudgetCheck(LATENCY, 1197.0, 1412.0, 1316.7, exceeded=True),
+        "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
+    ),
+    (
+        BudgetCheck(Budget("cost_usd", "mean", max=0.004), None, 0.0035, 0.004, exceeded=False),
+        "cost_usd mean $0.0035 is within the budget of $0.004",
+    ),
+    # warnings
+    (
+        NewCases(("case-new",)),
+        "1 new case only in the candidate, not counted: case-new; rebaseline to count them",
+    ),
+    (
+        ChangedLate("flaky_added_late", ("case-03",), date(2026, 11, 20)),
+        "flaky entries added after the baseline run was created (case-03): the list should "
+        "change in its own reviewed change, not while this one is judged",
+    ),
+    (
+        ChangedLate("retired_late", ("sa-001",), date(2026, 11, 20)),
+        "cases retired after the baseline run was created (sa-001): a retirement should land in "
+        "its own reviewed change, not while this one is judged",
+    ),
+    (
+        SameRunId("lr-1"),
+        "both arms have run_id 'lr-1': one run compared with itself, or a run.yaml copied "
+        "without a new run_id",
+    ),
+    (
+        FlipsConcentrated("refunds", 10, 0, 14, 3, 0.0065, 0.3125),
+        "10 of the 14 flipped cases come from template refunds (10 broke, 0 fixed): cloned cases "
+        "flip together, count a template once (14 flips from 3 templates: p 0.006 counted by "
+        "case, 0.312 by template)",
+    ),
+    (
+        ReadingsDisagree(8, 4, 1 / 256, 1 / 16, 0.05),
+        "8 flips from 4 templates: p 0.004 counted by case, 0.062 by template",
+    ),
+    # unpaired
+    (Unpaired("gone", "deleted", "baseline"), "only in baseline"),
+    (Unpaired("fresh", "new", "candidate"), "only in candidate"),
+    (Unpaired("lost", "infra", "candidate"), "no gradable candidate repetition"),
+    # changes, edits
+    (
+        CaseEdited("x", (RuleEdit("policy", Asked("absent"), Asked("check")),)),
+        "x edited: policy: absent in the baseline, a pass/fail check in the candidate",
+    ),
+    (CaseInOneArm("deleted", "gone"), "gone deleted: lines in the baseline, none in the candidate"),
+    (CaseInOneArm("new", "fresh"), "fresh new: only in the candidate, not counted"),
+    (CaseCached("c01", "candidate", 1, 3), "c01 cached: 1 of its 3 candidate repetitions"),
+    (RULE, "prohibited_items: expected approve in the baseline, reject in the candidate"),
+    (SafetyEdit(False, True), "safety: ordinary in the baseline, a safety case in the candidate"),
+    # loosened settings
+    (Loosened("lowered", "alpha", 0.05, 0.01), "alpha: 0.05 in the base, 0.01 here"),
+    (MARGIN, "sets.full.margin: 2 in the base, 6 here"),
+    (
+        Loosened(
+            "unlimited",
+            "outcomes.limits.false_negative_max",
+            "baseline",
+            None,
+            baseline_false_negatives=2,
+        ),
+        "outcomes.limits.false_negative_max: baseline (2 here) in the base, null (no limit) here",
+    ),
+    (
+        Loosened("removed", "budgets.latency_ms.max_increase", 0.1, None, "p95", relative=True),
+        "budgets.latency_ms (p95) max_increase: +10% in the base, removed here",
+    ),
+    (
+        Loosened("weakened", "aggregate.safety", "all", "majority"),
+        "aggregate.safety: all in the base, majority here",
+    ),
+    (
+        Loosened("taken_out", "outcomes.fail_on", ("false_negative", "mirror"), ("mirror",)),
+        "outcomes.fail_on: false_negative taken out ([false_negative, mirror] in the base, "
+        "[mirror] here)",
+    ),
+]
+
+BROKE = InfraCount("candidate", 1, 2, 1, (("timeout", 1),), "would_pass")
+LISTED = ListedEntry(date(2026, 11, 1), "qa", "ambiguous rubric", "2 of 4 runs")
+# one fact of each code, and its label and value
+FACTS: list[tuple[Any, tuple[str, str]]] = [
+    (
+        ArmInfraShare("candidate", 3, 60, 0.05, 0.05, (("rate_limit", 1), ("timeout", 2))),
+        (
+            "candidate infra repetitions",
+            "3 of 60 (5.0%, at most 5% allowed): rate_limit 1, timeout 2",
+        ),
+    ),
+    (
+        InfraFlip("case-01", (BROKE,), hinges=True),
+        (
+            "case-01",
+            "candidate: 1 pass, 1 fail, 1 infra (timeout 1) -> a tie, so it fails; had the "
+            "infra repetitions passed, it would pass",
+        ),
+    ),
+    (
+        AllInfra("case-04", "candidate"),
+        (
+            "case-04",
+            "no gradable candidate repetition: every repetition was infra, so it is left out of "
+            "the count",
+        ),
+    ),
+    (FlakyListSize(1), ("flaky list", "1 entry; listed cases are left out of b and c")),
+    (
+        BaselineRepeats(("b", "b-r2"), ELEVEN[:9]),
+        (
+            "identical baseline runs",
+            "2 with the same key (b, b-r2); 9 cases flip between them: case-00, case-01, "
+            "case-02, case-03, case-04, case-05, case-06, case-07 and 1 more",
+        ),
+    ),
+    (
+        NoBaselineRepeats(),
+        ("identical baseline runs", "none given (run the baseline again to measure)"),
+    ),
+    (
+        NoisyCase("case-05", LISTED, ("pass", "fail", "pass"), "both", (2, 3), (0, 0)),
+        (
+            "case-05",
+            "listed since 2026-11-01 by qa: ambiguous rubric; evidence: 2 of 4 runs; across the "
+            "baseline runs: pass fail pass; repetitions split in both arms: baseline 2 of 3 "
+            "passed, candidate missing",
+        ),
+    ),
+    (
+        JudgeMoved("j@1", None, declared=False),
+        ("judge", "j@1 -> (absent) (outside the declared change)"),
+    ),
+    (JudgeHeld(None), ("judge", "not in either key")),
+    (
+        SameOutput("case-02", 0, 2, True, True, False, 2),
+        (
+            "case-02",
+            "candidate rep 2 output identical to baseline rep 0's; baseline passed, candidate "
+            "failed (2 such pairs of repetitions)",
+        ),
+    ),
+    (NoFlipToCompare(), ("outputs", "no flipped case to compare")),
+    (
+        NoOutputGradedTwice(3),
+        ("outputs", "no flipped case has the same output graded differently (3 compared)"),
+    ),
+    (KeyMoved("model", "m1", "m2", declared=True), ("key model", "m1 -> m2 (declared)")),
+    (KeyHeld(), ("key", "no component moved between the arms")),
+    (EvalSet("suite@v1", "suite@v1"), ("eval-set revision", "suite@v1 in both arms")),
+    (RunCreated("baseline", None), ("baseline created", "(not recorded)")),
+    (
+        BaselineAge(
+            datetime(2026, 11, 1, 6, tzinfo=UTC), datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+        ),
+        ("baseline age", "19 days 3 hours older than the candidate"),
+    ),
+    (OnlyInArm("baseline", ("case-old",)), ("only in the baseline", "1: case-old")),
+    (
+        EditedBetweenArms("case-02", (RULE,), ("tpl-a", None)),
+        (
+            "case-02",
+            "edited between the arms: prohibited_items: expected approve in the baseline, reject "
+            "in the candidate; template (none), was tpl-a",
+        ),
+    ),
+    (
+        FlakyAfterBaseline((("case-03", date(2026, 11, 10)),)),
+        ("flaky entries after the baseline", "case-03 (added 2026-11-10)"),
+    ),
+    (
+        FlippedCases(3, 3, 0),
+        ("flipped cases", "3, listed ones included (counted: b = 3, c = 0)"),
+    ),
+    (
+        ExplainedEarlier((("infra", 1), ("flaky", 0)), 2, 2, 0),
+        ("explained earlier", "infra 1, flaky 0; 2 remain: 2 broke, 0 fixed"),
+    ),
+    (CasesPassing((12, 9)), ("cases passing", "12 -> 9 (-3)")),
+    (OutcomeChange("false_negative", 0, 9), ("false negative", "0 -> 9 (+9)")),
+    (
+        RuleWrong("policy", 9, 3, (("false_negative", 8), ("failed_check", 1))),
+        ("rule policy", "9 wrong candidate calls in 3 cases (8 false negative, 1 failed check)"),
+    ),
+    (
+        TemplateBroken(None, ("case-09",)),
+        ("template (no template)", "1 broken case: case-09"),
+    ),
+    (
+        TemplatesCluster(8, 4),
+        (
+            "templates",
+            "8 broken cases come from 4 templates: cloned cases flip together, count a template "
+            "once",
+        ),
+    ),
+]
+
+SUMMARIES: list[tuple[Any, str]] = [
+    (
+        InfraFindings(("candidate",), hinges=1, touched=2, lost=1),
+        "infra failures exceed the allowed share in the candidate run; 1 flipped case hinges on "
+        "infra repetitions; 2 flipped cases had infra, not decided by it; 1 case lost every "
+        "repetition to infra",
+    ),
+    (
+        FlakyFindings(listed=1, unsteady=0, split_both=1, split_one=1),
+        "flipped cases that look noisy: 1 listed, 1 split in both arms, 1 split in one arm only",
+    ),
+    (
+        GraderFindings(judge_moved=False, same_output=0),
+        "the judge held and no output is graded two ways",
+    ),
+    (
+        StaleFindings(("eval_set",), True, added=1, removed=1, edited=1),
+        "key moved outside the declared change: eval_set; 1 cases added, 1 removed; 1 case edited",
+    ),
+    (
+        RegressionFindings(3, 3, rule="policy", template="refunds"),
+        "3 broken cases no earlier step explains, most in rule policy and template refunds",
+    ),
+]
+
+
+def test_the_table_holds_one_payload_of_every_code() -> None:
+    said = {reason.code for reason, _ in SENTENCES}
+    for codes in (
+        INVALID_CODES,
+        LIMIT_CODES,
+        BUDGET_CODES,
+        WARNING_CODES,
+        UNPAIRED_STATES,
+        CHANGE_CODES,
+        EDIT_CODES,
+        LOOSENING_CODES,
+    ):
+        assert set(codes) <= said, sorted(set(codes) - said)
+    assert {fact.code for fact, _ in FACTS} == set(TRIAGE_FACT_CODES)
+    assert [findings.code for findings, _ in SUMMARIES] == list(TRIAGE_CLASSES)
+
+
+@pytest.mark.parametrize(("reason", "words"), SENTENCES, ids=lambda x: getattr(x, "code", None))
+def test_each_code_is_said_from_its_payload(reason: Any, words: str) -> None:
+    assert sentence(reason) == words
+
+
+@pytest.mark.parametrize(("fact", "line"), FACTS, ids=lambda x: getattr(x, "code", None))
+def test_each_triage_fact_is_a_label_and_a_value(fact: Any, line: tuple[str, str]) -> None:
+    assert fact_line(fact) == line
+
+
+@pytest.mark.parametrize(("findings", "words"), SUMMARIES, ids=lambda x: getattr(x, "code", None))
+def test_each_triage_step_is_summed_up_in_a_line(findings: Any, words: str) -> None:
+    assert step_summary(findings) == words
+
+
+def test_the_json_gives_the_code_the_sentence_and_the_values() -> None:
+    edited = CasesEdited((CaseEdited("listing-001", (RULE,)),))
+    assert reason_json(edited) == {
+        "code": "cases_edited",
+        "message": sentence(edited),
+        "cases": [
+            {
+                "code": "edited",
+                "message": "listing-001 edited: " + sentence(RULE),
+                "case": "listing-001",
+                "edits": [
+                    {
+                        "code": "rule_changed",
+                        "message": sentence(RULE),
+                        "rule": "prohibited_items",
+                        "baseline": {"asks": "labels", "labels": ["approve"]},
+                        "candidate": {"asks": "labels", "labels": ["reject"]},
+                    }
+                ],
+            }
+        ],
+    }
+    late = reason_json(ChangedLate("flaky_added_late", ("case-03",), date(2026, 11, 20)))
+    assert late["baseline_created"] == "2026-11-20"
+    loosened = reason_json(GateLoosened(MAIN, (MARGIN,)))
+    assert loosened["where"] == {"ref": "main", "files": []}
+    assert loosened["settings"][0]["code"] == "raised"
+
+
+def test_a_thing_with_no_words_is_refused() -> None:
+    with pytest.raises(TypeError, match="no sentence for str"):
+        sentence("a sentence made elsewhere")
