@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +223,7 @@ def run_writer(tmp_path: Path) -> RunWriter:
 
 
 def passfail_rows(
-    verdicts: dict[str, list[bool | None]], safety: Iterable[str] = ()
+    verdicts: Mapping[str, Sequence[bool | None]], safety: Iterable[str] = ()
 ) -> list[dict[str, Any]]:
     """Rows of a pass/fail suite: case -> per-rep pass (True), fail (False) or infra (None)."""
     safe = set(safety)

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,7 +60,7 @@ def support(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return committed(tmp_path, monkeypatch, "support-assistant", "support") / "suites" / "support"
 
 
-def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
     code = main(["gate", *args, "--format", "json"])
     out, err = capsys.readouterr()
     return code, json.loads(out) if out else {}, err

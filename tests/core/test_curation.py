@@ -11,7 +11,7 @@ import yaml
 
 from flipgate.core.curation.entries import add, check, propose, remove
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
@@ -454,12 +454,10 @@ def test_a_file_changed_during_the_edit_is_not_overwritten(
 ) -> None:
     import flipgate.core.curation.entries as curation
 
-    real = curation.load_flaky
-
-    def meanwhile(path: Path | None) -> Any:
+    def meanwhile(path: Path | None) -> FlakyList:
         if path is not None and path.name.endswith(".tmp"):  # someone saves while we validate
             flaky_file.write_text(ENTRY + "other: edit\n")
-        return real(path)
+        return load_flaky(path)
 
     monkeypatch.setattr(curation, "load_flaky", meanwhile)
     with pytest.raises(InputError, match="changed on disk while being edited"):

@@ -6,12 +6,14 @@ from __future__ import annotations
 import io
 import json
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pytest
 import yaml
@@ -583,11 +585,11 @@ def metric_rows(values: dict[str, list[float]], metric: str = "latency_ms") -> l
 RNG = np.random.default_rng(12)
 BASE_LATENCY = {f"case-{i:02d}": [float(v) for v in RNG.integers(600, 1400, 3)] for i in range(20)}
 CAND_LATENCY = {case: [v * 1.15 for v in reps] for case, reps in BASE_LATENCY.items()}
-STATISTICS = {
-    "mean": np.mean,
-    "median": np.median,
-    "p95": lambda a: np.percentile(a, 95),
-    "total": np.sum,
+STATISTICS: dict[str, Callable[[npt.NDArray[np.float64]], float]] = {
+    "mean": lambda a: float(np.mean(a)),
+    "median": lambda a: float(np.median(a)),
+    "p95": lambda a: float(np.percentile(a, 95)),
+    "total": lambda a: float(np.sum(a)),
 }
 
 

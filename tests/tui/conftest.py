@@ -95,6 +95,15 @@ class ScreenApp(App[None], Generic[ScreenResult]):
         self.push_screen(self.make_screen())
 
 
+AppResult = TypeVar("AppResult")
+
+
+def on_top(app: App[AppResult]) -> Screen[object]:
+    """The screen shown now. Read afresh after a key: mypy keeps what an earlier check of
+    `app.screen` narrowed it to."""
+    return app.screen
+
+
 @pytest.fixture(scope="session")
 def comparison() -> Comparison:
     return load_comparison(CASES_WORKSPACE)
