@@ -328,14 +328,9 @@ def support_decisions(workspace: Path, kept: Path) -> None:
     rebuilt) whose message is unchanged is copied as it stands; only the others are signed, with
     a key made for the purpose (a sample's key, trusted by none).
     """
-    from flipgate.core.decision.record import (
-        InvalidDecision,
-        Reviewer,
-        decision_path,
-        render_decision,
-        split_signed,
-        write_decision,
-    )
+    from flipgate.core.decision.document import render_decision
+    from flipgate.core.decision.file import decision_path, split_signed, write_decision
+    from flipgate.core.decision.record import InvalidDecision, Reviewer
     from flipgate.core.decision.review import build_record
     from flipgate.core.decision.signing import find_signing_key
     from flipgate.core.gate.compare import compare

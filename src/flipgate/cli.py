@@ -335,13 +335,8 @@ def cmd_samples(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from flipgate.core.decision.record import (
-        DecisionExistsError,
-        InvalidDecision,
-        Reviewer,
-        decision_workspace,
-        write_decision,
-    )
+    from flipgate.core.decision.file import DecisionExistsError, decision_workspace, write_decision
+    from flipgate.core.decision.record import InvalidDecision, Reviewer
     from flipgate.core.decision.review import build_record
     from flipgate.core.decision.signing import SigningError, find_signing_key
     from flipgate.core.triage.walk import checklist, load_walk, walk_path
@@ -382,7 +377,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from flipgate.core.decision.record import verify_decision
+    from flipgate.core.decision.file import verify_decision
 
     path = Path(args.decision_file)
     if not path.is_file():

@@ -22,16 +22,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.curation.entries import (
-    CheckReport,
-    FlipRecord,
-    Proposal,
-    add,
-    check,
-    load_list,
-    propose,
-    remove,
-)
+from flipgate.core.curation.entries import add, load_list, remove
+from flipgate.core.curation.flips import FlipRecord, Proposal, propose
+from flipgate.core.curation.review import CheckReport, check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec, load_spec

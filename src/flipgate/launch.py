@@ -26,6 +26,9 @@ def run() -> None:
     """
     try:
         gc.disable()
+        from flipgate.core.io.atomic import remove_on_signals
+
+        remove_on_signals()  # before the app starts threads that write: set from this one only
         from flipgate.cli import main
 
         gc.freeze()

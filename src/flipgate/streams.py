@@ -52,7 +52,7 @@ def guarded_stdout() -> Iterator[_Guarded]:
     if isinstance(original, io.TextIOWrapper):
         original.reconfigure(errors="backslashreplace")
     guarded = _Guarded(original)
-    sys.stdout = guarded  # type: ignore[assignment]
+    sys.stdout = guarded
     try:
         yield guarded
         guarded.flush()

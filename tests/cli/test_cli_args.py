@@ -9,7 +9,7 @@ import pytest
 
 from flipgate.cli import build_parser, main
 from flipgate.cli_args import THEMES, declared_change, share
-from flipgate.tui.app import THEMES as APP_THEMES
+from flipgate.tui.themes import THEMES as APP_THEMES
 
 
 def test_the_parser_s_themes_are_the_app_s() -> None:

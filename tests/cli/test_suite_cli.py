@@ -285,7 +285,7 @@ def test_retire_into_a_manifest_without_an_archive(
     ws = workspace(tmp_path)
     code, _, _ = run(capsys, "suite", "retire", "c1", "--reason", "r", "-w", str(ws))
     data = yaml.safe_load((ws / "suite.yaml").read_text())
-    assert code == 0 and data["cases"] is None and data["archive"][0]["case"] == "c1"
+    assert code == 0 and data["cases"] == [] and data["archive"][0]["case"] == "c1"
 
 
 def test_retire_in_a_flow_style_manifest(

@@ -1,15 +1,18 @@
-"""The one atomic writer: whole or nothing, never over a file unless told, synced to disk."""
+"""The atomic writers: whole or nothing, never over a file (an edit replaces it under its lock:
+`test_edit.py`), synced to disk."""
 
 from __future__ import annotations
 
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from flipgate.core.io.atomic import write_atomic, write_folder_atomic
+from flipgate.core.io.edit import edit
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -27,38 +30,21 @@ def test_a_new_file_is_written_and_an_existing_one_kept(tmp_path: Path) -> None:
     assert leftovers(target.parent) == []
 
 
-def test_overwrite_replaces_and_keeps_the_permissions(tmp_path: Path) -> None:
-    target = tmp_path / "flaky.yaml"
-    target.write_text("old\n")
-    target.chmod(0o600)
-    write_atomic(target, b"new\n", overwrite=True)
-    assert target.read_bytes() == b"new\n"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600
-
-
-def test_a_file_that_appears_meanwhile_is_not_overwritten(tmp_path: Path) -> None:
+def test_a_file_that_appears_meanwhile_is_not_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "decision.yaml"
+    real_link = os.link
 
-    def someone_else_writes(written: Path) -> None:
-        assert written.read_text() == "mine\n"
+    def someone_else_writes_first(source: Path, name: Path) -> None:
+        assert Path(source).read_text() == "mine\n"
         target.write_text("theirs\n")
+        real_link(source, name)
 
+    monkeypatch.setattr(os, "link", someone_else_writes_first)
     with pytest.raises(FileExistsError):
-        write_atomic(target, "mine\n", check=someone_else_writes)
+        write_atomic(target, "mine\n")
     assert target.read_text() == "theirs\n"
-    assert leftovers(tmp_path) == []
-
-
-def test_a_failed_check_writes_nothing(tmp_path: Path) -> None:
-    target = tmp_path / "flaky.yaml"
-    target.write_text("old\n")
-
-    def refuse(written: Path) -> None:
-        raise ValueError("not a valid list")
-
-    with pytest.raises(ValueError, match="not a valid list"):
-        write_atomic(target, "broken\n", overwrite=True, check=refuse)
-    assert target.read_text() == "old\n"
     assert leftovers(tmp_path) == []
 
 
@@ -78,8 +64,14 @@ def test_without_hard_links_it_still_never_overwrites(
     assert leftovers(tmp_path) == []
 
 
+def edited(target: Path, data: str) -> None:
+    with edit(target) as file:
+        file.replace(data)
+
+
+@pytest.mark.parametrize("write", [write_atomic, edited], ids=["new file", "edited file"])
 def test_the_file_and_its_folder_are_synced(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: Callable[[Path, str], None]
 ) -> None:
     synced: list[str] = []
     real_fsync = os.fsync
@@ -89,7 +81,7 @@ def test_the_file_and_its_folder_are_synced(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    write_atomic(tmp_path / "walk.yaml", "x\n")
+    write(tmp_path / "walk.yaml", "x\n")
     assert synced == ["file", "folder"]
 
 

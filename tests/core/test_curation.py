@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from flipgate.core.curation.entries import add, check, propose, remove
+from flipgate.core.curation.entries import add, remove
+from flipgate.core.curation.flips import propose
+from flipgate.core.curation.review import check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import default_spec
@@ -454,10 +456,10 @@ def test_a_file_changed_during_the_edit_is_not_overwritten(
 ) -> None:
     import flipgate.core.curation.entries as curation
 
-    def meanwhile(path: Path | None) -> FlakyList:
-        if path is not None and path.name.endswith(".tmp"):  # someone saves while we validate
+    def meanwhile(path: Path | None, content: bytes | None = None) -> FlakyList:
+        if content is not None and b"fixed" in content:  # someone saves while we validate
             flaky_file.write_text(ENTRY + "other: edit\n")
-        return load_flaky(path)
+        return load_flaky(path, content)
 
     monkeypatch.setattr(curation, "load_flaky", meanwhile)
     with pytest.raises(InputError, match="changed on disk while being edited"):

@@ -19,21 +19,22 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flipgate.core.decision import record as decision_module
+from flipgate.core.decision import file as decision_module
+from flipgate.core.decision.document import parse_decision, render_decision
+from flipgate.core.decision.file import (
+    DecisionExistsError,
+    decision_workspace,
+    split_signed,
+    verify_decision,
+    write_decision,
+)
 from flipgate.core.decision.record import (
     ChecklistEntry,
-    DecisionExistsError,
     DecisionRecord,
     GateSummary,
     InvalidDecision,
     Reviewer,
     RunRef,
-    decision_workspace,
-    parse_decision,
-    render_decision,
-    split_signed,
-    verify_decision,
-    write_decision,
 )
 from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError

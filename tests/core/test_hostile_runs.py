@@ -21,8 +21,10 @@ from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.checks import validate
+from flipgate.core.runs.columns import read_jsonl
 from flipgate.core.runs.model import Frames, Labels
-from flipgate.core.runs.reading import load_run, read_jsonl, read_jsonl_lines
+from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.records import read_jsonl_lines
 from flipgate.present import report
 from tests.conftest import ALIAS_BOMB
 

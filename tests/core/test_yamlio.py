@@ -82,6 +82,51 @@ def test_plain_documents_read_the_same_both_ways(data: Any, flow: bool) -> None:
     assert same(fast, full)
 
 
+def outlines(text: str) -> tuple[Any, Any]:
+    """Where each reading says the document's top-level parts lie."""
+    return (
+        parse_yaml(text, PATH, outline=True)[1].outline,
+        parse_nodes(text, PATH, outline=True)[1].outline,
+    )
+
+
+@given(data=DOCUMENTS, flow=st.booleans(), width=st.sampled_from([10, 80]))
+def test_plain_documents_are_outlined_the_same_both_ways(data: Any, flow: bool, width: int) -> None:
+    text = yaml.safe_dump(
+        data, default_flow_style=flow, allow_unicode=True, width=width, sort_keys=False
+    )
+    fast, full = outlines(text)
+    assert fast == full
+    if isinstance(data, dict) and data and not flow:
+        assert fast is not None and list(fast.sections) == [str(k) for k in data]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cases:\n- a\n- b  # two\n# end\n",
+        "# top\nsuite: s\ncases:\n  - {case: c1}\n\n  # between\n  - case: c2\n    x: [1]\n...\n",
+        "a:\nb: []\nc: {}\nd: null\ne: |\n  text\n  # not a comment\n",
+        "  indented: 1\n  list:\n    - x\n",
+        "'quoted key': [1, 2]\n\"other\": 3",
+    ],
+)
+def test_a_layout_is_outlined_the_same_both_ways(text: str) -> None:
+    fast, full = outlines(text)
+    assert fast == full and fast is not None
+
+
+def test_an_outline_says_where_the_parts_lie() -> None:
+    text = "suite: s\ncases:\n  - {case: c1}\n  - c2\narchive:\n...\n"
+    (outline, _) = outlines(text)
+    assert outline is not None and outline.column == 0 and text[outline.end :] == "...\n"
+    cases, archive = outline.sections["cases"], outline.sections["archive"]
+    assert [text[i : i + 5] for i in cases.items] == ["{case", "c2\nar"]
+    assert cases.block_list and text[cases.key_start : cases.key_end] == "cases"
+    assert not archive.block_list and archive.items == ()
+    assert outlines("[1, 2]\n") == (None, None) and outlines("{a: 1}\n") == (None, None)
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from textual.app import App
 from textual.widgets import DataTable, Static
 
+import flipgate.core.io.atomic as atomic
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
@@ -131,3 +135,25 @@ async def test_a_refused_change_is_shown_and_nothing_is_written(tmp_path: Path) 
         await pilot.press("r")
         assert pilot.app.screen is screen  # nothing to retire from an unreadable list
     assert path.read_bytes() == before
+
+
+async def test_a_full_disk_is_shown_in_the_form_and_the_app_runs_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(fd: int, payload: bytes) -> None:
+        os.close(fd)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    screen, path = make_screen(tmp_path)
+    monkeypatch.setattr(atomic, "_write_synced", disk_full)
+    async with ScreenApp(screen).run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        await pilot.press("tab", "a", *"sam", "enter", *"order", "enter")
+        await settled(pilot)
+        form = pilot.app.screen
+        assert isinstance(form, FlakyForm)  # still open, with what was typed
+        error = str(form.query_one("#form-error", Static).content)
+        assert error == f"{path}: cannot be written: No space left on device"
+        assert pilot.app.is_running
+    assert path.read_text() == FLAKY
+    assert [p.name for p in tmp_path.iterdir()] == ["flaky.yaml"]

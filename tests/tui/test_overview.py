@@ -3,6 +3,8 @@ is exported atomically and never overwritten silently, and narrow terminals stac
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -12,6 +14,7 @@ import yaml
 from textual.pilot import Pilot
 from textual.screen import Screen
 
+import flipgate.core.io.atomic as atomic
 from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens import overview
 from flipgate.tui.screens.overview import ConfirmPlanScreen
@@ -171,6 +174,30 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
         await export(pilot, "o")  # overwrite, when asked for
         assert yaml.safe_load(plan.read_text()) == written
     assert not list(workspace.glob(".rerun-plan*"))  # no temporary file left behind
+
+
+async def test_a_plan_the_disk_refuses_is_said_and_the_app_runs_on(
+    tmp_path: Path, notices: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def disk_full(fd: int, payload: bytes) -> None:
+        os.close(fd)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    workspace = tmp_path / "ws"
+    shutil.copytree(WORKSPACES / "inconclusive", workspace)
+    plan = workspace / "rerun-plan.yaml"
+    plan.write_text("edited by hand\n")
+    monkeypatch.setattr(atomic, "_write_synced", disk_full)
+    app = make_app_for_workspace(workspace)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        await export(pilot, "o")  # overwrite, under the file's lock
+        assert notices[-1] == f"Not written: {plan}: cannot be written: No space left on device"
+        await export(pilot, "n")  # a new file
+        assert "rerun-plan-2.yaml: cannot be written: No space left on device" in notices[-1]
+        assert app.is_running
+    assert plan.read_text() == "edited by hand\n"
+    assert sorted(p.name for p in workspace.glob("*rerun-plan*")) == ["rerun-plan.yaml"]
 
 
 async def test_no_rerun_plan_outside_inconclusive_full_runs(

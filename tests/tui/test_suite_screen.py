@@ -17,10 +17,11 @@ from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
-from flipgate.tui.app import THEMES, THEMES_DIR, make_app_for_workspace, make_suite_app
+from flipgate.tui.app import make_app_for_workspace, make_suite_app
 from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.screens.suite import SuiteScreen
+from flipgate.tui.themes import TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
 from tests.conftest import SAMPLES, copy_sample
@@ -185,9 +186,8 @@ def test_snapshot(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
 
 
 def _muted(theme: str) -> str:
-    """The theme file's `$muted`."""
-    text = (THEMES_DIR / f"{theme}.tcss").read_text()
-    return next(line for line in text.splitlines() if line.startswith("$muted:")).split()[1][:-1]
+    """The theme's `$muted`."""
+    return TEXTUAL_THEMES[theme].variables["muted"]
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -15,7 +15,8 @@ import yaml
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static, TextArea
 
-from flipgate.core.decision.record import Reviewer, verify_decision
+from flipgate.core.decision.file import verify_decision
+from flipgate.core.decision.record import Reviewer
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.flaky import NoisyCase

@@ -14,7 +14,6 @@ from textual import work
 from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
-from textual.theme import Theme
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
@@ -42,70 +41,13 @@ from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.session import LoadedRuns, Sources, load_runs, read_gate
+from flipgate.tui.themes import STYLESHEET, TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
-
-# Inside an installed wheel, else at the top of the source tree.
-_PACKAGED_THEMES = Path(__file__).resolve().parents[1] / "themes"
-THEMES_DIR = (
-    _PACKAGED_THEMES
-    if _PACKAGED_THEMES.is_dir()
-    else Path(__file__).resolve().parents[3] / "themes"
-)
-# Each flipgate theme is a self-contained .tcss file plus a Textual theme, so that built-in
-# widgets (footer, palette, progress bar, notifications) follow the same colours.
-TEXTUAL_THEMES = {
-    "dark": Theme(
-        name="flipgate-dark",
-        primary="#7aa2f7",
-        secondary="#bb9af7",
-        accent="#e0af68",
-        foreground="#c0caf5",
-        background="#1a1b26",
-        surface="#1f2335",
-        panel="#292e42",
-        success="#9ece6a",
-        warning="#e0af68",
-        error="#f7768e",
-        dark=True,
-    ),
-    "light": Theme(
-        name="flipgate-light",
-        primary="#2e5cb8",
-        secondary="#7847bd",
-        accent="#9a5b00",
-        foreground="#1f2328",
-        background="#fafafa",
-        surface="#ffffff",
-        panel="#e8eaf0",
-        success="#1a7f37",
-        warning="#9a6700",
-        error="#cf222e",
-        dark=False,
-    ),
-    "high-contrast": Theme(
-        name="flipgate-high-contrast",
-        primary="#ffff00",
-        secondary="#00ffff",
-        accent="#ffff00",
-        foreground="#ffffff",
-        background="#000000",
-        surface="#000000",
-        panel="#000000",
-        success="#00ff00",
-        warning="#ffff00",
-        error="#ff5555",
-        dark=True,
-    ),
-}
-THEMES = tuple(TEXTUAL_THEMES)
-
-
-def theme_path(name: str) -> Path:
-    return THEMES_DIR / f"{name}.tcss"
 
 
 class FlipgateApp(App[None]):
     TITLE = "flipgate"
+    CSS = STYLESHEET
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
     COMMANDS: ClassVar = {FlipgateCommands}
     COMMAND_PALETTE_BINDING = "ctrl+p"
@@ -121,9 +63,8 @@ class FlipgateApp(App[None]):
     ) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
-        super().__init__(css_path=[theme_path(theme)])
+        super().__init__()
         self.sources = sources
-        self.flipgate_theme = theme
         self.load_error: Exception | None = None
         self.loaded = loaded  # runs the CLI read (and checked) before the app started
         self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
@@ -248,25 +189,19 @@ class FlipgateApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 
+    @property
+    def flipgate_theme(self) -> str:
+        """The theme in use, by flipgate's name for it (`dark`, `light`, `high-contrast`)."""
+        return self.theme.removeprefix("flipgate-")
+
     def action_next_theme(self) -> None:
         self.use_theme(THEMES[(THEMES.index(self.flipgate_theme) + 1) % len(THEMES)])
 
     def use_theme(self, name: str) -> None:
-        """Swap the theme's stylesheet for another and re-apply it to every screen."""
+        """Switch theme: Textual applies the stylesheet again with the theme's colours."""
         if name not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {name!r}")
-        old = str(theme_path(self.flipgate_theme).resolve())
-        self.stylesheet.source.pop((old, ""), None)
-        self.stylesheet.read(theme_path(name))
-        self.css_path = [theme_path(name)]
-        self.flipgate_theme = name
-        self.theme = TEXTUAL_THEMES[name].name  # re-parses the stylesheet with the new variables
-        self.refresh_css(animate=False)
-        for screen in self.screen_stack:
-            self.stylesheet.update(screen)
-            screen.refresh(layout=True)
-            for widget in screen.walk_children():
-                widget.refresh()
+        self.theme = TEXTUAL_THEMES[name].name
 
 
 def make_app(
@@ -340,7 +275,6 @@ def run_app(app: FlipgateApp) -> int:
 
 
 __all__ = [
-    "THEMES",
     "FlipgateApp",
     "make_app",
     "make_app_for_workspace",

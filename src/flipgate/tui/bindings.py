@@ -125,7 +125,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("decision-back", "escape", "back", "Back", "decision"),
     KeyBinding("decision-sign", "ctrl+s", "sign", "Sign and write", "decision"),
     # the decision's cases reviewed
-    KeyBinding("cases-tick", "space", "toggle", "Tick/untick", "cases-reviewed"),
+    KeyBinding("cases-tick", "space", "tick", "Tick/untick", "cases-reviewed"),
     KeyBinding("cases-all", "a", "tick_listed(True)", "Tick all listed", "cases-reviewed"),
     KeyBinding("cases-none", "n", "tick_listed(False)", "Tick none listed", "cases-reviewed"),
     KeyBinding("cases-down", "down", "move(1)", "Next case", "cases-reviewed", show=False),
@@ -237,7 +237,7 @@ def check_keymap(keymap: Keymap) -> tuple[str, str] | None:
     for binding_id, keys in keymap.items():
         if binding_id not in BY_ID:
             return binding_id, "no key binding has this id (docs/keys.md lists them)"
-        if not isinstance(keys, str) or not keys.strip():
+        if not keys.strip():
             return binding_id, "give the keys as text: one key, or several separated by commas"
         for key in keys.split(","):
             problem = key_problem(key.strip())

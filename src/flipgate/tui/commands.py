@@ -20,7 +20,7 @@ class FlipgateCommands(Provider):
     """Switch theme, open red cases, search, export the rerun plan, help, quit."""
 
     def _commands(self) -> list[Command]:
-        from flipgate.tui.app import THEMES
+        from flipgate.tui.themes import THEMES
 
         app = cast("FlipgateApp", self.app)
         themes: list[Command] = [

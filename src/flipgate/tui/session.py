@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from flipgate.core.curation.entries import identical_runs
+from flipgate.core.curation.flips import identical_runs
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.importers import ImportOptions

@@ -70,8 +70,9 @@ def load_settings(path: Path | None = None) -> Settings:
     return Settings(keymap=tidy)
 
 
-def _keys(keys: object) -> object:
-    """Keys as the keymap holds them: `1` read as a number is the key 1; spaces around go."""
+def _keys(keys: object) -> str:
+    """Keys as the keymap holds them: `1` read as a number is the key 1; spaces around go. A
+    value that is not text (a list, a mapping) holds no keys, which `check_keymap` refuses."""
     if isinstance(keys, int) and not isinstance(keys, bool):
         keys = str(keys)
-    return ",".join(k.strip() for k in keys.split(",")) if isinstance(keys, str) else keys
+    return ",".join(k.strip() for k in keys.split(",")) if isinstance(keys, str) else ""

@@ -20,13 +20,14 @@ from itertools import permutations
 from pathlib import Path
 from typing import Any
 
-from flipgate.core.curation.entries import identical_runs
+from flipgate.core.curation.flips import identical_runs
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
 from flipgate.core.gate.stats import binom_quantile
 from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.files import writing
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
 from flipgate.core.runs.model import Run
 
@@ -198,6 +199,7 @@ def write_proposed(text: str, target: Path, gate: Path | None) -> None:
             target, "the proposal never replaces the gate spec itself: give --out another file"
         )
     try:
-        write_atomic(target, text)
+        with writing(target):  # a full disk, a read-only folder: said, exit 2
+            write_atomic(target, text)
     except FileExistsError:
         raise InputError(target, "already exists: the proposal goes to a new file") from None

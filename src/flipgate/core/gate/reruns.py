@@ -10,6 +10,8 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.edit import edit
+from flipgate.core.io.files import writing
 from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
@@ -75,8 +77,16 @@ def rerun_plan(comparison: Comparison, why: str) -> dict[str, object]:
 def write_rerun_plan(
     comparison: Comparison, target: Path, why: str, *, overwrite: bool = False
 ) -> None:
-    """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept."""
-    write_atomic(target, dump_yaml(rerun_plan(comparison, why), width=1000), overwrite=overwrite)
+    """Write the rerun plan as YAML, atomically; without `overwrite` an existing file is kept
+    (FileExistsError), with it the file is replaced under its lock. A write that fails is an
+    InputError naming the file."""
+    text = dump_yaml(rerun_plan(comparison, why), width=1000)
+    if not overwrite:
+        with writing(target):  # a full disk, a read-only folder: an InputError naming it
+            write_atomic(target, text)
+        return
+    with edit(target) as file:
+        file.replace(text)
 
 
 def compare_with_reruns(

@@ -66,5 +66,9 @@ def writing(path: Path) -> Iterator[None]:
 
 
 def unwritable(path: Path, exc: OSError) -> InputError:
-    where = f" ({exc.filename})" if exc.filename and Path(exc.filename) != path else ""
+    """The failed write of `path`, naming what refused it when that is another file: not the
+    staged copy or lock file beside it, which are ours (`core.io.atomic`, `core.io.edit`)."""
+    failed = Path(exc.filename) if exc.filename else path
+    ours = failed.parent == path.parent and failed.name.startswith(f".{path.name}.")
+    where = "" if failed == path or ours else f" ({failed})"
     return InputError(path, f"cannot be written{where}: {exc.strerror or exc}")

@@ -9,6 +9,7 @@ the last, a reader of the file sees the first), and no nesting deeper than `MAX_
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,11 +45,18 @@ def dump_yaml(data: Any, *, width: int = 80) -> str:
 class LineIndex:
     """Line numbers (1-based) of the keys of a YAML document, by dotted path (`outcomes.prices`)."""
 
-    def __init__(self, node: yaml.Node | None = None, *, text: str | None = None) -> None:
+    def __init__(
+        self,
+        node: yaml.Node | None = None,
+        *,
+        text: str | None = None,
+        outline: Outline | None = None,
+    ) -> None:
         # Walked on the first question: most files are read without an error to point at, and
         # a 10,000-case suite manifest holds 100,000 nodes. Given the `text` instead, it is
         # composed into nodes only then.
         self._root, self._text = node, text
+        self.outline = outline  # where the top-level parts lie, when the reader asked for it
         self._lines: dict[str, int] | None = None
 
     def _walk(self, node: yaml.Node, prefix: str, lines: dict[str, int]) -> None:
@@ -81,36 +89,119 @@ class LineIndex:
         return None
 
 
-def load_yaml(path: Path, data: bytes | None = None) -> tuple[Any, LineIndex]:
+@dataclass(frozen=True)
+class Section:
+    """A top-level key of a block mapping, and where the text of its value lies."""
+
+    key_start: int
+    key_end: int  # just past the key's text
+    key_column: int
+    value_end: (
+        int  # just past a scalar or a flow collection (a block one ends where the next begins)
+    )
+    block_list: bool  # the value is a list in block style, its items on lines of their own
+    items: tuple[int, ...]  # where each item of a list starts
+
+
+@dataclass(frozen=True)
+class Outline:
+    """Where the top-level parts of a document whose root is a block mapping lie in its text,
+    for edits of the text that keep everything else as written (`core.io.yamledit`)."""
+
+    sections: dict[str, Section]  # by the key's text
+    column: int  # the column the mapping starts at: its keys'
+    end: int  # where the mapping's text ends: before a `...`, else at the end of the text
+
+
+class _Outliner:
+    """Gathers an `Outline` from the parser's events, at the root's depth and the next."""
+
+    def __init__(self) -> None:
+        self.block = False
+        self.column = 0
+        self.end = -1
+        self.key: tuple[str, int, int, int] | None = None  # text, start, end, column
+        self.open: dict[str, Any] | None = None
+        self.sections: dict[str, dict[str, Any]] = {}
+
+    def see(self, stack: list[_Open], event: yaml.Event) -> None:
+        """`event`, met with `stack` open (before it is applied)."""
+        depth, start, end = len(stack), event.start_mark, event.end_mark
+        assert start is not None and end is not None  # the parser marks every event
+        wants_key = bool(stack) and stack[-1].wants_key
+        if depth == 0:
+            self.block = isinstance(event, yaml.MappingStartEvent) and not event.flow_style
+            self.column = start.column
+        elif depth == 1:
+            if isinstance(event, yaml.MappingEndEvent):
+                self.end = start.index
+            elif wants_key:
+                text = str(getattr(event, "value", ""))
+                self.key = (text, start.index, end.index, start.column)
+            elif self.key is not None:
+                text, key_start, key_end, column = self.key
+                block_list = isinstance(event, yaml.SequenceStartEvent) and not event.flow_style
+                self.open = self.sections[text] = {
+                    "key_start": key_start,
+                    "key_end": key_end,
+                    "key_column": column,
+                    "value_end": end.index,
+                    "block_list": block_list,
+                    "items": [],
+                }
+        elif self.open is not None:
+            if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                self.open["value_end"] = end.index
+            elif isinstance(stack[-1].value, list):
+                self.open["items"].append(start.index)
+
+    def outline(self) -> Outline | None:
+        if not self.block:
+            return None
+        sections = {
+            text: Section(**{**parts, "items": tuple(parts["items"])})
+            for text, parts in self.sections.items()
+        }
+        return Outline(sections, self.column, self.end)
+
+
+def load_yaml(
+    path: Path, data: bytes | None = None, *, outline: bool = False
+) -> tuple[Any, LineIndex]:
     """Read and parse `path` (see `parse_yaml`). `data` is the file's content read elsewhere (at a
-    git revision): `path` then only names it."""
+    git revision, or under the file's lock): `path` then only names it."""
     if data is None:
         data = read_bytes(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 text ({exc.reason})") from None
-    return parse_yaml(text, path)
+    return parse_yaml(text, path, outline=outline)
 
 
-def parse_yaml(text: str, path: Path) -> tuple[Any, LineIndex]:
+def parse_yaml(text: str, path: Path, *, outline: bool = False) -> tuple[Any, LineIndex]:
     """Parse with the safe loader: tags that would build objects, aliases, keys given twice and
-    deep nesting are input errors naming the line."""
+    deep nesting are input errors naming the line. With `outline`, the same pass also notes where
+    the document's top-level parts lie (`LineIndex.outline`), for an edit of its text."""
+    outliner = _Outliner() if outline else None
     try:
-        return _plain_document(text), LineIndex(text=text)
+        data = _plain_document(text, outliner)
     except _NotPlain:
-        return parse_nodes(text, path)
+        return parse_nodes(text, path, outline=outline)
+    return data, LineIndex(text=text, outline=outliner.outline() if outliner else None)
 
 
-def parse_nodes(text: str, path: Path) -> tuple[Any, LineIndex]:
+def parse_nodes(text: str, path: Path, *, outline: bool = False) -> tuple[Any, LineIndex]:
     """`parse_yaml` the full way, through the node tree: what a document that is not plain needs,
     and the reference the plain reading is tested against."""
     node: yaml.Node | None = None
+    found: Outline | None = None
     loader = SafeLoader(text)
     try:  # one parse: the node tree gives the lines, and the data is constructed from it
         node = loader.get_single_node()
         if node is not None:
             _check_tree(node, path)
+            found = _outline_of(node) if outline else None  # before merge keys are flattened
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -123,14 +214,32 @@ def parse_nodes(text: str, path: Path) -> tuple[Any, LineIndex]:
         raise _impossible_date(path, node) from None
     finally:
         loader.dispose()
-    return data, LineIndex(node)
+    return data, LineIndex(node, outline=found)
+
+
+def _outline_of(root: yaml.Node) -> Outline | None:
+    """The `Outline` the events would give, from the node tree."""
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        return None
+    sections = {}
+    for key, value in root.value:
+        listed = value.value if isinstance(value, yaml.SequenceNode) else []
+        sections[str(key.value)] = Section(
+            key_start=key.start_mark.index,
+            key_end=key.end_mark.index,
+            key_column=key.start_mark.column,
+            value_end=value.end_mark.index,
+            block_list=isinstance(value, yaml.SequenceNode) and not value.flow_style,
+            items=tuple(item.start_mark.index for item in listed),
+        )
+    return Outline(sections, root.start_mark.column, root.end_mark.index)
 
 
 class _NotPlain(Exception):
     """The document needs the full reading: nodes, their checks and the errors they name."""
 
 
-def _plain_document(text: str) -> Any:
+def _plain_document(text: str, outliner: _Outliner | None = None) -> Any:
     """The data of a plain document, built from the parser's events without composing nodes.
 
     A 10,000-case suite manifest reads in a third of the time (0.9 s -> 0.3 s of CPU): composing
@@ -142,7 +251,7 @@ def _plain_document(text: str) -> Any:
     """
     loader = SafeLoader(text)
     try:
-        return _build(loader)
+        return _build(loader, outliner)
     except (yaml.YAMLError, ValueError):
         raise _NotPlain from None
     finally:
@@ -162,7 +271,7 @@ class _Open:
         return self.keys is not None and self.key is _NO_KEY
 
 
-def _build(loader: yaml.SafeLoader) -> Any:
+def _build(loader: yaml.SafeLoader, outliner: _Outliner | None = None) -> Any:
     next_event: Callable[[], yaml.Event] = loader.get_event
     resolve: Callable[[type[yaml.Node], str, tuple[bool, bool]], str] = loader.resolve
     constructors = loader.yaml_constructors
@@ -174,6 +283,8 @@ def _build(loader: yaml.SafeLoader) -> Any:
         return None  # no document
     while True:
         event = next_event()
+        if outliner is not None and len(stack) <= 2:
+            outliner.see(stack, event)
         plain = getattr(event, "anchor", None) is None and getattr(event, "tag", None) is None
         if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
             value = stack.pop().value

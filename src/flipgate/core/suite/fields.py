@@ -11,11 +11,17 @@ from flipgate.core.io.yamlio import LineIndex, load_yaml
 
 
 def load_mapping(
-    path: Path, fields: tuple[str, ...], what: str, content: bytes | None = None
+    path: Path,
+    fields: tuple[str, ...],
+    what: str,
+    content: bytes | None = None,
+    *,
+    outline: bool = False,
 ) -> tuple[dict[str, Any], FieldChecker]:
-    """Read `path` (or `content`, the file as it stood at a git revision, `path` naming it): a
-    YAML mapping of `fields` and no other (a typo is not an extension)."""
-    data, lines = load_yaml(path, content)
+    """Read `path` (or `content`, the file as it stood at a git revision or as read under its
+    lock, `path` naming it): a YAML mapping of `fields` and no other (a typo is not an
+    extension). `outline`: see `parse_yaml`."""
+    data, lines = load_yaml(path, content, outline=outline)
     if not isinstance(data, dict):
         raise InputError(path, f"not a mapping: {what}", line=1)
     check = FieldChecker(path, lines)

@@ -27,8 +27,9 @@ import yaml
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import RetiredCase, Retirements
-from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.edit import edit
 from flipgate.core.io.gitref import read_at_ref
+from flipgate.core.io.yamledit import append_items, apply, drop_item
 from flipgate.core.io.yamlio import LineIndex, SafeDumper, dump_yaml
 from flipgate.core.suite.fields import FieldChecker, load_mapping
 
@@ -119,8 +120,16 @@ class SuiteManifest:
 def load_manifest(path: Path, content: bytes | None = None) -> SuiteManifest:
     """Read and check `suite.yaml` (or `content`, as it stood at a git revision, `path` naming
     it): every problem names the file, the line and the field."""
+    return _parse(path, content)[0]
+
+
+def _parse(
+    path: Path, content: bytes | None, *, outline: bool = False
+) -> tuple[SuiteManifest, dict[str, Any]]:
+    """The manifest, and the data it was read from (with `outline`, where its parts lie in the
+    text: `manifest.lines.outline`)."""
     data, check = load_mapping(
-        path, TOP_FIELDS, "a suite manifest has `suite` and `cases`", content
+        path, TOP_FIELDS, "a suite manifest has `suite` and `cases`", content, outline=outline
     )
     lines = check.lines
     suite = check.text(data.get("suite"), "suite")
@@ -149,7 +158,8 @@ def load_manifest(path: Path, content: bytes | None = None) -> SuiteManifest:
     if again.height:
         case, where = again["case"][0], again["where"][0]
         raise check.bad(f"{where}.case", f"case {case!r} is listed twice")
-    return SuiteManifest(path, suite, version, started, min_cases, quotas, cases, lines)
+    manifest = SuiteManifest(path, suite, version, started, min_cases, quotas, cases, lines)
+    return manifest, data
 
 
 def _entries(
@@ -217,41 +227,52 @@ class Retirement:
 
 
 def retire(path: Path, case: str, reason: str, today: date) -> Retirement:
-    """Move `case` to the archive with `today` and `reason`, rewriting `suite.yaml` atomically.
+    """Move `case` to the archive with `today` and `reason`, rewriting `suite.yaml` under its lock.
 
-    The file is edited, not re-emitted, so that comments and layout stay as the team wrote them:
-    the case's lines leave `cases` and an archive entry is appended. The edited text is checked as
-    a manifest before it takes the old file's place.
+    The file is read and parsed once. It is edited, not re-emitted, so that comments and layout
+    stay as the team wrote them: the case's lines leave `cases` and an archive entry is appended
+    (`core.io.yamledit`, which checks each piece it cuts and adds). A layout that edit cannot
+    keep is written out whole, and that text is read back as a manifest before it is written.
     """
-    manifest = load_manifest(path)
     if not reason.strip():
         raise InputError(Path("--reason"), "a retirement needs a reason; it is empty")
-    known = manifest.cases.filter(pl.col("case") == case)
-    if known.height == 0:
-        raise InputError(path, f"no case {case!r} in the suite", field="case")
-    if known["retired"][0] is not None:
-        raise InputError(
-            path,
-            f"{case} is already retired ({known['retired'][0]}: {known['reason'][0]})",
-            line=manifest.lines.line(f"{known['where'][0]}.case") if manifest.lines else None,
-            field=f"{known['where'][0]}.case",
+    with edit(path) as file:
+        if file.before is None:
+            raise InputError(path, "no such file")
+        manifest, data = _parse(path, file.before, outline=True)
+        known = manifest.cases.filter(pl.col("case") == case)
+        if known.height == 0:
+            raise InputError(path, f"no case {case!r} in the suite", field="case")
+        where = str(known["where"][0])
+        if known["retired"][0] is not None:
+            raise InputError(
+                path,
+                f"{case} is already retired ({known['retired'][0]}: {known['reason'][0]})",
+                line=manifest.lines.line(f"{where}.case") if manifest.lines else None,
+                field=f"{where}.case",
+            )
+        index = int(where.rpartition(".")[2])
+        raw = data["cases"][index]
+        entry = {k: raw[k] for k in CASE_FIELDS if k in raw}
+        entry |= {"retired": today, "reason": reason}
+        text = file.before.decode("utf-8")
+        outline = manifest.lines.outline if manifest.lines else None
+        new_text = apply(
+            text,
+            [
+                drop_item(text, outline, data, "cases", index),
+                append_items(text, outline, data, "archive", [entry], _flow_item(entry)),
+            ],
         )
-    text = path.read_text(encoding="utf-8")
-    entry = {k: v for k, v in _raw_entry(text, case).items() if k in CASE_FIELDS}
-    entry |= {"retired": today, "reason": reason}
-    new_text = _moved_to_archive(text, case, entry)
-    layout_kept = new_text is not None
-    if new_text is None:  # a layout we cannot edit in place: the data re-emitted as block YAML
-        data = yaml.load(text, Loader=yaml.SafeLoader)
-        data["cases"] = [c for c in data["cases"] if c.get("case") != case]
-        data["archive"] = [*(data.get("archive") or []), entry]
-        new_text = dump_yaml(data, width=100)
-
-    def check(staged: Path) -> None:
-        load_manifest(staged)
-
-    write_atomic(path, new_text, overwrite=True, check=check)
-    updated = load_manifest(path)
+        layout_kept = new_text is not None
+        if new_text is None:  # a layout we cannot edit in place: the data written out whole
+            whole = dict(data)
+            whole["cases"] = [c for i, c in enumerate(data["cases"]) if i != index]
+            whole["archive"] = [*(data.get("archive") or []), entry]
+            new_text = dump_yaml(whole, width=100)
+            load_manifest(path, new_text.encode("utf-8"))
+        file.replace(new_text)
+    updated = _retired(manifest, case, today, reason)
     message = (
         f"retired {case} on {today}: {reason} ({updated.live.height} live cases, "
         f"{updated.archive.height} archived)"
@@ -261,44 +282,8 @@ def retire(path: Path, case: str, reason: str, today: date) -> Retirement:
     return Retirement(updated, message, layout_kept)
 
 
-def _raw_entry(text: str, case: str) -> dict[str, Any]:
-    data = yaml.load(text, Loader=yaml.SafeLoader)
-    return next(c for c in data["cases"] if c.get("case") == case)
-
-
-def _last_line(node: yaml.Node) -> int:
-    """The line a node's own text ends on (0-based): comments after it are not part of it."""
-    if (
-        isinstance(node, yaml.MappingNode | yaml.SequenceNode)
-        and node.value
-        and not node.flow_style
-    ):
-        last = node.value[-1]
-        return _last_line(last[1] if isinstance(node, yaml.MappingNode) else last)
-    end = node.end_mark
-    return end.line if end.column > 0 or end.line == node.start_mark.line else end.line - 1
-
-
-def _moved_to_archive(text: str, case: str, entry: dict[str, Any]) -> str | None:
-    """`text` with the case's block-sequence item cut and appended to a block `archive`; None
-    when the layout is one this edit cannot keep (flow-style lists, two cases on a line)."""
-    root = yaml.compose(text, Loader=yaml.SafeLoader)
-    assert root is not None  # the text was just read as a manifest
-    keys = {key.value: key for key, _ in root.value}
-    sections = {key.value: value for key, value in root.value}
-    cases = sections["cases"]
-    if cases.flow_style:
-        return None
-    at = next(
-        i
-        for i, node in enumerate(cases.value)
-        if any(k.value == "case" and v.value == case for k, v in node.value)
-    )
-    item = cases.value[at]
-    first, last = item.start_mark.line, _last_line(item)
-    neighbours = [cases.value[i] for i in (at - 1, at + 1) if 0 <= i < len(cases.value)]
-    if any(_last_line(n) >= first and n.start_mark.line <= last for n in neighbours):
-        return None  # another case shares its lines
+def _flow_item(entry: dict[str, Any]) -> str:
+    """`entry` as a list item on one line, as the archive's entries are written."""
     flow = yaml.dump(
         entry,
         Dumper=SafeDumper,
@@ -307,21 +292,18 @@ def _moved_to_archive(text: str, case: str, entry: dict[str, Any]) -> str | None
         allow_unicode=True,
         width=10**9,
     )
-    new_item = f"{' ' * max(item.start_mark.column - 2, 0)}- {flow.strip()}\n"
-    lines = text.splitlines(keepends=True)
-    archive = sections.get("archive")
-    if archive is None:
-        del lines[first : last + 1]
-        body = "".join(lines)
-        return f"{body}{'' if body.endswith(chr(10)) else chr(10)}archive:\n{new_item}"
-    if isinstance(archive, yaml.ScalarNode) and archive.value == "":  # `archive:` and nothing
-        after = keys["archive"].start_mark.line
-    elif isinstance(archive, yaml.SequenceNode) and archive.value and not archive.flow_style:
-        after = _last_line(archive.value[-1])
-    else:
-        return None
-    lines.insert(after + 1, new_item)  # the later edit first: the earlier lines stay in place
-    if after < first:
-        first, last = first + 1, last + 1
-    del lines[first : last + 1]
-    return "".join(lines)
+    return f"- {flow.strip()}\n"
+
+
+def _retired(manifest: SuiteManifest, case: str, today: date, reason: str) -> SuiteManifest:
+    """The manifest as the retirement left it, without reading the file again: the case moved to
+    the end of the archive, every entry's place in the file (`where`) counted anew."""
+    moved = manifest.cases.filter(pl.col("case") == case).with_columns(
+        retired=pl.lit(today, pl.Date), reason=pl.lit(reason, pl.String)
+    )
+    live = manifest.live.filter(pl.col("case") != case)
+    archive = pl.concat([manifest.archive, moved])
+    places = [f"cases.{i}" for i in range(live.height)]
+    places += [f"archive.{i}" for i in range(archive.height)]
+    cases = pl.concat([live, archive]).with_columns(where=pl.Series(places, dtype=pl.String))
+    return dataclasses.replace(manifest, cases=cases, lines=None)

@@ -22,12 +22,9 @@ from pathlib import Path
 
 import polars as pl
 
-from flipgate.core.decision.record import (
-    DecisionRecord,
-    InvalidDecision,
-    parse_decision,
-    split_signed,
-)
+from flipgate.core.decision.document import parse_decision
+from flipgate.core.decision.file import split_signed
+from flipgate.core.decision.record import DecisionRecord, InvalidDecision
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec

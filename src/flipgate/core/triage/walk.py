@@ -15,8 +15,8 @@ from typing import Any, Literal
 from flipgate.core.decision.record import ChecklistEntry
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import run_digest
+from flipgate.core.io.edit import edit
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
@@ -131,10 +131,11 @@ def _utc(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _read_walks(path: Path) -> list[TriageWalk]:
-    if not path.exists():
+def _read_walks(path: Path, content: bytes | None = None) -> list[TriageWalk]:
+    """The walks saved at `path` (or in `content`, its bytes read under its lock)."""
+    if content is None and not path.exists():
         return []
-    data, _ = load_yaml(path)
+    data, _ = load_yaml(path, content)
     if data is None:
         return []
     if not isinstance(data, dict) or data.get("flipgate_triage") != WALK_FORMAT:
@@ -192,14 +193,17 @@ def load_walk(path: Path, comparison: Comparison) -> TriageWalk:
 
 
 def save_walk(path: Path, walk: TriageWalk, *, now: datetime | None = None) -> TriageWalk:
-    """Write `walk` into `path` atomically, keeping the walks of other runs; returns it stamped."""
+    """Write `walk` into `path`, keeping the walks of other runs (saved meanwhile by another
+    reviewer too: the file is edited under its lock); returns it stamped."""
     stamped = replace(walk, updated=now or datetime.now(UTC).replace(microsecond=0))
-    others = [w for w in _read_walks(path) if not w.same_runs(walk)]
-    document = {
-        "flipgate_triage": WALK_FORMAT,
-        "walks": [_walk_document(w) for w in (*others, stamped)],
-    }
-    write_atomic(path, dump_yaml(document, width=100), overwrite=True)
+    with edit(path) as file:
+        saved = _read_walks(path, file.before) if file.before is not None else []
+        others = [w for w in saved if not w.same_runs(walk)]
+        document = {
+            "flipgate_triage": WALK_FORMAT,
+            "walks": [_walk_document(w) for w in (*others, stamped)],
+        }
+        file.replace(dump_yaml(document, width=100))
     return stamped
 
 

@@ -1,6 +1,6 @@
 """The signed reviewer decision (SPEC §6): what was decided, why, by whom, on which cases.
 
-The file is built, signed and written by `flipgate.core.decision.record` into `WORKSPACE/decisions/`,
+The file is built, signed and written by `flipgate.core.decision.file` into `WORKSPACE/decisions/`,
 then verified at once, and the screen says where it went and what the check found. Digesting the
 runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
 when it fails the form keeps everything typed. The cases reviewed are every case the triage
@@ -29,14 +29,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
-from flipgate.core.decision.record import (
+from flipgate.core.decision.file import (
     DecisionExistsError,
-    InvalidDecision,
-    Reviewer,
     VerifyResult,
     verify_decision,
     write_decision,
 )
+from flipgate.core.decision.record import InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
@@ -121,7 +120,7 @@ class CaseList(VerticalScroll, can_focus=True):
         if offset is not None and offset.y < lines.size.height:
             self.action_move_to(lines.row_at(offset.y))
 
-    def action_toggle(self) -> None:
+    def action_tick(self) -> None:
         if not self.listed:
             return
         case = self.listed[self.cursor]

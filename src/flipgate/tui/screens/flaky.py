@@ -1,7 +1,7 @@
 """The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
 changes a curator makes here (accept a proposal, retire a repaired entry).
 
-Everything shown is computed by `flipgate.core.curation.entries`, in a worker (it compares both arms
+Everything shown is computed by `flipgate.core.curation`, in a worker (it compares both arms
 with the list and reads every identical run: seconds on a large suite); every change goes through it
 and is written at once, in a worker too. A refused change shows its reason in the form, and the file
 stays as it was.
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -25,19 +25,9 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Input, Static
 
-from flipgate.core.curation.entries import (
-    CheckReport,
-    Edit,
-    EntryReview,
-    Proposal,
-    ProposedEntry,
-    add,
-    flipped_in_run,
-    load_list,
-    propose,
-    remove,
-    review,
-)
+from flipgate.core.curation.entries import Edit, add, load_list, remove
+from flipgate.core.curation.flips import Proposal, ProposedEntry, propose
+from flipgate.core.curation.review import CheckReport, EntryReview, flipped_in_run, review
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
@@ -48,8 +38,17 @@ from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
-# The change the form's values ask for, made through `curation`; raises InputError to refuse it.
-Submit = Callable[[dict[str, str]], Edit]
+
+class Done(Protocol):
+    """What a change made (a flaky list's `Edit`, a suite's `Retirement`), said in a line."""
+
+    @property
+    def message(self) -> str: ...
+
+
+# The change the form's values ask for, made through the core; raises InputError to refuse it
+# (or when the file cannot be written).
+Submit = Callable[[dict[str, str]], Done]
 
 
 class FlakyForm(ModalScreen[str | None]):
@@ -110,7 +109,7 @@ class FlakyForm(ModalScreen[str | None]):
     def _save(self, values: dict[str, str]) -> None:
         try:
             edit = self.submit(values)
-        except InputError as refused:
+        except (InputError, OSError) as refused:  # refused, or the disk would not take it
             self.post_message(self.Answered(None, str(refused)))
             return
         self.post_message(self.Answered(edit.message))

@@ -18,6 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.runs.model import Run
@@ -245,7 +246,7 @@ class OverviewScreen(Screen[None]):
         try:
             why = summary(self.comparison.result)
             write_rerun_plan(self.comparison, target, why, overwrite=overwrite)
-        except OSError as error:
+        except (InputError, OSError) as error:
             self.notify(f"Not written: {error}", title="rerun plan", severity="error", markup=False)
             return
         cases = len(self.comparison.result.flipped)
@@ -273,7 +274,11 @@ class OverviewScreen(Screen[None]):
             list(self.repeats),
             comparison.spec,
         )
-        self.app.push_screen(screen, lambda _: self.post_message(RegateRequested(comparison)))
+
+        def closed(_: None) -> None:  # the list may have changed: the gate is applied again
+            self.post_message(RegateRequested(comparison))
+
+        self.app.push_screen(screen, closed)
 
     def action_calibrate(self) -> None:
         """Gate the baseline against its identical repeats; propose a margin and a flip cap."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -183,13 +183,20 @@ class TriageScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return waiting(self, action)
 
+    @property
+    def gathered_walk(self) -> TriageWalk:
+        """The walk, read once the evidence is in: the steps that show it and record into it
+        arrive with it (`_gathered`); until then there is no step, and the keys wait."""
+        assert self.walk is not None, "the walk is read before the evidence arrived"
+        return self.walk
+
     def _step_options(self) -> list[Option]:
         options = [Option(self._step_prompt(i), id=s.klass) for i, s in enumerate(self.steps)]
         return [*options, Option(Text(DECISION_LINE, style="bold"), id="decision")]
 
     def _step_prompt(self, index: int) -> Text:
         step = self.steps[index]
-        finding = self.walk.findings[step.klass].finding
+        finding = self.gathered_walk.findings[step.klass].finding
         prompt = Text(f"{index + 1} ")
         prompt.append("⚑ " if step.suggests_cause else "  ", style="bold yellow")
         prompt.append(f"{TITLES[step.klass]:<15}")
@@ -241,7 +248,7 @@ class TriageScreen(Screen[None]):
             finding_area.display = False
             return
         step = self.steps[self.current]
-        found = self.walk.findings[step.klass]
+        found = self.gathered_walk.findings[step.klass]
         title.update(
             Text(f"{self.current + 1} of {len(self.steps)}  {TITLES[step.klass]}")
             + Text("   ⚑ evidence points here" if step.suggests_cause else "", style="yellow")
@@ -287,11 +294,11 @@ class TriageScreen(Screen[None]):
     def _walk_summary(self) -> Text:
         lines = Text()
         for step in self.steps:
-            found = self.walk.findings[step.klass]
+            found = self.gathered_walk.findings[step.klass]
             lines.append(f"{TITLES[step.klass]:<16}{FINDING_MARK[found.finding]:<13}")
             lines.append_text(literal(found.note, lines=True))
             lines.append("\n")
-        cause = self.walk.cause
+        cause = self.gathered_walk.cause
         lines.append(
             f"Class found: {cause}" if cause else "No class marked as the cause yet.",
             style="bold",
@@ -319,7 +326,7 @@ class TriageScreen(Screen[None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id in FINDINGS:
-            self.action_find(cast(Finding, event.button.id))
+            self.action_find(event.button.id)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "note":
@@ -388,7 +395,7 @@ class TriageScreen(Screen[None]):
 
     def _record(self, *, finding: Finding | None = None, note: str | None = None) -> None:
         step = self.steps[self.current]
-        walk = self.walk.record(step.klass, finding=finding or False, note=note)
+        walk = self.gathered_walk.record(step.klass, finding=finding or False, note=note)
         self.walk = self._save(walk)
         steps = self.query_one("#steps", OptionList)
         steps.replace_option_prompt_at_index(self.current, self._step_prompt(self.current))

@@ -14,10 +14,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from flipgate.core.gate.outcomes import SEVERITY
+from flipgate.core.gate.outcomes import OUTCOME_WORDS, SEVERITY
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.tui.format import OUTCOME_CODE, OUTCOME_WORDS, literal
+from flipgate.tui.format import OUTCOME_CODE, literal
 from flipgate.tui.widgets.case_format import Palette
 
 CHECK_CODE = {"pass": "✓", "fail": "✗ FAIL"}

@@ -72,8 +72,8 @@ class LeftOutPanel(Panel):
         unpaired.append(plural(len(result.unpaired), "case"))
         lines.append(unpaired)
         states: dict[tuple[str, str], list[Unpaired]] = {}  # by state and arm, in order met
-        for unpaired in result.unpaired:
-            states.setdefault((unpaired.code, unpaired.arm), []).append(unpaired)
+        for left in result.unpaired:
+            states.setdefault((left.code, left.arm), []).append(left)
         for found in states.values():
             line = Text(f"  {sentence(found[0])} ({count(len(found))}): ", self.style("muted"))
             lines.append(line.append_text(case_ids([u.case for u in found], SHOWN)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import Screen
+from textual.dom import DOMNode
 from textual.widgets import ProgressBar, Static
 
 from flipgate.tui.format import literal
@@ -39,7 +39,7 @@ class ProgressLine(Vertical):
         return self.has_class("-busy")
 
 
-def waiting(screen: Screen[object], action: str) -> bool | None:
+def waiting(screen: DOMNode, action: str) -> bool | None:
     """For a screen's `check_action`: its keys (but back) are shown dimmed and wait while it works.
 
     None: shown, disabled. The screen's worker finishing refreshes the bindings.

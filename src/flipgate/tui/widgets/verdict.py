@@ -39,11 +39,11 @@ class VerdictBanner(Panel):
         head = Text()
         head.append(f" {VERDICT_SYMBOL[result.verdict]} {result.verdict} ", self.style("heading"))
         fired = BY_NAME[result.rule]
-        rule = f"rule {fired.number} · {fired.says}"
+        fired_line = f"rule {fired.number} · {fired.says}"
         # Side by side when it fits, else the rule on a line of its own rather than broken.
-        fits = head.cell_len + 3 + len(rule) <= self.content_size.width
+        fits = head.cell_len + 3 + len(fired_line) <= self.content_size.width
         head.append("   " if fits else "\n")
-        head.append(rule, self.style("label"))
+        head.append(fired_line, self.style("label"))
         lines: list[RenderableType] = [head, literal(summary(result))]
 
         numbers = Text()

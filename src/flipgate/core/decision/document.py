@@ -1,0 +1,266 @@
+"""The decision file's text: emitted key by key, and parsed back into a record.
+
+The file is YAML that this module emits itself, so that the signed bytes do not depend on a YAML
+library's version and every string is quoted safely: text that could be misread (control and
+format characters such as bidi overrides, odd spaces, CR) is written as a double-quoted escape,
+so what a person reads in the file is what a parser reads. Reading goes through `parse_yaml`
+(`file`): safe, and no aliases or repeated keys.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from flipgate.core.decision.record import (
+    ChecklistEntry,
+    DecisionRecord,
+    GateSummary,
+    InvalidDecision,
+    Reviewer,
+    RunRef,
+    text_field,
+)
+from flipgate.core.vocab import ARMS
+
+FORMAT_VERSION = 1
+
+# Words of safe characters, a colon only inside a word: never a YAML indicator, never `key: value`.
+_PLAIN_WORD = r"[A-Za-z0-9_.@/+-]+(?::[A-Za-z0-9_.@/+-]+)*"
+_PLAIN = re.compile(rf"(?=[A-Za-z0-9_]){_PLAIN_WORD}(?: {_PLAIN_WORD})*")
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+_NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+# Rendering --------------------------------------------------------------------------------
+
+
+def render_decision(record: DecisionRecord) -> str:
+    """The unsigned decision document: the exact text that gets signed."""
+    return "".join(line + "\n" for line in _emit_mapping(_document(record), 0))
+
+
+def _document(record: DecisionRecord) -> dict[str, Any]:
+    gate = record.gate
+    return {
+        "flipgate_decision": FORMAT_VERSION,
+        "decision": record.decision,
+        "cause": record.cause,
+        "reason": record.reason,
+        "reviewer": {"name": record.reviewer.name, "email": record.reviewer.email},
+        "created": _utc_text(record.created),
+        "gate": {
+            "verdict": gate.verdict,
+            "rule": gate.rule,
+            "b": gate.b,
+            "c": gate.c,
+            "p": gate.p,
+            "spec_digest": gate.spec_digest,
+            "flaky_digest": gate.flaky_digest,
+        },
+        "runs": {
+            arm: {"run_id": run.run_id, "path": run.path, "digest": run.digest}
+            for arm, run in zip(ARMS, (record.baseline, record.candidate), strict=True)
+        },
+        "checklist": [
+            {"class": entry.triage_class, "finding": entry.finding, "note": entry.note}
+            for entry in record.checklist
+        ],
+        "cases_reviewed": list(record.cases_reviewed),
+    }
+
+
+def _emit_mapping(mapping: Mapping[str, Any], col: int) -> list[str]:
+    lines: list[str] = []
+    for key, value in mapping.items():
+        lines += _emit_entry(" " * col + key + ":", value, col)
+    return lines
+
+
+def _emit_entry(head: str, value: Any, col: int) -> list[str]:
+    if isinstance(value, dict):
+        return [head, *_emit_mapping(value, col + 2)] if value else [head + " {}"]
+    if isinstance(value, list):
+        return [head, *_emit_sequence(value, col + 2)] if value else [head + " []"]
+    if isinstance(value, str) and _fits_block(value):
+        # Multi-line text as a literal block, each line indented past its key.
+        return [
+            head + " |-",
+            *(" " * (col + 2) + line if line else "" for line in value.split("\n")),
+        ]
+    return [head + " " + _inline(value)]
+
+
+def _emit_sequence(items: Iterable[Any], col: int) -> list[str]:
+    lines: list[str] = []
+    for item in items:
+        if isinstance(item, dict) and item:
+            first, *rest = _emit_mapping(item, col + 2)
+            lines += [" " * col + "- " + first[col + 2 :], *rest]
+        else:
+            lines += _emit_entry(" " * col + "-", item, col)
+    return lines
+
+
+def _inline(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float_text(value)
+    if isinstance(value, str):
+        return value if _is_plain(value) else _double_quoted(value)
+    raise TypeError(f"cannot write {type(value).__name__} in a decision file")
+
+
+def _float_text(value: float) -> str:
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    # YAML 1.1 (PyYAML) reads `1e-05` as a string; it wants a dot in the mantissa.
+    return f"{mantissa}.0{e}{exponent}" if e and "." not in mantissa else text
+
+
+def _is_plain(text: str) -> bool:
+    return _PLAIN.fullmatch(text) is not None and yaml.safe_load(text) == text
+
+
+def _needs_escape(char: str) -> bool:
+    category = unicodedata.category(char)
+    return category in _ESCAPED_CATEGORIES or (category == "Zs" and char != " ")
+
+
+def _fits_block(text: str) -> bool:
+    return (
+        "\n" in text
+        and not text.startswith((" ", "\n"))
+        and not text.endswith((" ", "\n"))
+        and not any(_needs_escape(char) for char in text if char != "\n")
+    )
+
+
+def _double_quoted(text: str) -> str:
+    parts = ['"']
+    for char in text:
+        if char in _NAMED_ESCAPES:
+            parts.append(_NAMED_ESCAPES[char])
+        elif _needs_escape(char):
+            code = ord(char)
+            parts.append(
+                f"\\x{code:02X}"
+                if code < 0x100
+                else f"\\u{code:04X}"
+                if code < 0x10000
+                else f"\\U{code:08X}"
+            )
+        else:
+            parts.append(char)
+    parts.append('"')
+    return "".join(parts)
+
+
+def _utc_text(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# Parsing ----------------------------------------------------------------------------------
+
+
+def parse_decision(document: object) -> DecisionRecord:
+    """A `DecisionRecord` from the safe-loaded message part of a decision file."""
+    top = _mapping(document, "", _TOP_KEYS)
+    if top["flipgate_decision"] != FORMAT_VERSION:
+        raise InvalidDecision(
+            "flipgate_decision",
+            f"format version {top['flipgate_decision']!r} is not {FORMAT_VERSION}",
+        )
+    reviewer = _mapping(top["reviewer"], "reviewer", ("name", "email"))
+    gate = _mapping(top["gate"], "gate", _GATE_KEYS)
+    runs = _mapping(top["runs"], "runs", ARMS)
+    return DecisionRecord(
+        decision=text_field(top["decision"], "decision"),
+        cause=text_field(top["cause"], "cause"),
+        reason=text_field(top["reason"], "reason"),
+        reviewer=Reviewer(
+            text_field(reviewer["name"], "reviewer.name"),
+            text_field(reviewer["email"], "reviewer.email"),
+        ),
+        created=_time(top["created"]),
+        gate=GateSummary(**{name: gate[name] for name in _GATE_KEYS}),
+        baseline=_run(runs["baseline"], "runs.baseline"),
+        candidate=_run(runs["candidate"], "runs.candidate"),
+        checklist=tuple(_checklist_entry(item) for item in _list(top["checklist"], "checklist")),
+        cases_reviewed=tuple(
+            text_field(case, "cases_reviewed")
+            for case in _list(top["cases_reviewed"], "cases_reviewed")
+        ),
+    )
+
+
+_TOP_KEYS = (
+    "flipgate_decision", "decision", "cause", "reason", "reviewer", "created",
+    "gate", "runs", "checklist", "cases_reviewed",
+)  # fmt: skip
+
+
+_GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")
+
+
+def _mapping(value: object, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    where = name or "document"
+    if not isinstance(value, dict):
+        raise InvalidDecision(where, f"expected a mapping, got {type(value).__name__}")
+    missing = [key for key in keys if key not in value]
+    extra = [str(key) for key in value if key not in keys]
+    if missing or extra:
+        said = "; ".join(
+            part
+            for part in (
+                f"missing {', '.join(missing)}" if missing else "",
+                f"unexpected {', '.join(extra)}" if extra else "",
+            )
+            if part
+        )
+        raise InvalidDecision(where, said)
+    return value
+
+
+def _list(value: object, name: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise InvalidDecision(name, f"expected a list, got {type(value).__name__}")
+    return value
+
+
+def _time(value: object) -> datetime:
+    text = text_field(value, "created")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidDecision("created", f"{text!r} is not an ISO 8601 time") from None
+    return moment
+
+
+def _run(value: object, name: str) -> RunRef:
+    run = _mapping(value, name, ("run_id", "path", "digest"))
+    return RunRef(
+        text_field(run["run_id"], f"{name}.run_id"),
+        text_field(run["path"], f"{name}.path"),
+        text_field(run["digest"], f"{name}.digest"),
+    )
+
+
+def _checklist_entry(value: object) -> ChecklistEntry:
+    entry = _mapping(value, "checklist", ("class", "finding", "note"))
+    finding = entry["finding"]
+    return ChecklistEntry(
+        text_field(entry["class"], "checklist.class"),
+        None if finding is None else text_field(finding, "checklist.finding"),
+        text_field(entry["note"], "checklist.note"),
+    )

@@ -1,0 +1,257 @@
+"""The decision file on disk: signed and written once, never over another; read back and verified.
+
+Every byte before the `signature:` line is signed; the file ends with that block.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+
+from flipgate.core.decision.document import parse_decision, render_decision
+from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
+from flipgate.core.decision.signing import (
+    SigningError,
+    SigningKey,
+    check_signature,
+    default_allowed_signers,
+    sign,
+    verify_signer,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.io.atomic import write_atomic
+from flipgate.core.io.digest import run_digest
+from flipgate.core.io.yamlio import parse_yaml
+from flipgate.core.vocab import ARMS
+
+_SIGNATURE_START = re.compile(rb"^signature:", re.MULTILINE)
+_SIGNATURE_BLOCK = re.compile(
+    rb"signature: \|\n  -----BEGIN SSH SIGNATURE-----\n(?:  [A-Za-z0-9+/=]+\n)+"
+    rb"  -----END SSH SIGNATURE-----\n"
+)
+
+
+class DecisionExistsError(FileExistsError):
+    """The target file exists: a signed decision is never overwritten."""
+
+    def __init__(self, target: Path) -> None:
+        super().__init__(errno.EEXIST, "a decision file is never overwritten", str(target))
+
+    def __str__(self) -> str:  # said as the other errors are, not as `[Errno 17] ...: '...'`
+        return f"{self.filename}: exists; a signed decision is never written over"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing `verify_decision` checked: a short name, whether it holds, and why."""
+
+    name: str
+    ok: bool
+    why: str
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    path: Path
+    checks: tuple[Check, ...]
+    record: DecisionRecord | None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(check.ok for check in self.checks)
+
+    @property
+    def failures(self) -> tuple[Check, ...]:
+        return tuple(check for check in self.checks if not check.ok)
+
+
+def decision_workspace(location: Path) -> Path:
+    """The workspace that run paths are relative to, for a decision file or an output folder.
+
+    Decisions live in `WORKSPACE/decisions/`; a file or folder elsewhere has its own folder as
+    workspace. `flipgate decide` measures runs against this, `verify_decision` resolves with it.
+    """
+    folder = location if _is_folder(location) else location.parent
+    return folder.parent if folder.name == "decisions" else folder
+
+
+# Writing ----------------------------------------------------------------------------------
+
+
+def _signature_block(armor: str) -> bytes:
+    lines = armor.strip("\n").split("\n")
+    block = "signature: |\n" + "".join(f"  {line}\n" for line in lines)
+    if not _SIGNATURE_BLOCK.fullmatch(block.encode()):
+        raise SigningError(
+            f"ssh-keygen wrote something that is not an SSH signature: {armor[:80]!r}"
+        )
+    return block.encode()
+
+
+def write_decision(
+    record: DecisionRecord, key: SigningKey, out: Path, *, allow_prompt: bool = False
+) -> Path:
+    """Sign `record` with `key` and write it to `out`, never over an existing file.
+
+    `out` is a file path, or a folder (an existing one, or a path without a suffix such as
+    `WORKSPACE/decisions`) in which the file is named by `decision_path`. Returns the path written. `allow_prompt`: a person is at the terminal to type the
+    key's passphrase.
+    """
+    message = render_decision(record).encode()
+    target = decision_path(record, out) if _is_folder(out) else out
+    if target.exists():
+        raise DecisionExistsError(target)
+    signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
+    try:
+        write_atomic(target, message + signature)
+    except FileExistsError:  # it appeared while the record was being signed
+        raise DecisionExistsError(target) from None
+    return target
+
+
+def decision_path(record: DecisionRecord, folder: Path) -> Path:
+    """Where `record` is written in `folder`: named from the time, the decision and a short
+    digest of the signed message, so that a changed record gets a name of its own."""
+    stamp = record.created.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%SZ")
+    short = hashlib.sha256(render_decision(record).encode()).hexdigest()[:8]
+    return folder / f"{stamp}-{record.decision}-{short}.yaml"
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() or (not path.exists() and not path.suffix)
+
+
+# Reading and verifying --------------------------------------------------------------------
+
+
+def split_signed(data: bytes) -> tuple[bytes, str]:
+    """The signed message and the armored signature of a decision file's bytes."""
+    starts = [match.start() for match in _SIGNATURE_START.finditer(data)]
+    if not starts:
+        raise InvalidDecision("signature", "the file has no signature block")
+    if len(starts) > 1:
+        raise InvalidDecision("signature", f"the file has {len(starts)} signature blocks, not one")
+    message, block = data[: starts[0]], data[starts[0] :]
+    if not message:
+        raise InvalidDecision("signature", "nothing precedes the signature block")
+    if _SIGNATURE_BLOCK.fullmatch(block) is None:
+        prefix = _SIGNATURE_BLOCK.match(block)
+        raise InvalidDecision(
+            "signature",
+            "text follows the signature block; it must end the file"
+            if prefix
+            else "the signature block is not an indented SSH signature",
+        )
+    armor = b"".join(line[2:] + b"\n" for line in block.split(b"\n")[1:-1])
+    return message, armor.decode("ascii")
+
+
+def verify_decision(
+    path: Path,
+    allowed_signers: Path | None = None,
+    resolve_run: Callable[[str], Path] | None = None,
+) -> VerifyResult:
+    """Check a decision file: its form, its signature, its signer, and that its runs are unchanged.
+
+    `allowed_signers` defaults to git's `gpg.ssh.allowedSignersFile`. Runs are found by
+    `resolve_run(run_id)` when given, else at their recorded path under the decision's workspace.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as unreadable:
+        return VerifyResult(
+            path, (Check("file", False, f"cannot read {path}: {unreadable.strerror}"),), None
+        )
+    checks: list[Check] = []
+    message: bytes | None = None
+    armor = ""
+    try:
+        message, armor = split_signed(data)
+        checks.append(Check("signature block", True, "one signature block, at the end of the file"))
+    except InvalidDecision as malformed:
+        checks.append(Check("signature block", False, malformed.message))
+
+    record: DecisionRecord | None = None
+    try:
+        record = _load(data if message is None else message, path)
+        checks.append(Check("document", True, "safe YAML, a well-formed decision"))
+    except InputError as bad:
+        checks.append(Check("document", False, bad.within_file()))
+    except (InvalidDecision, UnicodeDecodeError) as bad:
+        checks.append(Check("document", False, _first_line(bad)))
+
+    checks.append(_signature_check(message, armor))
+    checks.append(_signer_check(message, armor, record, allowed_signers))
+    workspace = decision_workspace(path)
+    for arm in ARMS:
+        checks.append(_run_check(arm, record, workspace, resolve_run))
+    return VerifyResult(path, tuple(checks), record)
+
+
+def _load(text: bytes, path: Path) -> DecisionRecord:
+    data, _ = parse_yaml(text.decode("utf-8"), path)
+    return parse_decision(data)
+
+
+def _signature_check(message: bytes | None, armor: str) -> Check:
+    if message is None:
+        return Check("signature", False, "not checked: no well-formed signature block")
+    try:
+        said = check_signature(message, armor)
+    except SigningError as unable:
+        return Check("signature", False, str(unable))
+    return Check("signature", said.ok, said.detail)
+
+
+def _signer_check(
+    message: bytes | None, armor: str, record: DecisionRecord | None, allowed_signers: Path | None
+) -> Check:
+    if message is None or record is None:
+        return Check(
+            "signer", False, "not checked: the signature block or the document is malformed"
+        )
+    allowed = allowed_signers if allowed_signers is not None else default_allowed_signers()
+    if allowed is None:
+        return Check(
+            "signer",
+            False,
+            "no allowed-signers file: pass --allowed-signers FILE or set git config "
+            "gpg.ssh.allowedSignersFile (see docs/verify.md)",
+        )
+    try:
+        said = verify_signer(message, armor, record.reviewer.email, allowed)
+    except SigningError as unable:
+        return Check("signer", False, str(unable))
+    return Check("signer", said.ok, said.detail)
+
+
+def _run_check(
+    arm: str,
+    record: DecisionRecord | None,
+    workspace: Path,
+    resolve_run: Callable[[str], Path] | None,
+) -> Check:
+    name = f"{arm} run"
+    if record is None:
+        return Check(name, False, "not checked: the document is malformed")
+    run: RunRef = getattr(record, arm)
+    try:
+        where = resolve_run(run.run_id) if resolve_run is not None else workspace / run.path
+        now = run_digest(where)
+    except (InputError, OSError, LookupError, ValueError) as missing:
+        return Check(name, False, f"{run.run_id}: cannot digest the run: {missing}")
+    if now != run.digest:
+        return Check(
+            name, False, f"{run.run_id} at {where} changed: digest {now}, recorded {run.digest}"
+        )
+    return Check(name, True, f"{run.run_id} at {where} is unchanged")
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

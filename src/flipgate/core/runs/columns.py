@@ -1,0 +1,270 @@
+"""The columnar path: a run's results read in one pass, Arrow's JSON reader or Parquet.
+
+Used when the fields have the types SPEC §2 gives them; a JSONL file whose lines do not (bad JSON,
+a field of the wrong type, a label given as a string on some lines and as a mapping on others)
+is handed to the line-by-line reader (`records`), which names the line and field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from flipgate.core.errors import InputError
+from flipgate.core.io.files import regular_file, unreadable
+from flipgate.core.runs.checks import FIELDS, GATE_FIELDS, INT64_MAX, KNOWN_FIELDS, column_problem
+from flipgate.core.runs.model import (
+    CHECKS_SCHEMA,
+    DECISIONS_SCHEMA,
+    REPS_SCHEMA,
+    SIDES,
+    SINGLE_CHECK_RULE,
+    SINGLE_DECISION_RULE,
+    Frames,
+    drop_where,
+)
+from flipgate.core.runs.nesting import Lines
+from flipgate.core.runs.records import read_jsonl_lines
+from flipgate.core.runs.turns import messages_problem, turns_flagged
+
+_PER_RULE = tuple(f.name for f in FIELDS if f.per_rule)
+
+
+def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozenset()) -> Frames:
+    """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
+    (polars either samples the first lines and drops later fields, or reads the file twice), and
+    it refuses a field whose type changes between lines instead of coercing it. The file is
+    memory-mapped, not copied: the reader and the line count share the page cache."""
+    import pyarrow as pa  # only JSONL runs need it: the gate on Parquet starts without
+    import pyarrow.json as pa_json
+
+    regular_file(path)
+    try:
+        source = pa.memory_map(str(path))
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    with source:
+        data = source.read_buffer()
+        octets = np.frombuffer(data, dtype=np.uint8)
+        lines = Lines.scan(octets)
+        problem = lines.nesting_problem(octets, path)
+        if problem is not None:
+            raise problem
+        try:
+            table = pa_json.read_json(pa.BufferReader(data))
+            table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
+            types = pl.from_arrow(table.schema.empty_table())
+        except (pa.ArrowException, ValueError):  # the line reader names the line and the field
+            return read_jsonl_lines(path)
+        assert isinstance(types, pl.DataFrame)
+        if table.num_rows == 0 or column_problem(types.schema) is not None:
+            return read_jsonl_lines(path)
+        if lean:
+            kept = GATE_FIELDS | keep
+            table = table.select([name for name in table.column_names if name in kept])
+        df = pl.from_arrow(table)
+        assert isinstance(df, pl.DataFrame)
+        return _frames_from_columns(_with_line_numbers(df, octets, lines), path)
+
+
+def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl.DataFrame:
+    """Each row's file line: blank lines are skipped by the reader, not by the count."""
+    ends_open = octets.size > 0 and octets[-1] != ord("\n")
+    if lines.newlines.size + ends_open == df.height:
+        return _numbered(df)
+    numbers = [n for n, raw in enumerate(octets.tobytes().split(b"\n"), start=1) if raw.strip()]
+    return df.with_columns(line=pl.Series(numbers, dtype=pl.Int64))
+
+
+def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = frozenset()) -> Frames:
+    regular_file(path)
+    try:
+        schema = pl.read_parquet_schema(path)
+        columns = [c for c in schema if c in GATE_FIELDS | keep] if lean else list(schema)
+        df = _plain_columns(pl.read_parquet(path, columns=columns))
+        # The columns the lean gate leaves unread still have their types checked, from no rows.
+        unread = [c for c in schema if c not in columns]
+        types = _plain_columns(pl.read_parquet(path, columns=unread, n_rows=0)) if unread else df
+    except Exception as exc:
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
+    problem = column_problem(pl.Schema({**df.schema, **types.schema}))
+    if problem:
+        name, message = problem
+        raise InputError(path, message, line=1, field=name)
+    df = _numbered(df)
+    if "rep" in df.columns and isinstance(df.schema["rep"], pl.UInt64):
+        too_big = df.filter(pl.col("rep") > INT64_MAX)
+        if too_big.height:
+            row = too_big.row(0, named=True)
+            raise InputError(
+                path, f"must be below 2^63, not {row['rep']}", line=row["line"], field="rep"
+            )
+    return _frames_from_columns(df, path)
+
+
+def _numbered(df: pl.DataFrame) -> pl.DataFrame:
+    """`line` = row number + 1, as a row index: it keeps the columns' chunks as they are, where an
+    added contiguous column would make the next operation copy every column to line them up."""
+    return df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
+
+
+def _plain_columns(df: pl.DataFrame) -> pl.DataFrame:
+    """Parquet's other spellings of our columns as the ones JSONL gives: a dictionary-encoded
+    (categorical) string as a string, a map as a struct with one field per key."""
+    df = df.with_columns(
+        *(
+            pl.col(name).cast(pl.String)
+            for name, dtype in df.schema.items()
+            if isinstance(dtype, pl.Categorical | pl.Enum)
+        ),
+        *(  # polars 2 reads a Parquet map as a Map; before, as a list of key/value structs
+            pl.col(name).cast(pl.List(pl.Struct({"key": dtype.key, "value": dtype.value})))
+            for name, dtype in df.schema.items()
+            if _MAP is not None and isinstance(dtype, _MAP)
+        ),
+    )
+    return df.with_columns(
+        _map_to_struct(df, name)
+        for name in _PER_RULE
+        if name in df.columns and _is_entries(df.schema[name])
+    )
+
+
+_MAP: Any = getattr(pl, "Map", None)
+
+
+def _is_entries(dtype: pl.DataType) -> bool:
+    """A map as a list of key/value structs."""
+    if not isinstance(dtype, pl.List) or not isinstance(dtype.inner, pl.Struct):
+        return False
+    return [f.name for f in dtype.inner.fields] == ["key", "value"]
+
+
+def _map_to_struct(df: pl.DataFrame, name: str) -> pl.Expr:
+    keys = df[name].explode().struct.field("key").drop_nulls().unique().sort().to_list()
+    if not keys:  # every map empty: no rules
+        return pl.lit(None).alias(name)
+    entries = pl.col(name)
+    return pl.struct(
+        [
+            entries.list.eval(
+                pl.element().filter(pl.element().struct.field("key") == key).struct.field("value")
+            )
+            .list.first()
+            .alias(str(key))
+            for key in keys
+        ]
+    ).alias(name)
+
+
+def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr]:
+    """rule -> expression for a label/bool/reason column given as a scalar or a struct."""
+    if name not in df.columns or isinstance(df.schema[name], pl.Null):
+        return {}
+    dtype = df.schema[name]
+    if isinstance(dtype, pl.Struct):
+        return {f.name: pl.col(name).struct.field(f.name) for f in dtype.fields}
+    return {single: pl.col(name)}
+
+
+def _turns_as_json(df: pl.DataFrame, path: Path) -> pl.Expr:
+    """The trajectory column as JSON text, after the value checks its type cannot show.
+
+    Arrow gives every turn (and every call's arguments) the union of the fields seen on any line,
+    so a field a turn lacks comes back as null: readers of the text take null for absent.
+    """
+    dtype = df.schema.get("messages")
+    if dtype is None or isinstance(dtype, pl.Null):
+        return pl.lit(None, pl.String).alias("messages")
+    flagged = df.filter(turns_flagged(dtype))
+    if flagged.height:
+        row = flagged.sort("line").row(0, named=True)
+        field, message = messages_problem(row["messages"]) or ("messages", "not a list of turns")
+        raise InputError(path, message, line=row["line"], field=field)
+    turns = pl.col("messages").list.eval(pl.element().struct.json_encode()).list.join(",")
+    return (pl.lit("[") + turns + pl.lit("]")).alias("messages")
+
+
+def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
+    if "rep" not in df.columns:
+        df = df.with_columns(rep=pl.lit(0, pl.Int64))
+    df = df.with_columns(pl.col("rep").cast(pl.Int64).fill_null(0))
+    extra_cols = [c for c in df.columns if c not in KNOWN_FIELDS and c != "line"]
+    extra = pl.struct(extra_cols).struct.json_encode() if extra_cols else pl.lit(None, pl.String)
+    reps = df.select(
+        pl.col("case"),
+        pl.col("rep"),
+        pl.col("line"),
+        *[
+            (pl.col(name) if name in df.columns else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in REPS_SCHEMA.items()
+            if name not in ("case", "rep", "line", "messages", "extra")
+        ],
+        _turns_as_json(df, path),
+        extra.alias("extra"),
+    ).with_columns(
+        pl.col("status").fill_null("ok"),
+        pl.col("safety").fill_null(False),
+        pl.col("cached").fill_null(False),
+    )
+
+    expected = _rule_columns(df, "expected", SINGLE_DECISION_RULE)
+    actual = _rule_columns(df, "actual", SINGLE_DECISION_RULE)
+    reasons = _rule_columns(df, "reasons", SINGLE_DECISION_RULE)
+    passed = _rule_columns(df, "passed", SINGLE_CHECK_RULE)
+    if "reasons" in df.columns and not isinstance(df.schema["reasons"], pl.Struct | pl.Null):
+        reasons = {r: pl.col("reasons") for r in (*expected, *actual, *passed)}
+    null = pl.lit(None, pl.String)
+    ids = [pl.col("case"), pl.col("rep")]
+    rules = sorted(set(expected) | set(actual))
+    # Each rule's labels and reason as a flat column, named `field/rule`: a line with no
+    # decision at all (an infra repetition, a checks-only line) is dropped before the rules
+    # multiply the rows by four, and flat columns filter at half the cost of struct columns.
+    fields = {"expected": expected, "actual": actual, "reason": reasons}
+    flat = df.select(
+        *ids,
+        pl.col("line"),
+        *(
+            by_rule[rule].cast(pl.String).alias(f"{name}/{rule}")
+            for name, by_rule in fields.items()
+            for rule in rules
+            if rule in by_rule
+        ),
+    )
+    undecided = [pl.col(column).is_null() for column in flat.columns if column.startswith(SIDES)]
+    decided = drop_where(flat, pl.all_horizontal(undecided)) if undecided else flat
+
+    decision_parts = [
+        decided.select(
+            *ids,
+            pl.lit(rule, pl.String).alias("rule"),
+            *(
+                (pl.col(f"{name}/{rule}") if rule in by_rule else null).alias(name)
+                for name, by_rule in fields.items()
+            ),
+            pl.col("line"),
+        )
+        for rule in rules
+    ]
+    check_parts = [
+        df.select(
+            *ids,
+            pl.lit(rule, pl.String).alias("rule"),
+            expr.alias("passed"),
+            reasons.get(rule, null).cast(pl.String).alias("reason"),
+            pl.col("line"),
+        )
+        for rule, expr in sorted(passed.items())
+    ]
+    decisions = drop_where(
+        pl.concat(decision_parts) if decision_parts else pl.DataFrame(schema=DECISIONS_SCHEMA),
+        pl.col("expected").is_null() & pl.col("actual").is_null(),
+    )
+    checks = drop_where(
+        pl.concat(check_parts) if check_parts else pl.DataFrame(schema=CHECKS_SCHEMA),
+        pl.col("passed").is_null(),
+    )
+    return reps, decisions.cast(DECISIONS_SCHEMA), checks.cast(CHECKS_SCHEMA)  # type: ignore[arg-type]
