@@ -19,7 +19,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, settings
 
-from flipgate import bundled
+from flipgate.session import samples as bundled
 
 # Property tests draw the same examples on every run and keep no example database, so a CI
 # failure reproduces anywhere; no deadline and no too-slow check, both of which a loaded

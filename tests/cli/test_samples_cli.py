@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import flipgate.tui.app
-from flipgate import bundled
+import flipgate.tui.factory
 from flipgate.cli import main
+from flipgate.session import samples as bundled
+from flipgate.tui.app import GateApp
 from tests.conftest import SAMPLES, files_below
 
 NAMES = ["agent-suite", "listing-reviewer", "listing-reviewer-decisive", "support-assistant"]
@@ -62,18 +63,18 @@ def test_plain_flipgate_opens_its_own_copy_and_keeps_what_the_user_did(
 ) -> None:
     """The copy is made on first use in `$XDG_DATA_HOME/flipgate/samples/`; a second start opens
     it as the user left it, and puts back only a workspace that is missing."""
-    started: list[flipgate.tui.app.FlipgateApp] = []
+    started: list[GateApp] = []
 
-    def run_app(app: flipgate.tui.app.FlipgateApp) -> int:
+    def run_app(app: GateApp) -> int:
         started.append(app)
         return 0
 
-    monkeypatch.setattr(flipgate.tui.app, "run_app", run_app)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", run_app)
     assert main([]) == 0
     copy = environment / ".local/share/flipgate/samples"
-    assert started[0].sources.plan_folder == copy / "listing-reviewer"
-    assert started[0].loaded is not None
-    assert started[0].loaded.baseline.run_id == "lr-2026-11-18-main"
+    assert started[0].request.folder == copy / "listing-reviewer"
+    assert started[0].inputs is not None
+    assert started[0].inputs.baseline.run_id == "lr-2026-11-18-main"
     assert sorted(p.name for p in copy.iterdir()) == NAMES
     walk = copy / "listing-reviewer" / ".flipgate" / "triage.yaml"
     walk.parent.mkdir()

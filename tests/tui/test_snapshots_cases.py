@@ -10,16 +10,12 @@ from typing import Any
 
 import pytest
 
-from flipgate.core.gate.compare import Comparison, compare
-from flipgate.core.gate.flaky import load_flaky
-from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.reading import load_run
-from flipgate.tui.app import make_app_for_workspace
+from flipgate.session import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from tests.conftest import SAMPLES
 
-from .conftest import ScreenApp, keys, load_comparison
+from .conftest import ScreenApp, keys, load_comparison, open_app
 
 WIDE = (140, 45)
 NARROW = (80, 24)
@@ -28,11 +24,11 @@ CASES = ("evil-[bold red]\x1b[31m", "lst-001", "lst-007", "lst-008", "chk-001")
 Snap = Callable[..., bool]
 
 
-def red_cases(comparison: Comparison, **kwargs: Any) -> ScreenApp:
+def red_cases(comparison: Comparison, **kwargs: Any) -> ScreenApp[None]:
     return ScreenApp(lambda: RedCasesScreen(comparison, **kwargs))
 
 
-def case(comparison: Comparison, name: str) -> ScreenApp:
+def case(comparison: Comparison, name: str) -> ScreenApp[str]:
     return ScreenApp(lambda: CaseScreen(comparison, name, CASES))
 
 
@@ -85,7 +81,7 @@ def test_sample_checks_case_diff_narrow(snap_compare: Snap, agent_suite: Compari
 AGENT_CASES = ("refund-001", "refund-002")
 
 
-def agent_case(comparison: Comparison) -> ScreenApp:
+def agent_case(comparison: Comparison) -> ScreenApp[str]:
     return ScreenApp(lambda: CaseScreen(comparison, "refund-001", AGENT_CASES))
 
 
@@ -109,13 +105,7 @@ def test_trajectory_unfolded_turn_diff_narrow(
 def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
     """The real Inspect log of a refund agent: the candidate skips the confirmation."""
     logs = Path(__file__).parents[1] / "fixtures" / "inspect_agent"
-    comparison = compare(
-        load_run(logs / "baseline.eval"),
-        load_run(logs / "candidate.eval"),
-        load_spec(None),
-        load_flaky(None),
-        declared_change=("prompt",),
-    )
+    comparison = load_comparison(logs / "baseline.eval", logs / "candidate.eval", change=["prompt"])
     app = red_cases(comparison)
     assert snap_compare(app, run_before=keys("enter"), terminal_size=WIDE)
 
@@ -135,5 +125,5 @@ def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
 def test_sample_agent_case_in_each_theme(
     snap_compare: Snap, theme: str, size: tuple[int, int]
 ) -> None:
-    app = make_app_for_workspace(SAMPLES / "agent-suite", theme=theme)
+    app = open_app(SAMPLES / "agent-suite", theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=keys("r", "enter"))

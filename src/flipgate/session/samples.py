@@ -18,16 +18,25 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from flipgate.core.errors import InputError
+from flipgate.core.io.files import writing
+
+DEFAULT_WORKSPACE = "listing-reviewer"  # the one plain `flipgate` opens
 
 
 def bundle() -> Traversable:
-    """The package's folder of sample workspaces, `flipgate/samples/`."""
+    """The package's folder of sample workspaces, `flipgate/samples/` (package data)."""
     return files("flipgate") / "samples"
 
 
 def workspaces() -> list[Traversable]:
     """The bundled workspaces (`flipgate/samples/NAME/`), by name."""
     return sorted((item for item in bundle().iterdir() if item.is_dir()), key=lambda i: i.name)
+
+
+def bundled_samples() -> Path:
+    """The sample workspaces plain `flipgate` opens: the user's own copy of those shipped in the
+    package (`user_samples`), so that trying them never writes into the package."""
+    return user_samples()
 
 
 def copy_samples(destination: Path) -> list[str]:
@@ -43,8 +52,9 @@ def copy_samples(destination: Path) -> list[str]:
                 destination / source.name,
                 "exists, and a sample is never copied over it: remove it, or name another folder",
             )
-    for source in sources:
-        _copy_workspace(source, destination)
+    with writing(destination):
+        for source in sources:
+            _copy_workspace(source, destination)
     return [source.name for source in sources]
 
 
@@ -56,7 +66,8 @@ def user_samples(environ: Mapping[str, str] = os.environ) -> Path:
     folder /= "samples"
     for source in workspaces():
         if not (folder / source.name).exists():
-            _copy_workspace(source, folder)
+            with writing(folder):
+                _copy_workspace(source, folder)
     return folder
 
 
