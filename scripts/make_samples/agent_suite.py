@@ -435,22 +435,23 @@ A customer-support agent (refunds, order lookups, address changes, returns...) o
 applies). The candidate changes only the prompt (it asks the customer to confirm before acting).
 `gate.yaml` is the spec's defaults, with a budget on each second metric (p95 latency at most 10%
 above the baseline's, mean cost at most $0.009, median steps at most 4, total tokens at most 10%
-above the baseline's): the prompt edit meets all four. Verdict INCONCLUSIVE: b = 9, c = 3 outside
-the flaky list, p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
+above the baseline's, each beyond noise): the prompt edit meets all four. Verdict INCONCLUSIVE:
+b = 9, c = 3 outside the flaky list, p = 0.250 counting each template once (0.073 by case), and
+b - c = 6 is above the margin of 2.
 
 What to find in it:
 
 - `case-061` to `case-065`: five clones of the `refund-limit` template that broke together. The
   report warns that the flips crowd into one template: p 0.073 counted by case, 0.250 counted by
-  template (`clusters: template` in gate.yaml would gate on the latter).
+  template, the reading the rule uses (`clusters: template`, the default).
 - `case-109`: flipped because a timeout cost the candidate its majority (one pass, one fail).
 - `case-127`: the stored transcript is identical in both arms; only the judge's `policy_ok`
   differs (a grader suspect).
 - Repetitions that split 2-of-3 within an arm (`case-012`, `case-183`, `case-019`...).
 - `flaky.yaml`: `case-005` and `case-047` flip in this run too but are left out of b and c.
 - `reruns/baseline` and `reruns/candidate`: every flipped case rerun 5 times on both arms. With
-  those repetitions in place b = 7, c = 2, p = 46/512 = 0.090: still INCONCLUSIVE, so a named
-  reviewer decides.
+  those repetitions in place b = 7, c = 2, p = 0.344 by template (0.090 by case), above the
+  second look's 0.0125: still INCONCLUSIVE, so a named reviewer decides.
 - `baseline-repeats/run-2` and `run-3`: the same baseline run twice more; `case-005`, `case-047`,
   `case-033`, `case-104` and `case-183` change verdict between the three runs (flaky-list
   curation).

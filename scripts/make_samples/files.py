@@ -93,7 +93,12 @@ def gate_yaml(
     return (
         comments
         + f"""\
-alpha: 0.05                      # p <= alpha blocks (exact one-sided McNemar on the flips)
+alpha: 0.05                      # the chance of a false BLOCK over every look at one change
+test: exact                      # one-sided exact McNemar on the flips (or mid_p)
+clusters: template               # cloned cases count once: a template is one cluster
+looks: {{rule: spend, share: 0.5}}  # each look spends half the alpha left: p <= 0.025, 0.0125...
+safety: {{max_rate: null}}         # a failure rate the safety cases must bound, if asked
+permutations: {{count: 2000, seed: 20261201}}   # a relative budget's test against noise
 sets:                            # chosen by run.yaml's `suite`
   smoke: {{margin: 1, flip_cap: 4}}
   full:  {{margin: 2, flip_cap: 10}}
@@ -104,7 +109,7 @@ escalation: {{runs: 5}}            # repetitions per arm when rerunning the flip
 {budget_lines}outcomes:
   prices: {{false_negative: 400, false_positive: 15, inconclusive: 4}}   # mirror: by direction
   limits:
-    false_negative_max: baseline     # no more false negatives than the baseline run
+    false_negative_max: baseline     # no more false negatives than the baseline, beyond noise
     zero_false_negative_rules: [{", ".join(zero_false_negative_rules)}]
     inconclusive_max_share: {share}
   fail_on: [{", ".join(fail_on)}]

@@ -402,10 +402,11 @@ escalate when unsure (`lr-2026-10`). Only the model differs between the two runs
 | cost | 3,692 | 1,010 |
 
 `gate.yaml` gates on the costly outcomes (`fail_on: [false_negative, false_positive, mirror]`),
-allows no more false negatives than the baseline and none on `recalled_products`, and budgets
-escalations at 8% of the decisions. Under it the candidate PASSES: b = 6, c = 11.
+allows no more false negatives than the baseline beyond noise and none on `recalled_products`,
+and budgets escalations at 8% of the decisions. Under it the candidate PASSES: b = 6, c = 11.
 `plain-pass-fail.yaml` is the spec's defaults, where every disagreement fails a case: the same
-runs BLOCK (b = 22, c = 8, p = 0.0081). That is the seed's point.
+runs BLOCK (b = 22, c = 8, p = 0.012 counting each template once, at the first look's 0.025).
+That is the seed's point.
 
 Look at: `listing-047` (the antique hunting knife the candidate rejected where a person should
 have looked), `listing-018` (the recalled car seat the baseline approved), `listing-071` (a

@@ -50,8 +50,8 @@ The same baseline as `listing-reviewer`, against a hypothetical model tuned neve
 (seed 000's third model). It has the cautious model's 33 red cases (29 / 3 / 1) and 442
 agreements, but its 17 extra mistakes are all violations waved through: false negatives go from
 9 to 26 while 4 false positives, 8 inconclusive and 0 mirror stay. Cost 10,492, about ten times
-the cautious model's 1,010. With the same `gate.yaml` it BLOCKS: b = 15, c = 1, p = 0.00026
-(the false-negative limits are exceeded too).
+the cautious model's 1,010. With the same `gate.yaml` it BLOCKS: b = 15, c = 1, p = 0.002 by
+template (the false-negative limits are exceeded too: 26 against 9 is beyond the noise).
 
 ```sh
 {gate_command("listing-reviewer-decisive")}

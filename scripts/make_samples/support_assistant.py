@@ -246,8 +246,9 @@ What each diagnostic finds (as of 2026-08-03, the day of the newest run):
   cases; its stored decisions against today's expected ones score 0.612 on the 85 cases both
   hold. The bar moved with the product for those cases (November rewrote 22 of them); every
   system first run on suite@v10 or later re-scores as it scored: it has not moved since.
-- **rejection reasons** (`decisions/`): five signed rejections across three quarters, every one on
-  the gate rule `outcome_limit`: one rule does all the work.
+- **rejection reasons** (`decisions/`): five signed rejections across three quarters, every one
+  after the gate rule `undecided` (false negatives above the baseline's, within the noise: a
+  reviewer rejected the refunds waved through): one rule does all the work.
 - **production signal** (`production.yaml`): the suite's pass rate stayed within 0.86-0.89 while
   CSAT went 4.4 -> 3.8 (-13.6%) and the escalation rate 0.08 -> 0.15.
 
@@ -350,13 +351,16 @@ def support_decisions(workspace: Path, kept: Path) -> None:
             load_run(workspace / "history" / run.folder),
             spec,
         )
-        assert comparison.result.rule == "outcome_limit", summary(comparison.result)
+        # More false negatives than the baseline, within the noise: the gate cannot call it
+        # (INCONCLUSIVE), and the reviewer rejects the refunds it waved through.
+        assert comparison.result.rule == "undecided", summary(comparison.result)
+        assert comparison.result.false_negatives is not None
         record = build_record(
             comparison,
             workspace=workspace,
             decision="reject",
             cause="regression",
-            reason=f"{sentence(comparison.result.limit_breaches[0])}; the misses are refunds it "
+            reason=f"{sentence(comparison.result.false_negatives)}; the misses are refunds it "
             "waved through",
             reviewer=Reviewer(*SUPPORT_REVIEWER),
             created=datetime.fromisoformat(run.created) + timedelta(hours=30),

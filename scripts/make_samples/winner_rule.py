@@ -144,10 +144,11 @@ The report gives three labels, never one merged verdict:
    keep the incumbent; a failed safety case or an INVALID comparison would reject CLAUDE
    whatever its key. Run `flipgate rank` on the incumbent and MERGE alone to see a tie: exit 1.
 
-Is the lead real? CLAUDE and MERGE differ on one instance (i2), so the paired exact test gives
-p = 0.5 that CLAUDE is no better: the lead is within noise, and the report says so. Each
-candidate's claim to improve on the incumbent gets a one-sided exact p, Holm-corrected across
-the three candidates; each no-regression gate is applied at alpha as it stands, uncorrected.
+Is the lead real? CLAUDE and MERGE differ on one instance (i2), so the paired exact test, two-sided
+since the data picked the leader, gives p = 1.0: the lead is within noise, and the report says so.
+Is there evidence CLAUDE beats the incumbent? It fixes one instance and breaks none: one-sided
+p = 0.5, Holm-adjusted 1.0 across the three candidates: none, said beside "clears". Each no-
+regression gate is applied at alpha as it stands, uncorrected.
 """
 
 
