@@ -21,7 +21,8 @@ from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.settings import load_settings
 from flipgate.tui.widgets.case_table import CaseTable
 from flipgate.tui.widgets.key_bar import KeyBar
-from tests.tui.conftest import SAMPLES, open_app, settled
+from tests.conftest import SAMPLES
+from tests.tui.conftest import open_app, settled
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 

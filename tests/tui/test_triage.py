@@ -437,9 +437,36 @@ async def test_no_signing_key_is_a_clear_error_and_the_reason_stays(
         shown = str(screen.query_one("#outcome", Static).render())
         assert "not signed, nothing written" in shown
         assert "no SSH signing key" in shown
+        # the form's words, on lines of their own: not the command line's option, not a ␊
+        assert "--key" not in shown and "␊" not in shown and "Signing key path" in shown
         assert screen.query_one("#reason", TextArea).text == "case c1 is on the flaky list"
         assert screen.written is None
         assert not (workspace / "decisions").exists()
+
+
+async def test_a_new_key_signs_and_is_not_yet_trusted_rather_than_failed(
+    workspace: Path, git_home: Path, tmp_path: Path
+) -> None:
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    git_set("user.signingkey", str(key))  # and no allowed-signers file: a key new here
+    comparison = load_comparison(workspace)
+    walk = load_walk(walk_path(workspace), comparison)
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases={}))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, DecisionScreen)
+        # the required reason shows where it goes before anything is typed
+        empty = screen.query_one("#reason", TextArea)
+        assert "required: why this decision" in str(empty.placeholder)
+        assert empty.styles.border_left[0] not in ("", "none")
+        screen.query_one("#cause", Select).value = "flaky"
+        await fill_and_sign(pilot, screen, "case c1 is on the flaky list")
+        shown = str(screen.query_one("#outcome", Static).render())
+        assert screen.written is not None
+        assert "signed; its signer is not yet trusted here" in shown
+        assert "does not verify" not in shown
 
 
 async def test_a_missing_reason_is_refused_before_signing(workspace: Path) -> None:

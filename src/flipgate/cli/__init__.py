@@ -15,14 +15,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from flipgate.cli import app, decide, flaky, gate, importing, rank, samples, stats, suite
+from flipgate.cli import app, decide, flaky, gate, importing, rank, samples, serve, stats, suite
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.present.text import safe
 from flipgate.session import DEFAULT_WORKSPACE, bundled_samples
 from flipgate.streams import exit_code, guarded_stdout
 
-GROUPS = (gate, app, decide, importing, flaky, rank, stats, suite, samples)  # `--help`'s order
+# `--help`'s order
+GROUPS = (gate, app, serve, decide, importing, flaky, rank, stats, suite, samples)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)[1:]  # after the command: `serve`'s
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
         args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
     with guarded_stdout() as stdout:

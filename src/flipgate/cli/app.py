@@ -48,6 +48,12 @@ def cmd_open(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Commands) -> None:
     parser = sub.add_parser("open", help="open the triage app on a workspace or two runs")
+    add_open_arguments(parser)
+    parser.set_defaults(handler=cmd_open)
+
+
+def add_open_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the app is opened on, and how: `open`'s arguments, and `serve`'s too."""
     add_comparison_arguments(parser, runs=RUNS)
     add_theme_argument(parser)
     add_rerun_arguments(parser)
@@ -59,4 +65,3 @@ def add_parser(sub: Commands) -> None:
         help="settings (a keymap, the theme; docs/keys.md); "
         "default: $XDG_CONFIG_HOME/flipgate/config.yaml",
     )
-    parser.set_defaults(handler=cmd_open)

@@ -128,8 +128,8 @@ class TextViewer(ModalScreen[None]):
     DEFAULT_CSS = """
     TextViewer { align: center middle; }
     TextViewer > VerticalScroll {
-        width: 100%; height: 100%; background: $surface; border: round $focus;
-        border-title-color: $focus; padding: 0 1;
+        width: 100%; height: 100%; background: $surface; border: round $primary;
+        border-title-color: $primary; padding: 0 1;
     }
     """
 
@@ -199,7 +199,7 @@ class GoToCase(ModalScreen[str | None]):
     GoToCase { align: center top; }
     GoToCase > Vertical {
         width: 72; max-width: 100%; height: auto; margin-top: 2; padding: 0 1;
-        background: $surface; border: round $focus; border-title-color: $focus;
+        background: $surface; border: round $primary; border-title-color: $primary;
     }
     GoToCase OptionList { height: auto; max-height: 10; border: none; }
     GoToCase #go-note { color: $text-muted; }

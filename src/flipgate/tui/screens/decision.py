@@ -280,7 +280,7 @@ class DecisionScreen(Screen[Path | None]):
     DecisionScreen .row { height: auto; margin-top: 1; }
     DecisionScreen .row > Label { width: 16; color: $text-muted; }
     DecisionScreen .row > Select, DecisionScreen .row > Input { width: 1fr; }
-    DecisionScreen #reason { height: 5; width: 1fr; background: $boost; }
+    DecisionScreen #reason { height: 7; width: 1fr; background: $boost; }
     DecisionScreen #checklist { margin-top: 1; }
     DecisionScreen #sign { margin-top: 1; }
     DecisionScreen #outcome { margin-top: 1; margin-bottom: 1; }
@@ -324,7 +324,12 @@ class DecisionScreen(Screen[Path | None]):
                 )
             with Horizontal(classes="row"):
                 yield Label("Reason")
-                yield TextArea(id="reason", soft_wrap=True, compact=True)
+                # bordered, unlike the one-line fields: a box to write in, seen when empty
+                yield TextArea(
+                    id="reason",
+                    soft_wrap=True,
+                    placeholder="required: why this decision, in your words",
+                )
             with Horizontal(classes="row"):
                 yield Label("Reviewer")
                 yield Input(placeholder="Name <email>", id="reviewer", compact=True)
@@ -347,6 +352,8 @@ class DecisionScreen(Screen[Path | None]):
         header.append(f"Signed decision  {VERDICT_SYMBOL[result.verdict]} ", style="bold")
         header.append_text(literal(summary(result)))
         header.append(f"\nwritten to {self.workspace / 'decisions'}; the reason is required")
+        if self.app.is_web:  # served: the key is the serving machine's, not the browser's
+            header.append("\nserved to a browser: signed with the key of the machine serving it")
         self.query_one("#decision-header", Static).update(header)
         self.query_one("#decision", Select).focus()
         self._ask_git()
@@ -458,17 +465,24 @@ class DecisionScreen(Screen[Path | None]):
         text = Text("Decision written to ", style="bold")
         text.append_text(literal(path, style="bold"))
         text.append("\n")
-        text.append(
-            "it verifies" if verified.ok else "written, but it does not verify here",
-            style="bold green" if verified.ok else "bold red",
-        )
+        # a key new to this machine is not yet among the allowed signers: signed and sound, but
+        # not yet trusted here, which is a step to take rather than a failure
+        untrusted = not verified.ok and all(c.ok for c in verified.checks if c.name != "signer")
+        if verified.ok:
+            text.append("it verifies", style="bold green")
+        elif untrusted:
+            text.append(
+                "signed; its signer is not yet trusted here (see below)", style="bold yellow"
+            )
+        else:
+            text.append("written, but it does not verify here", style="bold red")
         for check in verified.checks:
             text.append(f"\n  {'✓' if check.ok else '✗'} {check.name}: ")
             text.append_text(literal(check.why))
         self._show(text)
 
     def _show_error(self, why: str) -> None:
-        self._show(literal(f"✗ {why}", style="bold red"))
+        self._show(literal(f"✗ {why}", style="bold red", lines=True))
 
     def _show(self, text: Text) -> None:
         outcome = self.query_one("#outcome", Static)
@@ -484,4 +498,5 @@ def _said(error: Exception) -> str:
         return f"{error.field}: {error.message}"
     if isinstance(error, DecisionExistsError):
         return f"{error.filename} exists; a decision file is never overwritten"
-    return str(error)
+    # the command line's option is this form's field here
+    return str(error).replace("--key PATH", "a key path").replace("--key", "a Signing key path")
