@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App
 
 from flipgate.core.gate.compare import Comparison
@@ -9,7 +11,7 @@ from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets.case_table import CaseTable
 
-from .conftest import ScreenApp
+from .conftest import ScreenApp, load_comparison
 
 SIZE = (140, 45)
 
@@ -124,3 +126,22 @@ async def test_rule_cycle_template_of_row_and_header_click(comparison: Compariso
         assert len(shown(app)) == 9
         await pilot.click(CaseTable, offset=(2, 0))  # the `case` header
         assert shown(app)[0] == "chk-001" and "sorted by case" in header(app)
+
+
+async def test_a_pass_fail_suite_shows_no_empty_columns_and_the_sort_has_an_arrow() -> None:
+    comparison = load_comparison(Path(__file__).parent / "workspaces" / "passfail")
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(CaseTable)
+        labels = [str(column.label) for column in table.ordered_columns]
+        assert labels[1] == "direction ▲"  # the sort the list opens with
+        assert not {"base wrong", "cand wrong", "cost Δ"} & {
+            label.split(" ▲")[0] for label in labels
+        }
+        await pilot.press("c")  # no cost in these runs: nothing to sort by, and it says so
+        screen = app.screen
+        assert isinstance(screen, RedCasesScreen) and screen.case_query.sort == "direction"
+        await pilot.press("i", "i")
+        labels = [str(column.label) for column in table.ordered_columns]
+        assert labels[0] == "case ▼" and labels[1] == "direction"

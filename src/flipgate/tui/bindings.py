@@ -124,7 +124,9 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("red-sort-cost", "c", "sort('cost')", "Sort cost", "red-cases", priority=3),
     KeyBinding("red-sort-case", "i", "sort('case')", "Sort id", "red-cases", priority=3),
     KeyBinding("red-sort-wrong", "W", "sort('wrong')", "Sort wrong", "red-cases", priority=3),
-    KeyBinding("red-sort-direction", "v", "sort('direction')", "Reverse", "red-cases", priority=3),
+    KeyBinding(
+        "red-sort-direction", "v", "sort('direction')", "Sort direction", "red-cases", priority=3
+    ),
     # case
     KeyBinding("case-back", "escape", "back", "Back", "case", priority=1),
     KeyBinding("case-next", "n", "next_case", "Next case", "case", priority=1),

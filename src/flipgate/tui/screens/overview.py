@@ -171,6 +171,8 @@ class OverviewScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
+        for panel in self.query(Panel):  # a short terminal: the leading panels say their gist
+            panel.refresh(layout=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return waiting(self, action)

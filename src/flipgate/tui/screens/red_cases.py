@@ -26,7 +26,7 @@ from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.reach import Focused, Shown
 from flipgate.tui.screens.case import CaseScreen
-from flipgate.tui.widgets.case_table import CaseTable, column_widths
+from flipgate.tui.widgets.case_table import CaseTable, column_widths, shown_columns
 from flipgate.tui.widgets.key_bar import KeyBar
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
@@ -50,14 +50,16 @@ class RedCasesScreen(Screen[None]):
         self.comparison = comparison
         self.every = False  # `a`: every case, not only those to review
         self.red = red_table(comparison)
-        self.widths = column_widths(red_table(comparison, every=True))  # both lists fit
+        every = red_table(comparison, every=True)
+        self.columns = shown_columns(every)
+        self.widths = column_widths(every, self.columns)  # both lists fit
         self.case_query = CaseQuery.from_filter(filter)
 
     def compose(self) -> ComposeResult:
         view = select_cases(self.red, self.case_query)
         yield Static(self._header(view.height), id="red-header")
         yield Input(placeholder="/ search case id", id="search")
-        yield CaseTable(view, self.widths)
+        yield CaseTable(view, self.columns, self.widths)
         yield KeyBar()
 
     @property
@@ -97,6 +99,15 @@ class RedCasesScreen(Screen[None]):
         table.show(view)
         row = table.row_of(keep) if keep is not None else None
         table.move_cursor(row=row if row is not None else 0)
+        self._mark_sort()
+
+    def on_mount(self) -> None:
+        self._mark_sort()
+
+    def _mark_sort(self) -> None:
+        query = self.case_query
+        column = next((c for _, c, key in self.columns if key == query.sort), None)
+        self.table.mark_sort(column, descending=query.descending)
 
     def _current_case(self) -> str | None:
         return self.table.case_at(self.table.cursor_row)
@@ -144,7 +155,7 @@ class RedCasesScreen(Screen[None]):
 
     def shown_table(self) -> Shown:
         """The rows as shown, in their order, under the labels on screen."""
-        columns = [pl.col(column).alias(label) for label, column, _ in COLUMNS]
+        columns = [pl.col(column).alias(label) for label, column, _ in self.columns]
         return Shown("cases", self.table.view.select(columns))
 
     # --------------------------------------------------------------------- search
@@ -204,13 +215,22 @@ class RedCasesScreen(Screen[None]):
         self.query_one("#search", Input).value = ""
         self._requery(self.case_query.cleared())
 
+    def offers(self, action: str) -> bool:
+        """The footer leaves out the sorts by a column these runs leave out."""
+        shown = {f"sort('{sort}')" for *_, sort in self.columns}
+        return not action.startswith("sort('") or action in shown or action == "sort('direction')"
+
     def action_sort(self, key: str) -> None:
         """Sort by `key`; the same key again reverses the order."""
         query = self.case_query
+        shown = {sort for *_, sort in self.columns}
+        if key in SORT_WORDS and key not in shown:  # a column left out: nothing to sort by
+            self.notify(f"no {SORT_WORDS[key]} in these runs to sort by", timeout=3)
+            return
         descending = not query.descending if query.sort == key else False
         self._requery(query.with_(sort=key, descending=descending))
 
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
-        self.action_sort(COLUMNS[event.column_index][2])
+        self.action_sort(self.columns[event.column_index][2])

@@ -8,6 +8,7 @@ per visible cell, as `Text` objects, and never carries meaning alone (the words 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -18,17 +19,30 @@ from textual_fastdatatable import DataTable, create_backend
 from flipgate.present.casefile import ABSENT, COLUMNS
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
-SHOWN = [column for _, column, _ in COLUMNS]
-LABELS = [label for label, _, _ in COLUMNS]
-MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 24}
+Column = tuple[str, str, str]  # label, column of the frame, sort key (`casefile.COLUMNS`)
+MAX_WIDTH = {"case_shown": 28, "template_shown": 24, "direction": 24}
+# A column that says nothing for these cases: the counts of wrong decisions on a pass/fail suite,
+# the cost change where no run records a cost.
+SAYS_NOTHING = {"base_wrong": "base_wrong", "cand_wrong": "cand_wrong", "cost_shown": "cost_delta"}
+ASCENDING, DESCENDING = " ▲", " ▼"
 
 
-def column_widths(table: pl.DataFrame) -> list[int | None]:
-    """Widths fitted to every red case, so that filtering never makes the columns jump."""
+def shown_columns(table: pl.DataFrame) -> tuple[Column, ...]:
+    """The columns of `casefile.COLUMNS` worth showing for `table`'s cases."""
+    silent = {
+        shown for shown, raw in SAYS_NOTHING.items() if not (table[raw].fill_null(0) != 0).any()
+    }
+    return tuple(column for column in COLUMNS if column[1] not in silent)
+
+
+def column_widths(table: pl.DataFrame, columns: Sequence[Column]) -> list[int | None]:
+    """Widths fitted to every case, so that filtering never makes the columns jump; room for the
+    sort arrow beside each label."""
     widths: list[int | None] = []
-    for label, column in zip(LABELS, SHOWN, strict=True):
+    for label, column, _ in columns:
         lengths = table[column].cast(pl.String).fill_null(ABSENT).str.len_chars()
-        width = max(len(label), int(lengths.max() or 0) if len(lengths) else 0)  # type: ignore[arg-type]
+        longest = int(lengths.max() or 0) if len(lengths) else 0  # type: ignore[arg-type]
+        width = max(len(label) + len(ASCENDING), longest)
         widths.append(min(width, MAX_WIDTH.get(column, width)))
     return widths
 
@@ -41,11 +55,18 @@ class CaseTable(DataTable):
     """
 
     def __init__(
-        self, view: pl.DataFrame, widths: list[int | None], *, id: str | None = None
+        self,
+        view: pl.DataFrame,
+        columns: Sequence[Column],
+        widths: list[int | None],
+        *,
+        id: str | None = None,
     ) -> None:
+        self.shown = [column for _, column, _ in columns]
+        self.labels = [label for label, _, _ in columns]
         super().__init__(
-            backend=create_backend(view.select(SHOWN)),
-            column_labels=list(LABELS),
+            backend=create_backend(view.select(self.shown)),
+            column_labels=list(self.labels),
             column_widths=widths,
             cursor_type="row",
             render_markup=False,
@@ -75,13 +96,20 @@ class CaseTable(DataTable):
         `remove_row` updates itself. The columns and their widths stay: they fit every red case.
         """
         self.view = view
-        self.backend = create_backend(view.select(SHOWN))
+        self.backend = create_backend(view.select(self.shown))
         self.backend.render_markup = False
         self._update_count += 1
         self._require_update_dimensions = True
         self.cursor_coordinate = self.cursor_coordinate  # clamped to the new rows
         self.refresh(layout=True)
         self.check_idle()
+
+    def mark_sort(self, column: str | None, *, descending: bool) -> None:
+        """The arrow beside the label of the column the rows are sorted by (None: no column)."""
+        for i, table_column in enumerate(self.ordered_columns):
+            arrow = (DESCENDING if descending else ASCENDING) if self.shown[i] == column else ""
+            table_column.label = Text(self.labels[i] + arrow)
+        self.refresh()
 
     def case_at(self, row: int) -> str | None:
         return str(self.view["case"][row]) if 0 <= row < self.view.height else None
@@ -102,7 +130,7 @@ class CaseTable(DataTable):
     def _styled(self, row: int, column: int, value: Any) -> Any:
         if not isinstance(value, str):
             return value
-        name = SHOWN[column]
+        name = self.shown[column]
         palette = self.palette
         if name in ("base_pattern", "cand_pattern"):
             return rep_pattern(value, palette)

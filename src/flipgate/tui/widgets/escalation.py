@@ -7,7 +7,7 @@ from rich.text import Text
 
 from flipgate.tui.bindings import shown_keys
 from flipgate.tui.format import count, literal
-from flipgate.tui.widgets.panel import Panel
+from flipgate.tui.widgets.panel import Panel, one_line
 
 ACTION_WORDS = {
     "run_full_set": "run the full set",
@@ -25,6 +25,13 @@ class EscalationPanel(Panel):
             return Text("no escalation: the gate decided", self.style("muted"))
         head = Text("→ ", self.style("heading"))
         head.append(ACTION_WORDS[escalation.action], self.style("heading"))
+        if self.short:  # the action and its keys, then the why, a line each
+            if escalation.action == "rerun_flipped":
+                export, load = (
+                    shown_keys(self.app, k, first=True) for k in ("export-plan", "load-reruns")
+                )
+                head.append(f" · {export} exports the plan · {load} loads the reruns", "")
+            return Group(one_line(head), one_line(literal(escalation.message)))
         lines: list[RenderableType] = [head, literal(escalation.message)]
         if escalation.action == "rerun_flipped":
             cases = count(len(escalation.cases))

@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.style import Style
+from rich.text import Text
 from textual.widget import Widget
 
 from flipgate.session import Comparison
+
+SHORT = 30  # rows: below this the verdict and the next step say their gist, a line each
 
 # Named styles each theme file sets, e.g. `Panel > .panel--pass { color: green; }`.
 STYLE_NAMES = (
@@ -63,8 +66,21 @@ class Panel(Widget):
             return Style()
         return self.get_component_rich_style(f"panel--{name}", partial=True)
 
+    @property
+    def short(self) -> bool:
+        """A short terminal (80x24): the panels that lead say their gist, so the flip matrix
+        shows without scrolling."""
+        return self.app.size.height < SHORT
+
     def on_focus(self) -> None:
         self.refresh()
 
     def on_blur(self) -> None:
         self.refresh()
+
+
+def one_line(text: Text) -> Text:
+    """`text` kept to one line, cut with an ellipsis: its gist on a short terminal."""
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text

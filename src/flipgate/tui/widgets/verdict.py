@@ -13,7 +13,7 @@ from flipgate.present.numbers import p_beside, signed_points
 from flipgate.present.reasons import sentence, summary
 from flipgate.present.report import found, worth_line
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
-from flipgate.tui.widgets.panel import Panel
+from flipgate.tui.widgets.panel import Panel, one_line
 
 SAFETY_SHOWN = 12  # failed safety cases named in the banner; the red-case table holds them all
 BANNER_WORDS = {"outcome_limit": "limit breached"}  # where the banner words it otherwise
@@ -37,6 +37,8 @@ class VerdictBanner(Panel):
         self.add_class(f"-{self.comparison.result.verdict.lower()}")
 
     def render(self) -> RenderableType:
+        if self.short:
+            return Group(*(one_line(line) for line in self._gist()))
         result = self.comparison.result
         head = Text()
         head.append(f" {VERDICT_SYMBOL[result.verdict]} {result.verdict} ", self.style("heading"))
@@ -96,3 +98,36 @@ class VerdictBanner(Panel):
                 )
             )
         return Group(*lines)
+
+    def _gist(self) -> list[Text]:
+        """Three lines: the verdict and why, the numbers it rests on (each name beside its value),
+        and the first warning or finding (all of them on a taller terminal, and under `?`)."""
+        result = self.comparison.result
+        head = Text(f" {VERDICT_SYMBOL[result.verdict]} {result.verdict} ", self.style("heading"))
+        head.append(" ")
+        head.append_text(literal(summary(result).removeprefix(f"{result.verdict}: ")))
+        numbers = Text()
+        p_name = "p" + (" by template" if result.p_by == "template" else "")
+        for name, value in (
+            ("b", count(result.b)),
+            ("c", count(result.c)),
+            ("net", f"{result.b - result.c:+,}" if result.b != result.c else "0"),
+            ("margin", str(result.margin)),
+            ("flip cap", str(result.flip_cap)),
+            (p_name, p_beside(result.p, result.blocks_at)),
+            ("effect", _effect(result.effect)),
+        ):
+            numbers.append(f"{name}\N{NO-BREAK SPACE}", self.style("muted"))
+            numbers.append(value.replace(" ", "\N{NO-BREAK SPACE}"))
+            numbers.append("  ")
+        warn = self.style("warn")
+        notes = [
+            Text(f"⚠ {BANNER_WORDS.get(what.rule.name, what.heading)}: ", warn).append_text(
+                literal(sentence(what.reasons[0]) if what.reasons else ", ".join(what.cases))
+            )
+            for what in found(result)
+        ] + [Text("⚠ warning: ", warn).append_text(literal(sentence(w))) for w in result.warnings]
+        third = notes[0] if notes else Text(describe(self.comparison.spec), self.style("muted"))
+        if len(notes) > 1:
+            third = Text(f"(+{len(notes) - 1} more) ", warn).append_text(third)
+        return [head, numbers, third]
