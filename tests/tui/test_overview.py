@@ -25,6 +25,7 @@ from flipgate.tui.widgets import (
     OutcomesPanel,
     PowerPanel,
     ReconciliationPanel,
+    VerdictBanner,
 )
 from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import WORKSPACES, plain
@@ -242,3 +243,19 @@ async def test_clicking_a_cell_selects_it_and_a_second_click_opens_it(
         assert red_cases == []
         await pilot.click(FlipMatrix, offset=c_cell)
     assert red_cases == [("fail_to_pass", False)]
+
+
+async def test_at_80x24_the_verdict_takes_five_rows_and_the_flip_matrix_shows() -> None:
+    app = open_app(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        verdict = app.screen.query_one(VerdictBanner)
+        assert verdict.region.height <= 5
+        lines = plain(verdict.render(), width=verdict.content_size.width).splitlines()
+        assert lines[0].startswith(" ? INCONCLUSIVE")
+        assert lines[1].startswith("b\N{NO-BREAK SPACE}6  c\N{NO-BREAK SPACE}2")  # name by value
+        matrix = app.screen.query_one(FlipMatrix)
+        assert matrix.region.bottom <= 24 - 1  # above the footer, without scrolling
+        await pilot.resize_terminal(140, 45)
+        await pilot.pause()
+        assert verdict.region.height > 5  # a tall terminal has room for every line
