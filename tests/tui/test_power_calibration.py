@@ -8,9 +8,11 @@ from pathlib import Path
 import yaml
 from textual.widgets import Static
 
+from flipgate.present.calibration import change_words
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import PowerPanel, VerdictBanner
+from flipgate.tui.widgets.key_bar import KeyBar
 from tests.conftest import SAMPLES, copy_sample
 from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import plain
@@ -81,6 +83,7 @@ async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Pat
         body = plain(screen.query_one("#calibration-body", Static).content)
         assert "BLOCK 0 and INCONCLUSIVE 0 times of 6" in body
         assert "margin 2 -> 4, flip cap 10 -> 5" in body
+        assert "Write proposal" in screen.query_one(KeyBar).render().plain
         await pilot.press("w")
         await pilot.press("w")
         await pilot.pause()
@@ -101,3 +104,10 @@ async def test_calibration_without_repeats_says_where_to_put_them() -> None:
         await pilot.pause()
         body = plain(app.screen.query_one("#calibration-body", Static).content)
         assert "No identical baseline runs to compare" in body and "baseline-repeats/" in body
+        # nothing to write, so the footer offers no `w`
+        assert "Write proposal" not in app.screen.query_one(KeyBar).render().plain
+
+
+def test_a_proposal_that_keeps_a_setting_says_so() -> None:
+    assert change_words("margin", 2, 2) == "margin 2 (kept)"
+    assert change_words("flip cap", 10, 5) == "flip cap 10 -> 5"

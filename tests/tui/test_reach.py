@@ -9,12 +9,24 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
+from flipgate.present.glossary import GLOSSARY
 from flipgate.present.reasons import summary
 from flipgate.tui.reach import EXPORTS, GoToCase, TextViewer
+from flipgate.tui.screens import (
+    calibration,
+    candidates,
+    case,
+    decision,
+    flaky,
+    overview,
+    red_cases,
+    triage,
+)
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
@@ -23,6 +35,7 @@ from flipgate.tui.widgets.case_table import CaseTable
 from flipgate.tui.widgets.key_bar import KeyBar
 from tests.conftest import SAMPLES
 from tests.tui.conftest import open_app, settled
+from tests.tui.test_app import plain
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 
@@ -190,3 +203,31 @@ async def test_the_overview_copies_its_verdict_and_offers_no_plan_it_has_not(
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         assert "Rerun plan" in app.screen.query_one(KeyBar).render().plain
+
+
+def test_every_screens_words_are_defined_once() -> None:
+    screens: list[Any] = [
+        calibration.CalibrationScreen,
+        candidates.CandidatesScreen,
+        case.CaseScreen,
+        decision.DecisionScreen,
+        flaky.FlakyScreen,
+        overview.OverviewScreen,
+        red_cases.RedCasesScreen,
+        triage.TriageScreen,
+    ]
+    for screen in screens:
+        terms = screen.TERMS
+        assert terms and set(terms) <= set(GLOSSARY), screen
+
+
+async def test_help_puts_the_screens_keys_first_then_its_words() -> None:
+    app = open_app(WORKSPACES / "inconclusive")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("question_mark")
+        text = plain(app.screen.query_one("#help Static", Static).content)
+        here, everywhere = text.index("keys on this screen"), text.index("keys everywhere")
+        words, others = text.index("words on this screen"), text.index("keys of the other screens")
+        assert here < everywhere < words < others
+        assert "flip cap" in text[words:others] and "Holm" not in text[words:others]

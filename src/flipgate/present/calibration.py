@@ -57,8 +57,9 @@ def calibration_report(calibration: Calibration) -> RenderableType:
         ),
         Text.assemble(
             ("proposed: ", "bold"),
-            f"margin {current.margin} -> {proposed.margin}, flip cap {current.flip_cap} -> "
-            f"{proposed.flip_cap}: a change that did nothing stays within each "
+            f"{change_words('margin', current.margin, proposed.margin)}, "
+            f"{change_words('flip cap', current.flip_cap, proposed.flip_cap)}: "
+            "a change that did nothing stays within each "
             f"{proposal.quantile:.0%} of the time, at the noise's upper bound",
         ),
         _chances_table(proposal),
@@ -97,3 +98,8 @@ def _chances_table(proposal: Proposal) -> Table:
             *(f"{chance:.0%}" for _, chance in rule.passes),
         )
     return table
+
+
+def change_words(name: str, current: int, proposed: int) -> str:
+    """`margin 2 -> 4`, or `margin 2 (kept)` where the proposal is the current value."""
+    return f"{name} {current} (kept)" if current == proposed else f"{name} {current} -> {proposed}"

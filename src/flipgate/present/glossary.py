@@ -107,4 +107,37 @@ def defined(terms: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 # The words of the screens that show them (the help screen defines these under the screen's keys).
+OVERVIEW_TERMS = (
+    "b",
+    "c",
+    "net b - c",
+    "margin",
+    "flip cap",
+    "alpha",
+    "p",
+    "p by template",
+    "look / boundary",
+    "effect",
+    "Tango",
+    "design effect",
+    "rule-out bound",
+    "never-event bound",
+    "cache key",
+    "stale baseline",
+    "red case",
+    "infra",
+    "unpaired",
+    "flaky list",
+    "FN",
+    "FP",
+    "INC",
+    "mirror",
+    "OK",
+)
 CASE_LIST_TERMS = ("case to review", "red case", "b", "c", "unpaired", "template", "flaky list")
+CASE_TERMS = ("red case", "divergence", "infra", "template", "FN", "FP", "INC", "mirror", "OK")
+TRIAGE_TERMS = ("triage", "infra", "flaky list", "stale baseline", "cache key", "b", "c")
+DECISION_TERMS = ("signed decision", "triage")
+FLAKY_TERMS = ("flaky list", "flip cap", "proposal")
+CALIBRATION_TERMS = ("margin", "flip cap", "b", "c", "proposal")
+CANDIDATES_TERMS = ("release key", "Holm", "clears", "p")

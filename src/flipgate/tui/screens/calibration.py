@@ -33,6 +33,7 @@ from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.workspace import REPEATS_FOLDER
 from flipgate.present.calibration import calibration_report
+from flipgate.present.glossary import CALIBRATION_TERMS
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -40,6 +41,7 @@ from flipgate.tui.widgets.key_bar import KeyBar
 
 class CalibrationScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("calibration")
+    TERMS = CALIBRATION_TERMS
     DEFAULT_CSS = """
     CalibrationScreen #calibration-header { height: auto; padding: 0 1; background: $boost; }
     CalibrationScreen VerticalScroll { padding: 0 1; }
@@ -90,8 +92,13 @@ class CalibrationScreen(Screen[None]):
             text = Text("\nw writes the proposed spec to a new file beside gate.yaml", style="dim")
             body.update(calibration_report(self.calibration))
             self.query_one(VerticalScroll).mount(Static(text))
+            self.refresh_bindings()  # `w` now has something to write
         elif event.state == WorkerState.ERROR:
             body.update(literal(f"Not calibrated: {event.worker.error}"))
+
+    def offers(self, action: str) -> bool:
+        """The footer offers `w` once there is a proposal to write."""
+        return action != "write" or self.calibration is not None
 
     def action_write(self) -> None:
         if self.calibration is None:

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from flipgate.core.plural import plural
+from flipgate.present.glossary import CANDIDATES_TERMS
 from flipgate.present.ranking import COLUMNS, LABEL_WORDS, summary_lines, table_rows
 from flipgate.session import Ranking
 from flipgate.tui.bindings import bindings_for
@@ -35,6 +36,7 @@ class CandidateTable(DataTable[Text | str]):
 
 
 class CandidatesScreen(Screen[None]):
+    TERMS = CANDIDATES_TERMS
     DEFAULT_CSS = """
     CandidatesScreen #heading { height: auto; padding: 0 1; background: $surface; }
     CandidatesScreen DataTable {

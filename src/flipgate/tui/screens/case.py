@@ -25,6 +25,7 @@ from textual.widgets import Static
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.cause import Folded, cause, fold, fold_note, judged_input
+from flipgate.present.glossary import CASE_TERMS
 from flipgate.present.trajectory import Alignment
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -50,7 +51,7 @@ class CaseScreen(Screen[str]):
     """One case of the comparison; `cases` is the ordered list that n/p walk through."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("case")
-    TERMS = ("red case", "divergence", "infra", "template", "FN", "FP", "INC", "mirror", "OK")
+    TERMS = CASE_TERMS
     DEFAULT_CSS = """
     CaseScreen #case-header { height: auto; padding: 0 1; background: $boost; }
     CaseScreen #cause { height: auto; max-height: 50%; padding: 0 1; background: $boost;

@@ -42,6 +42,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.plural import plural
 from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, TriageClass
+from flipgate.present.glossary import DECISION_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES
 from flipgate.session import Comparison
@@ -274,6 +275,7 @@ class DecisionScreen(Screen[Path | None]):
         reviewer: str  # git's `Name <email>`
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("decision")
+    TERMS = DECISION_TERMS
     DEFAULT_CSS = """
     DecisionScreen #decision-header { height: auto; padding: 0 1; background: $boost; }
     DecisionScreen #decision-form { height: 1fr; padding: 0 1; }

@@ -32,6 +32,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
+from flipgate.present.glossary import FLAKY_TERMS
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
@@ -143,6 +144,7 @@ class FlakyScreen(Screen[None]):
         problem: str | None
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("flaky")
+    TERMS = FLAKY_TERMS
     DEFAULT_CSS = """
     FlakyScreen #flaky-header { height: auto; padding: 0 1; background: $boost; }
     FlakyScreen #flaky-status { height: auto; padding: 0 1; display: none; }

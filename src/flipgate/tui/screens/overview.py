@@ -22,6 +22,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.triage.walk import walk_path
+from flipgate.present.glossary import OVERVIEW_TERMS
 from flipgate.present.reasons import summary
 from flipgate.session import Comparison, GateRequest, write_rerun_plan
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -122,6 +123,7 @@ class ConfirmPlanScreen(ModalScreen[str | None]):
 
 class OverviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("overview")
+    TERMS = OVERVIEW_TERMS
     DEFAULT_CSS = f"""
     OverviewScreen .row {{ height: auto; }}
     OverviewScreen .row > Panel {{ width: 1fr; }}

@@ -29,6 +29,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding
+from flipgate.present.glossary import TRIAGE_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, summary_of
 from flipgate.session import Comparison
@@ -45,7 +46,7 @@ FINDING_MARK: dict[Finding | None, str] = {
     None: "· open",
 }
 DECISION_LINE = "→ Record the signed decision"
-NARROW = 100  # below this many columns the step list shows findings as symbols only
+NARROW = 100  # below this many columns the step list shows each finding under its class
 # Cases and facts shown per step: on a large run a step names thousands, and laying them all out
 # stalls the screen for seconds (8 s for the flaky step of 100,000 cases); the rest are counted.
 SHOWN = 100
@@ -55,6 +56,7 @@ class TriageScreen(Screen[None]):
     """Walk the five classes in order for `comparison`, saving the walk to `walk_path`."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("triage")
+    TERMS = TRIAGE_TERMS
     DEFAULT_CSS = """
     TriageScreen #triage-header { height: auto; padding: 0 1; background: $boost; }
     TriageScreen #triage-main { height: 1fr; }
@@ -199,10 +201,11 @@ class TriageScreen(Screen[None]):
         finding = self.gathered_walk.findings[step.klass].finding
         prompt = Text(f"{index + 1} ")
         prompt.append("⚑ " if step.suggests_cause else "  ", style="bold yellow")
-        prompt.append(f"{TITLES[step.klass]:<15}")
+        prompt.append(TITLES[step.klass] if self.narrow else f"{TITLES[step.klass]:<15}")
         mark = FINDING_MARK[finding]
-        # Narrow: the symbol alone (each symbol is distinct), the word is on the buttons.
-        prompt.append(mark[0] if self.narrow else mark, style="bold" if finding else "dim")
+        # Narrow: the finding on a line of its own, in words as wide, never a bare symbol.
+        prompt.append("\n    " if self.narrow else "")
+        prompt.append(mark, style="bold" if finding else "dim")
         return prompt
 
     def _key(self, binding_id: str) -> str:
@@ -265,7 +268,8 @@ class TriageScreen(Screen[None]):
         cases.display = bool(step.cases)
         options = [
             Option(
-                literal(case) + (Text("  explained", style="dim") if case in step.explains else "")
+                literal(case)
+                + (Text("  ← this class explains it", style="dim") if case in step.explains else "")
             )
             for case in step.cases[:SHOWN]
         ]

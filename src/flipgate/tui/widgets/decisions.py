@@ -84,14 +84,18 @@ def decisions_table(
                 if i == focus:
                     cell.stylize("underline")
                 cells.append(cell)
-            cells.append(reason_cell(line.verdicts[arm][focus], palette))
+            cells.append(reason_cell(line.verdicts[arm][focus], palette, compact=compact))
             table.add_row(*cells, end_section=arm == ARMS[-1])
     return table
 
 
-def reason_cell(verdict: Verdict | None, palette: Palette) -> Text:
+def reason_cell(verdict: Verdict | None, palette: Palette, *, compact: bool = False) -> Text:
+    """The reason, folded; narrow, one line cut with an ellipsis (the cause above and `o` hold
+    it whole), so that a column a dozen cells wide does not stand a reason on end."""
     if verdict is None or not verdict.reason:
         return Text("—", style=palette.muted)
+    if compact:
+        return Text(safe(verdict.reason), no_wrap=True, overflow="ellipsis")
     lines, chars = REASON_CELL
     folded = fold(verdict.reason, lines=lines, chars=chars)
     cell = literal(folded.kept, lines=True)
