@@ -16,6 +16,7 @@ from textual.widgets import Input, OptionList, Static
 
 from flipgate.present.glossary import GLOSSARY
 from flipgate.present.reasons import summary
+from flipgate.present.search import cases_holding
 from flipgate.tui.reach import EXPORTS, GoToCase, TextViewer
 from flipgate.tui.screens import (
     calibration,
@@ -231,3 +232,22 @@ async def test_help_puts_the_screens_keys_first_then_its_words() -> None:
         words, others = text.index("words on this screen"), text.index("keys of the other screens")
         assert here < everywhere < words < others
         assert "flip cap" in text[words:others] and "Holm" not in text[words:others]
+
+
+async def test_slash_then_enter_searches_outputs_and_reasons_too(workspace: Path) -> None:
+    app = open_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("slash", *"GOODWILL")  # in no case id
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, RedCasesScreen)
+        table = screen.query_one(CaseTable)
+        assert table.view.height == 0
+        await pilot.press("enter")
+        shown = table.view["case"].to_list()
+        assert "case-061" in shown
+        expected = cases_holding(screen.comparison, "goodwill") & set(screen.red["case"])
+        assert set(shown) == expected
+        assert "in ids, outputs, reasons" in str(screen.query_one("#red-header").render())
+        assert cases_holding(screen.comparison, "(.*") == frozenset()  # taken literally

@@ -1,10 +1,9 @@
 """The case file: which cases to review, and everything the drill-down shows about one of them.
 
-    case to review  fails in the candidate after the collapse, or flipped, or holds a wrong
-                    decision in either arm (a red case), or is unpaired (flagged, never counted)
-    table      one row per case to review (or per case, every one), with its display text
-               precomputed, so that filtering, sorting and searching are vectorised polars work
-               on 100,000 rows; case ids in natural order (`case-2` before `case-10`)
+    to review  fails in the candidate, or flipped, or holds a wrong decision in either arm (a red
+               case), or is unpaired (flagged, never counted); `every`: every case
+    table      one row per case, display text precomputed, so that filtering, sorting and
+               searching are vectorised on 100,000 rows; ids in natural order (2 before 10)
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs as unified or side-by-side lines (difflib)
@@ -231,6 +230,7 @@ class CaseQuery:
     template: str | None = None
     rule: str | None = None
     search: str = ""
+    held: frozenset[str] = frozenset()  # the cases whose outputs or reasons hold `search`
     sort: str = "direction"
     descending: bool = False  # reverses the sort's natural order
 
@@ -281,7 +281,9 @@ class CaseQuery:
         if self.rule:
             words.append(f"rule {safe(self.rule)}")
         if self.search:
-            words.append(f"“{safe(self.search)}”")
+            words.append(
+                f"“{safe(self.search)}”" + (" in ids, outputs, reasons" if self.held else "")
+            )
         return tuple(words)
 
 
@@ -310,7 +312,8 @@ def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
     if query.rule:
         conditions.append(pl.col("rules").list.contains(query.rule))
     if query.search:
-        conditions.append(pl.col("case_lower").str.contains(query.search.lower(), literal=True))
+        in_id = pl.col("case_lower").str.contains(query.search.lower(), literal=True)
+        conditions.append(in_id | pl.col("case").is_in(list(query.held)))
     kept = table.filter(*conditions) if conditions else table
     return sort_cases(kept, query.sort, descending=query.descending)
 

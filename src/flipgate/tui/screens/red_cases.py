@@ -21,6 +21,7 @@ from textual_fastdatatable import DataTable
 from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
 from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
+from flipgate.present.search import cases_holding
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
@@ -58,7 +59,7 @@ class RedCasesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         view = select_cases(self.red, self.case_query)
         yield Static(self._header(view.height), id="red-header")
-        yield Input(placeholder="/ search case id", id="search")
+        yield Input(placeholder="/ search case id; enter: outputs and reasons too", id="search")
         yield CaseTable(view, self.columns, self.widths)
         yield KeyBar()
 
@@ -165,10 +166,13 @@ class RedCasesScreen(Screen[None]):
 
     @on(Input.Changed, "#search")
     def _search_changed(self, event: Input.Changed) -> None:
-        self._requery(self.case_query.with_(search=event.value))
+        """As the reviewer types: the case ids; enter searches the outputs and reasons too."""
+        self._requery(self.case_query.with_(search=event.value, held=frozenset()))
 
     @on(Input.Submitted, "#search")
-    def _search_submitted(self) -> None:
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        held = cases_holding(self.comparison, event.value)
+        self._requery(self.case_query.with_(search=event.value, held=held))
         self.table.focus()
 
     def action_escape(self) -> None:
