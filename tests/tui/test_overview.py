@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +28,7 @@ from flipgate.tui.widgets import (
     ReconciliationPanel,
     VerdictBanner,
 )
+from tests.conftest import SAMPLES
 from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import WORKSPACES, plain
 
@@ -259,3 +261,19 @@ async def test_at_80x24_the_verdict_takes_five_rows_and_the_flip_matrix_shows() 
         await pilot.resize_terminal(140, 45)
         await pilot.pause()
         assert verdict.region.height > 5  # a tall terminal has room for every line
+
+
+async def test_at_80_columns_key_values_are_cut_in_the_middle_and_whole_on_focus() -> None:
+    app = open_app(SAMPLES / "agent-suite")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        key = app.screen.query_one(KeyDiff)
+        width = key.content_size.width
+        cut = plain(key.render(), width=width)
+        assert "support-agent-2026-09" not in cut  # too long for its column here
+        model = next(line for line in cut.splitlines() if line.startswith(" model"))
+        assert re.search(r"support-\S*…\S*2026-09", model)  # both ends kept, on one line
+        key.focus()
+        await pilot.pause()
+        focused = plain(key.render(), width=width)
+        assert "…" not in focused and "support-agent" in focused  # whole, folded if it must
