@@ -71,7 +71,8 @@ def pairs(draw: st.DrawFn) -> Pair:
 
 def test_compare_agrees_with_the_reference() -> None:
     """The draws (the same on every run: tests/conftest.py) reach each rule but `budget` (the
-    default spec has no budgets: tests/core/test_guards.py checks them against numpy)."""
+    default spec has no budgets: tests/core/test_guards.py checks them against numpy) and
+    `partial` (no drawn run states its completeness: tests/core/test_ledger.py)."""
     reached: set[str] = set()
 
     @settings(max_examples=120)
@@ -87,7 +88,7 @@ def test_compare_agrees_with_the_reference() -> None:
         reached.add(result.rule)
 
     agree()
-    assert reached == set(GATE_RULES) - {"budget"}
+    assert reached == set(GATE_RULES) - {"budget", "partial"}
 
 
 def assert_same(result: GateResult, expected: dict[str, Any]) -> None:

@@ -31,6 +31,8 @@ class Evidence:
     flip_cap: int
     safety_failures: tuple[str, ...]
     invalid_reasons: tuple[InvalidReason, ...]
+    # a run not whole, let through by `--allow-partial` (out of `invalid_reasons`): never a PASS
+    partial_reasons: tuple[InvalidReason, ...]
     limit_breaches: tuple[LimitBreach, ...]
     budget_breaches: tuple[BudgetCheck, ...]  # second metrics over their budgets
 
@@ -61,6 +63,10 @@ def _limits(e: Evidence) -> tuple[Coded, ...]:
 
 def _budgets(e: Evidence) -> tuple[Coded, ...]:
     return e.budget_breaches
+
+
+def _partial(e: Evidence) -> tuple[Coded, ...]:
+    return e.partial_reasons
 
 
 def _significance(e: Evidence) -> bool:
@@ -112,6 +118,12 @@ RULES: tuple[Rule, ...] = (
     Rule("significance", "BLOCK", "significance: p ≤ alpha", _significance),
     Rule("outcome_limit", "BLOCK", "outcome limit exceeded", found=_limits),
     Rule("budget", "BLOCK", "budget: a second metric over its budget", found=_budgets),
+    Rule(
+        "partial",
+        "INCONCLUSIVE",
+        "partial: a run not whole, gated by choice (--allow-partial), never PASS",
+        found=_partial,
+    ),
     Rule("within_margin", "PASS", "within margin: b - c ≤ margin and b ≤ flip cap", _within_margin),
     Rule(
         "undecided",

@@ -259,12 +259,15 @@ def rank(
     declared_change: tuple[str, ...] = (),
     on_compared: Compared | None = None,
     judged_baseline: ArmResults | None = None,
+    allow_partial: bool = False,
 ) -> Ranking:
     """Compare each (name, run) with the incumbent and rank them.
 
     `candidates` is consumed one at a time and each comparison dropped once measured, so a
     generator that loads the runs keeps one candidate in memory; `on_compared` sees each.
-    `judged_baseline` is the incumbent's side of the gate when the caller already made it.
+    `judged_baseline` is the incumbent's side of the gate when the caller already made it;
+    `allow_partial` gates runs that are not whole (never to PASS, so such a candidate never
+    clears).
     """
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
@@ -274,7 +277,13 @@ def rank(
         if other := next((m for m in measured if m.name == name), None):
             raise InputError(run.path, f"two candidates are named {name!r}: {other.path}")
         comparison = compare(
-            incumbent, run, spec, flaky, declared_change=declared_change, judged_baseline=judged
+            incumbent,
+            run,
+            spec,
+            flaky,
+            declared_change=declared_change,
+            judged_baseline=judged,
+            allow_partial=allow_partial,
         )
         if on_compared is not None:
             on_compared(name, comparison)
