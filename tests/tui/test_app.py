@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.rules import BY_NAME
 from flipgate.tui.app import make_app, make_app_for_workspace
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import case_ids, literal, safe
@@ -79,7 +80,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
         assert isinstance(app.screen, OverviewScreen)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "? INCONCLUSIVE" in banner
-        assert "rule 7 · undecided" in banner
+        assert f"rule {BY_NAME['undecided'].number} · undecided" in banner
         assert "6 cases broke, 2 were fixed; p = 0.145 > 0.05, but net 4 > margin 2" in banner
         assert "margin 2" in banner and "flip cap 10" in banner and "alpha 0.05" in banner
         assert app.screen.focused is app.screen.query_one(FlipMatrix)
