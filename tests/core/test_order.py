@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from flipgate.cli import main
-from flipgate.core.order import WIDTH, natural_key, natural_sort, natural_sorted
+from flipgate.core.order import natural_key, natural_sort, natural_sorted
 from tests.conftest import passfail_rows, write_run
 from tests.importers.conftest import INSPECT
 
@@ -36,13 +36,17 @@ def test_digits_sort_as_numbers(ids: list[str], ordered: list[str]) -> None:
     assert natural_sort(pl.DataFrame({"case": ids}))["case"].to_list() == ordered
 
 
-def test_numbers_past_the_width_still_sort_after_shorter_ones() -> None:
-    huge = "9" * (WIDTH + 1)
-    assert natural_sorted([huge, "7"]) == ["7", huge]
+def test_numbers_past_64_bits_sort_by_value_too() -> None:
+    """A frame with such a number takes the row-by-row path; the order is the same rule's."""
+    ids = ["1" + "0" * 25, "9" * 20, "7", "x"]
+    assert natural_sorted(ids) == ["7", "9" * 20, "1" + "0" * 25, "x"]
+    assert natural_sort(pl.DataFrame({"case": list(reversed(ids))}))[
+        "case"
+    ].to_list() == natural_sorted(ids)
 
 
 # ids made of the characters that decide the order: digits, letters, separators, and a
-# non-ASCII digit (which the rule reads as text, in both forms)
+# non-ASCII digit (which the rule reads as text, in both forms); the empty id among them
 IDS = st.lists(st.text(alphabet="ab-/ #0123456789٣", max_size=9), max_size=25)
 TRAILING = st.lists(st.from_regex(r"[a-c-]{0,3}[0-9]{0,4}", fullmatch=True), max_size=25)
 
