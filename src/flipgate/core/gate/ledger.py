@@ -26,13 +26,12 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import polars as pl
 
+from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, CASE_STATES, Arm, CaseState, UnpairedState
 
 if TYPE_CHECKING:
     from flipgate.core.importers.completeness import Exclusion
-
-PREFIX: dict[Arm, str] = {"baseline": "base", "candidate": "cand"}  # as in the paired table
 
 
 # --------------------------------------------------------------------------- a case left out
