@@ -409,3 +409,27 @@ def test_after_an_edit_the_next_candidate_opened_is_judged_by_the_list_as_it_now
     report, printed = by_the_cli(monkeypatch, capsys, runs)
     assert printed.flaky.cases == {"i3"}
     assert_same(report, {"gate": printed, "campaign": app.compare_candidate("MERGE")})
+
+
+def test_allow_partial_gives_one_answer_and_is_never_pass(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed Inspect run: INVALID by default; with `--allow-partial`, the same INCONCLUSIVE
+    from `gate` and `open`, and `rank` gates it the same way (so it cannot clear)."""
+    runs = [str(FIXTURES / "inspect" / f"{name}.eval") for name in ("baseline", "killed")]
+    strict, _ = by_the_cli(monkeypatch, capsys, runs)
+    assert (strict["verdict"], strict["allow_partial"]) == ("INVALID", False)
+    report, printed = by_the_cli(monkeypatch, capsys, [*runs, "--allow-partial"])
+    assert (report["verdict"], report["rule"], report["allow_partial"]) == (
+        "INCONCLUSIVE",
+        "partial",
+        True,
+    )
+    assert_same(
+        report,
+        {"gate": printed, "open": by_the_app(monkeypatch, [*runs, "--allow-partial"])},
+    )
+    assert main(["rank", *runs, "--allow-partial", "--format", "json"]) == 1
+    ranked = json.loads(capsys.readouterr().out)
+    assert ranked["allow_partial"] is True
+    assert [c["gate"]["verdict"] for c in ranked["candidates"]] == ["INCONCLUSIVE"]

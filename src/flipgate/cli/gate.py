@@ -3,7 +3,8 @@
 flipgate gate WORKSPACE | BASELINE CANDIDATE [--gate FILE] [--flaky FILE] [--suite FILE]
               [--change COMPONENT] [--base-ref REF | --base-gate FILE --base-flaky FILE
               --base-suite FILE] [--rerun-baseline RUN --rerun-candidate RUN]
-              [--rerun-plan FILE [--replace-rerun-plan]] [--format text|json|markdown|junit]
+              [--rerun-plan FILE [--replace-rerun-plan]] [--allow-partial]
+              [--format text|json|markdown|junit]
 """
 
 from __future__ import annotations

@@ -106,6 +106,7 @@ class _Judging(TypedDict):
     declared_change: tuple[str, ...]
     retired: Retirements
     base: GateBase | None
+    allow_partial: bool  # a run not whole gated, to INCONCLUSIVE at best, rather than INVALID
 
 
 def _judging(terms: Terms, request: GateRequest) -> _Judging:
@@ -114,6 +115,7 @@ def _judging(terms: Terms, request: GateRequest) -> _Judging:
         declared_change=request.declared_change,
         retired=terms.retired,
         base=terms.base,
+        allow_partial=request.allow_partial,
     )
 
 
