@@ -122,6 +122,7 @@ def deepeval(doc: dict[str, Any]) -> Plain:
 # --- the gate, by hand ---------------------------------------------------------------------------
 
 ALPHA, MARGIN, FLIP_CAP, INFRA_SHARE = 0.05, 2, 10, 0.05  # the defaults of a full suite
+FIRST_LOOK = ALPHA / 2  # `looks: spend`: a change's first look blocks at half of alpha
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,7 @@ def gate(baseline: Plain, candidate: Plain, *, allow_partial: bool = False) -> C
         verdict = "BLOCK"
     elif invalid:
         verdict = "INVALID"
-    elif p <= ALPHA:
+    elif p <= FIRST_LOOK:
         verdict = "BLOCK"
     elif partial:
         verdict = "INCONCLUSIVE"

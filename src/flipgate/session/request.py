@@ -69,6 +69,7 @@ class GateRequest:
     folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+    look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
     allow_partial: bool = False  # gate a run not whole (never to PASS) rather than refuse it
 
     @classmethod
@@ -89,6 +90,7 @@ class GateRequest:
         repeats: Sequence[Path] = (),
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
+        look: int | None = None,
         allow_partial: bool = False,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
@@ -120,6 +122,7 @@ class GateRequest:
             folder=workspace or _run_folder(candidate).parent,
             workspace=workspace,
             candidates=candidates,
+            look=look,
             allow_partial=allow_partial,
         )
 

@@ -15,6 +15,7 @@ class Escalation:
     message: str
     cases: tuple[str, ...] = ()
     runs: int | None = None
+    boundary: float | None = None  # the p at or below which the next look blocks (looks.py)
 
 
 def escalate(
@@ -23,10 +24,12 @@ def escalate(
     flipped: tuple[tuple[str, str], ...],
     *,
     after_rerun: bool,
+    next_boundary: float,
     not_whole: tuple[str, ...] = (),
 ) -> Escalation:
-    """The next step after an INCONCLUSIVE verdict on `suite`, with the flips it found;
-    `not_whole`, the cases a partial run lacks, when it was gated by `--allow-partial`."""
+    """The next step after an INCONCLUSIVE verdict on `suite`, with the flips it found, and the
+    boundary the next look is held to (the looks share alpha: `next_boundary`); `not_whole`, the
+    cases a partial run lacks, when it was gated by `--allow-partial`."""
     if not_whole:
         return Escalation(
             "finish_runs",
@@ -40,13 +43,15 @@ def escalate(
             "still INCONCLUSIVE after the rerun: no automatic merge; a named reviewer reads the "
             "broken cases and records a signed decision (flipgate decide)",
         )
+    again = f"apply the rule again (that look blocks at p <= {next_boundary:.3g})"
     if suite == "smoke":
-        return Escalation("run_full_set", "run the full set and apply the rule again")
+        return Escalation("run_full_set", f"run the full set and {again}", boundary=next_boundary)
     cases = tuple(case for case, _ in flipped)
     return Escalation(
         "rerun_flipped",
         f"rerun every flipped case ({len(cases):,}: the broken and the fixed) on both arms with "
-        f"{spec.escalation_runs} repetitions, then apply the rule again",
+        f"{spec.escalation_runs} repetitions, then {again}",
         cases=cases,
         runs=spec.escalation_runs,
+        boundary=next_boundary,
     )

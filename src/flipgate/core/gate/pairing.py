@@ -16,6 +16,7 @@ import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.ledger import LeftOut, left_out, planned, state_columns
+from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
 from flipgate.core.order import natural_sort, natural_sorted
 from flipgate.core.runs.model import Run
@@ -39,10 +40,12 @@ def pair(
     cand: pl.DataFrame,
     flaky: FlakyList,
     retired: frozenset[str] = frozenset(),
+    test: FlipTest = "exact",
     runs: Mapping[Arm, Run] | None = None,
 ) -> Pairing:
     """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads;
-    `runs` say what each arm planned and lacks (their completeness; None: both whole)."""
+    `test` is the gate's one-sided test (gate.yaml `test`); `runs` say what each arm planned and
+    lacks (their completeness; None: both whole)."""
     cases = base.join(
         cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
     )
@@ -100,11 +103,11 @@ def pair(
         flaky_unknown=tuple(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),
-        clusters=_clusters(flips),
+        clusters=_clusters(flips, test),
     )
 
 
-def _clusters(flips: pl.DataFrame) -> ClusterReading:
+def _clusters(flips: pl.DataFrame, test: FlipTest) -> ClusterReading:
     """The counted flips per template; a case without a template is a cluster of its own."""
     broke = pl.col("cell") == "pass_to_fail"
     per_template = flips.group_by("template").agg(broke=broke.sum(), fixed=(~broke).sum())
@@ -114,4 +117,24 @@ def _clusters(flips: pl.DataFrame) -> ClusterReading:
             loose = (n_broke, n_fixed)
         else:
             templates.append(TemplateFlips(template, n_broke, n_fixed))
-    return read_clusters(templates, loose)
+    return read_clusters(templates, loose, test)
+
+
+def counted_clusters(cases: pl.DataFrame, by_template: bool) -> pl.DataFrame:
+    """The paired cases (`case`) with the cluster each belongs to (`cluster`): its template where
+    templates are counted once, else itself; a case without a template is its own cluster."""
+    cluster = pl.coalesce("template", "case") if by_template else pl.col("case")
+    return cases.filter(pl.col("cell").is_not_null()).select("case", cluster=cluster)
+
+
+def safety_counts(
+    cases: pl.DataFrame, failed: tuple[str, ...], by_template: bool
+) -> tuple[int, int]:
+    """(safety cases judged in the candidate, those that failed), each template counted once
+    where templates are: a failed case fails its template."""
+    judged = cases.filter(
+        pl.col("safety") & (pl.col("cand_gradable").fill_null(0) > 0 | pl.col("case").is_in(failed))
+    )
+    key = pl.coalesce("template", "case") if by_template else pl.col("case")
+    clusters = judged.select(key=key, failed=pl.col("case").is_in(failed))
+    return clusters["key"].n_unique(), clusters.filter("failed")["key"].n_unique()
