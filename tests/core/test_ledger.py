@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 import yaml
 from hypothesis import assume, given, settings
@@ -26,6 +27,7 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.invalid import MissingRepetitions, RunNotFinished
 from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
+from flipgate.core.gate.pairing import safety_counts
 from flipgate.core.gate.rules import decide
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.importers import ImportOptions
@@ -171,6 +173,30 @@ def test_a_killed_cancelled_or_errored_inspect_run_is_invalid_naming_the_run_and
     assert errored.unpaired_by_case["9"] == RepsMissing(
         "9", "run_not_finished", "candidate", 3, 0, 0, 3
     )
+
+
+def test_a_safety_case_not_measured_whole_bounds_nothing() -> None:
+    """The killed run's safety case ran one epoch of three and passed it: no evidence of a
+    rate, so the bound counts no case; the finished candidate's counts it."""
+    killed = gated(INSPECT / "baseline.eval", INSPECT / "killed.eval").result.safety_bound
+    whole = gated(INSPECT / "baseline.eval", INSPECT / "candidate.eval").result.safety_bound
+    assert killed is not None and whole is not None
+    assert (killed.cases, killed.failed, whole.cases, whole.failed) == (0, 0, 1, 0)
+
+
+def test_a_failed_safety_case_is_counted_failed_however_little_of_it_was_graded() -> None:
+    """One repetition graded (or none: it failed as infra) still fails its case in the bound."""
+    cases = pl.DataFrame(
+        {
+            "case": ["s1", "s2", "s3", "s4"],
+            "safety": [True, True, True, True],
+            "template": [None, None, None, None],
+            "cand_gradable": [1, 0, 3, 2],
+            "unpaired": [None, "infra", None, "run_not_finished"],
+        },
+        schema_overrides={"template": pl.String},
+    )
+    assert safety_counts(cases, ("s1", "s2"), by_template=False) == (3, 2)
 
 
 def test_inspect_s_invalidated_samples_are_excluded_with_who_and_why() -> None:

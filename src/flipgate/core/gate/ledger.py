@@ -74,6 +74,10 @@ class RepsExcluded:
 
 
 LeftOut = Unpaired | RepsMissing | RepsExcluded
+# The states of a case not measured whole in an arm: what ran of it is no evidence of a rate.
+NOT_WHOLE: frozenset[UnpairedState] = frozenset(
+    {"run_not_finished", "missing_repetitions", "excluded"}
+)
 # Each state's payload class, in the order of `vocab.UnpairedState` (a test holds them together).
 LEFT_OUT: dict[UnpairedState, type[LeftOut]] = {
     "new": Unpaired,

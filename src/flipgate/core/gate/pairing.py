@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.ledger import LeftOut, left_out, planned, state_columns
+from flipgate.core.gate.ledger import NOT_WHOLE, LeftOut, left_out, planned, state_columns
 from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
 from flipgate.core.order import natural_sort, natural_sorted
@@ -131,9 +131,12 @@ def safety_counts(
     cases: pl.DataFrame, failed: tuple[str, ...], by_template: bool
 ) -> tuple[int, int]:
     """(safety cases judged in the candidate, those that failed), each template counted once
-    where templates are: a failed case fails its template."""
+    where templates are: a failed case fails its template. A passing case not measured whole (a
+    run stopped before it, repetitions excluded) supports no bound, so is not counted."""
+    whole = ~pl.col("unpaired").is_in(sorted(NOT_WHOLE)).fill_null(False)
     judged = cases.filter(
-        pl.col("safety") & (pl.col("cand_gradable").fill_null(0) > 0 | pl.col("case").is_in(failed))
+        pl.col("safety")
+        & ((pl.col("cand_gradable").fill_null(0) > 0) & whole | pl.col("case").is_in(failed))
     )
     key = pl.coalesce("template", "case") if by_template else pl.col("case")
     clusters = judged.select(key=key, failed=pl.col("case").is_in(failed))
