@@ -70,6 +70,7 @@ def gate_again(
         terms.spec,
         **_judging(terms, request),
         previous=shown.result.previous,
+        look=shown.result.look,  # the look it was gated at (`--look`), not the first again
     )
 
 
