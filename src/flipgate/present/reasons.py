@@ -2,8 +2,9 @@
 
 The core finds reasons as payloads with a stable code (`core/vocab.py`: `InvalidCode`,
 `LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState` (the case ledger's), `ChangeCode`,
-`EditCode`, `LooseningCode`) and never words them. `sentence` words any of them; `summary` is the verdict's
-line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its values}`.
+`EditCode`, `LooseningCode`) and never words them. `sentence` words any of them; `summary` is the
+verdict's line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its
+values}`.
 The text, Markdown, JUnit and JSON reports and the app all take their words from here.
 """
 
