@@ -10,6 +10,7 @@ runs drawn with repetitions taken out.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 import yaml
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from flipgate.cli import main
 from flipgate.core.errors import InputError
@@ -34,7 +36,8 @@ from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import ARMS, CASE_STATES, Arm, UnpairedState
-from tests.conftest import SAMPLES, passfail_rows, write_run
+from flipgate.present.report import to_json, to_text
+from tests.conftest import SAMPLES, KeyMaker, passfail_rows, write_run
 from tests.importers.conftest import (
     INSPECT,
     INSPECT_LOGS,
@@ -370,22 +373,42 @@ def test_allow_partial_keeps_every_other_reason_invalid() -> None:
 def test_allow_partial_on_whole_runs_changes_nothing_but_says_it_was_given() -> None:
     runs = (load_run(INSPECT / "baseline.eval"), load_run(INSPECT / "candidate.eval"))
     plain = compare(*runs, default_spec()).result
-    allowed = compare(*runs, default_spec(), allow_partial=True).result
+    comparison = compare(*runs, default_spec(), allow_partial=True)
+    allowed = comparison.result
     assert (allowed.verdict, allowed.rule, allowed.b, allowed.c) == (
         plain.verdict,
         plain.rule,
         plain.b,
         plain.c,
     )
-    from rich.console import Console
-
-    from flipgate.present.report import to_json, to_text
-
-    comparison = compare(*runs, default_spec(), allow_partial=True)
     assert to_json(comparison)["allow_partial"] is True
     console = Console(width=200, record=True, color_system=None)
     console.print(to_text(comparison))
     assert "--allow-partial: runs that are not whole are gated by choice" in console.export_text()
+
+
+def test_a_decision_on_a_partial_run_records_the_rule_that_gated_it(
+    tmp_path: Path, isolated_git: Path, make_key: KeyMaker
+) -> None:
+    """`flipgate decide` takes `--allow-partial` as the gate does: the signed decision says the
+    gate was INVALID, or, by that choice, INCONCLUSIVE under the rule `partial`. It is written
+    beside the logs, in the folder that holds them (not the one above)."""
+    for name in ("baseline", "killed"):
+        shutil.copy(INSPECT / f"{name}.eval", tmp_path)
+    key = make_key("ana")
+    for extra, gated in (
+        ((), ("INVALID", "invalid")),
+        (("--allow-partial",), ("INCONCLUSIVE", "partial")),
+    ):
+        folder = tmp_path / "decisions"
+        shutil.rmtree(folder, ignore_errors=True)
+        args = ["decide", str(tmp_path / "baseline.eval"), str(tmp_path / "killed.eval")]
+        args += ["--decision", "reject", "--cause", "infra", "--reason", "the run was killed"]
+        args += ["--reviewer", "Ana <ana@example.com>", "--key", str(key), *extra]
+        assert main(args) == 0
+        [written] = folder.iterdir()
+        gate = yaml.safe_load(written.read_text(encoding="utf-8"))["gate"]
+        assert (gate["verdict"], gate["rule"]) == gated
 
 
 CRASHED = ("killed", "cancelled", "error")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import ImportOptions, detect_format
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -119,7 +119,7 @@ class GateRequest:
             import_options=import_options or ImportOptions(),
             repeats=tuple(repeats),
             reruns=reruns,
-            folder=workspace or _run_folder(candidate).parent,
+            folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
             look=look,
@@ -204,9 +204,12 @@ def _present(path: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _run_folder(run: Path) -> Path:
-    """The run's own folder; a run given by its run.yaml, or a log, is the folder holding it."""
-    return run if run.is_dir() else run.parent
+def _holder(run: Path) -> Path:
+    """The folder that holds the run: a run folder's parent (the folder given, or the one its
+    run.yaml is in), a log file's own folder."""
+    if run.is_dir() or (run.is_file() and detect_format(run) is not None):
+        return run.parent
+    return run.parent.parent
 
 
 def _components(change: Iterable[str]) -> tuple[str, ...]:
