@@ -20,7 +20,8 @@ from flipgate.present.casefile import ABSENT, COLUMNS
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
 Column = tuple[str, str, str]  # label, column of the frame, sort key (`casefile.COLUMNS`)
-MAX_WIDTH = {"case_shown": 28, "template_shown": 24, "direction": 24}
+# the direction's longest: `unpaired: cand not finished`, `unpaired: cand reps missing`
+MAX_WIDTH = {"case_shown": 28, "template_shown": 24, "direction": 27}
 # A column that says nothing for these cases: the counts of wrong decisions on a pass/fail suite,
 # the cost change where no run records a cost.
 SAYS_NOTHING = {"base_wrong": "base_wrong", "cand_wrong": "cand_wrong", "cost_shown": "cost_delta"}

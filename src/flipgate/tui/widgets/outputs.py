@@ -25,8 +25,9 @@ from textual.worker import get_current_worker
 
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS
-from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
+from flipgate.present.casefile import CaseDetail, RepDetail
 from flipgate.present.cause import fold, judged_input
+from flipgate.present.diff import side_by_side, unified_diff
 from flipgate.present.trajectory import readable
 from flipgate.present.word_diff import Span, word_diff
 from flipgate.tui.format import literal, passed_word, safe
