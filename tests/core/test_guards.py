@@ -438,6 +438,24 @@ LOOSER = [
         "outcomes.limits.inconclusive_max_share: 0.08 in the base, null (no limit) here",
     ),
     (
+        {"outcomes": {"limits": {"mirror_approved_max": "baseline"}}},
+        {"outcomes": {"limits": {"mirror_approved_max": 1}}},
+        Loosened(
+            "raised",
+            "outcomes.limits.mirror_approved_max",
+            "baseline",
+            1,
+            baseline_mirror_approved=0,
+        ),
+        "outcomes.limits.mirror_approved_max: baseline (0 here) in the base, 1 here",
+    ),
+    (
+        {"outcomes": {"limits": {"escalations_max_per_run": 40}}},
+        {"outcomes": {"limits": {"escalations_max_per_run": 60}}},
+        Loosened("raised", "outcomes.limits.escalations_max_per_run", 40, 60),
+        "outcomes.limits.escalations_max_per_run: 40 in the base, 60 here",
+    ),
+    (
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.004}}},
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.005}}},
         Loosened("raised", "budgets.cost_usd.max", 0.004, 0.005, stat="mean"),
@@ -448,6 +466,14 @@ LOOSER = [
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.2}}},
         Loosened("raised", "budgets.latency_ms.max_increase", 0.1, 0.2, stat="p95", relative=True),
         "budgets.latency_ms (p95) max_increase: +10% in the base, +20% here",
+    ),
+    (  # a half percent is said as written, never rounded to a whole one (issue 26, defect 5)
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.055}}},
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.065}}},
+        Loosened(
+            "raised", "budgets.latency_ms.max_increase", 0.055, 0.065, stat="p95", relative=True
+        ),
+        "budgets.latency_ms (p95) max_increase: +5.5% in the base, +6.5% here",
     ),
     (
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},

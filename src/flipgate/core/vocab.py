@@ -104,7 +104,13 @@ InvalidCode = Literal[
 INVALID_CODES: tuple[InvalidCode, ...] = get_args(InvalidCode)
 
 # An outcome limit of SPEC §4 the candidate's decisions exceed, named by its gate.yaml setting.
-LimitCode = Literal["false_negative_max", "zero_false_negative_rule", "inconclusive_max_share"]
+LimitCode = Literal[
+    "false_negative_max",
+    "zero_false_negative_rule",
+    "inconclusive_max_share",
+    "mirror_approved_max",
+    "escalations_max_per_run",
+]
 LIMIT_CODES: tuple[LimitCode, ...] = get_args(LimitCode)
 
 # A second metric against its budget (SPEC §3 `budgets`): every budget is checked, met or not.

@@ -175,7 +175,12 @@ def compare(
             retired.names,
         ),
         base=against_base(
-            base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
+            base,
+            spec,
+            flaky,
+            outcomes["baseline"].counts["false_negative"],
+            retired,
+            outcomes["baseline"].fewest_mirror_approved(baseline.decisions["rule"].unique()),
         ),
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"]

@@ -33,6 +33,9 @@ ORDER: dict[str, str] = {
     "baseline run's false negatives",
     "outcomes.limits.zero_false_negative_rules": "a rule taken out",
     "outcomes.limits.inconclusive_max_share": "higher, or `null` (no limit)",
+    "outcomes.limits.mirror_approved_max": "higher, or `null` (no limit); `baseline` counts as the "
+    "baseline run's fewest confident approvals of borderline items on any rule",
+    "outcomes.limits.escalations_max_per_run": "higher, or `null` (no limit)",
     "budgets.METRIC": "`max` or `max_increase` higher or removed, or the budget removed (a budget "
     "on another `stat` is another budget: the old one counts as removed)",
 }
@@ -71,6 +74,8 @@ class Loosened:
     stat: Statistic | None = None  # a budget's statistic
     relative: bool = False  # a budget's `max_increase`: a change relative to the baseline
     baseline_false_negatives: int | None = None  # what `baseline` counts, where a side says it
+    # what `baseline` counts for `mirror_approved_max`: the fewest on any rule of the baseline
+    baseline_mirror_approved: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ def against_base(
     flaky: FlakyList,
     baseline_false_negatives: int,
     retired: Retirements = NO_RETIREMENTS,
+    baseline_mirror_approved: int = 0,
 ) -> AgainstBase:
     """Compare the spec and the flaky list with the base, each half that was given. The suite's
     retirements are checked where they are judged (`Retirements.added`); here they count only as
@@ -101,7 +107,9 @@ def against_base(
     return AgainstBase(
         where=base.where if base is not None else None,
         unchecked=tuple(what for what, base_half in given if base_half is None),
-        loosened=tuple(loosened(spec, base_spec, baseline_false_negatives))
+        loosened=tuple(
+            loosened(spec, base_spec, baseline_false_negatives, baseline_mirror_approved)
+        )
         if base_spec is not None
         else (),
         flaky_added=tuple(flaky_added(flaky, base_flaky)) if base_flaky is not None else (),
@@ -132,12 +140,19 @@ def base_from_files(gate: Path | None, flaky: Path | None) -> GateBase:
     )
 
 
-def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> list[Loosened]:
-    """Each setting of `spec` looser than in `base`, with both values."""
+def loosened(
+    spec: GateSpec, base: GateSpec, baseline_false_negatives: int, baseline_mirror_approved: int = 0
+) -> list[Loosened]:
+    """Each setting of `spec` looser than in `base`, with both values. `baseline` counts the
+    baseline's false negatives, or for mirror approvals its fewest on any rule."""
     found: list[Loosened] = []
     if spec.alpha < base.alpha:
         found.append(Loosened("lowered", "alpha", base.alpha, spec.alpha))
-    was, now = (_upper_bounds(s, baseline_false_negatives) for s in (base, spec))
+    counted = {
+        "outcomes.limits.false_negative_max": baseline_false_negatives,
+        "outcomes.limits.mirror_approved_max": baseline_mirror_approved,
+    }
+    was, now = (_upper_bounds(s, counted) for s in (base, spec))
     for key, before in was.items():
         after = now.get(key)
         if before.limit is None:
@@ -156,7 +171,12 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
                 None if after is None else after.value,
                 stat=before.stat,
                 relative=before.relative,
-                baseline_false_negatives=baseline_false_negatives if says_baseline else None,
+                baseline_false_negatives=baseline_false_negatives
+                if says_baseline and before.setting == "outcomes.limits.false_negative_max"
+                else None,
+                baseline_mirror_approved=baseline_mirror_approved
+                if says_baseline and before.setting == "outcomes.limits.mirror_approved_max"
+                else None,
             )
         )
     for setting in ("ordinary", "safety"):
@@ -200,9 +220,10 @@ class _Bound:
     relative: bool = False
 
 
-def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _Bound]:
+def _upper_bounds(spec: GateSpec, counted: dict[str, int]) -> dict[str, _Bound]:
     """The settings where a larger value lets more through. Keyed by path, and a budget's by its
-    statistic too: a budget on another statistic is another budget, the old one removed."""
+    statistic too: a budget on another statistic is another budget, the old one removed.
+    `counted`: what `baseline` stands for, per setting that may say it."""
     bounds = [
         _Bound("infra.max_share", spec.infra_max_share, spec.infra_max_share),
         _Bound("flaky.max_share", spec.flaky_max_share, spec.flaky_max_share),
@@ -212,16 +233,15 @@ def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _B
         bounds.append(_Bound(f"sets.{name}.margin", rule.margin, rule.margin))
         bounds.append(_Bound(f"sets.{name}.flip_cap", rule.flip_cap, rule.flip_cap))
     limits = spec.limits
-    most = limits.false_negative_max
-    bounds.append(
-        _Bound(
-            "outcomes.limits.false_negative_max",
-            baseline_false_negatives if most == "baseline" else most,
-            most,
-        )
-    )
+    for setting, most in (
+        ("outcomes.limits.false_negative_max", limits.false_negative_max),
+        ("outcomes.limits.mirror_approved_max", limits.mirror_approved_max),
+    ):
+        bounds.append(_Bound(setting, counted[setting] if most == "baseline" else most, most))
     share = limits.inconclusive_max_share
     bounds.append(_Bound("outcomes.limits.inconclusive_max_share", share, share))
+    queue = limits.escalations_max_per_run
+    bounds.append(_Bound("outcomes.limits.escalations_max_per_run", queue, queue))
     for budget in spec.budgets:
         where = f"budgets.{budget.metric}"
         if budget.max is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.exact import floor_of
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.vocab import (
     AGGREGATES,
@@ -47,6 +48,8 @@ DEFAULTS: dict[str, Any] = {
             "false_negative_max": "baseline",
             "zero_false_negative_rules": [],
             "inconclusive_max_share": None,
+            "mirror_approved_max": None,
+            "escalations_max_per_run": None,
         },
         "fail_on": list(WRONG_OUTCOMES),
     },
@@ -66,6 +69,11 @@ class OutcomeLimits:
     false_negative_max: int | Literal["baseline"] | None
     zero_false_negative_rules: tuple[str, ...]
     inconclusive_max_share: float | None
+    # Confident approvals of borderline items (mirrors decided negative), on each rule: at most the
+    # baseline's on that rule, or a number; the seed's "one worth watching most closely".
+    mirror_approved_max: int | Literal["baseline"] | None = None
+    # The reviewers' queue: decisions escalated to a person in one repetition of the suite.
+    escalations_max_per_run: int | None = None
     # Where `zero_false_negative_rules` is in gate.yaml: a rule no run has is reported there.
     zero_false_negative_line: int | None = field(default=None, compare=False)
 
@@ -108,7 +116,7 @@ class GateSpec:
 
     def flaky_cap(self, cases: int) -> int:
         """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
-        return math.floor(self.flaky_max_share * cases)
+        return floor_of(self.flaky_max_share, cases)
 
 
 def default_spec() -> GateSpec:
@@ -210,14 +218,22 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         prices[name] = number(f"outcomes.prices.{name}", value, low=0)
 
     limits = outcomes["limits"]
-    fn_max = limits["false_negative_max"]
-    if fn_max not in ("baseline", None):
-        if not isinstance(fn_max, int):  # `basline`: say that the word is allowed too
+
+    def most(name: str) -> int | Literal["baseline"] | None:
+        value = limits[name]
+        if value in ("baseline", None):
+            return "baseline" if value == "baseline" else None
+        if not isinstance(value, int):  # `basline`: say that the word is allowed too
             raise fail(
-                "outcomes.limits.false_negative_max",
-                f"must be a whole number, `baseline` or null, not {fn_max!r}",
+                f"outcomes.limits.{name}",
+                f"must be a whole number, `baseline` or null, not {value!r}",
             )
-        fn_max = whole("outcomes.limits.false_negative_max", fn_max, low=0)
+        return whole(f"outcomes.limits.{name}", value, low=0)
+
+    fn_max = most("false_negative_max")
+    queue = limits["escalations_max_per_run"]
+    if queue is not None:
+        queue = whole("outcomes.limits.escalations_max_per_run", queue, low=0)
     rules = limits["zero_false_negative_rules"] or []
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
         raise fail("outcomes.limits.zero_false_negative_rules", "must be a list of rule names")
@@ -279,6 +295,8 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             fn_max,
             tuple(rules),
             share,
+            most("mirror_approved_max"),
+            queue,
             zero_false_negative_line=lines.line("outcomes.limits.zero_false_negative_rules"),
         ),
         fail_on=frozenset(fail_on),
@@ -287,31 +305,3 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         digest=digest,
         source=path,
     )
-
-
-def describe(spec: GateSpec) -> str:
-    """What fails a repetition and which outcome limits apply, in one line of words."""
-    short = {
-        "false_negative": "FN",
-        "false_positive": "FP",
-        "mirror": "mirror",
-        "inconclusive": "inconclusive",
-    }
-    if spec.fail_on == set(WRONG_OUTCOMES):
-        parts = ["a repetition fails on any disagreement"]
-    else:
-        named = ", ".join(short[o] for o in WRONG_OUTCOMES if o in spec.fail_on) or "no decision"
-        parts = [f"a repetition fails on {named}"]
-    limits = spec.limits
-    if limits.false_negative_max is not None:
-        bound = (
-            "the baseline's"
-            if limits.false_negative_max == "baseline"
-            else str(limits.false_negative_max)
-        )
-        parts.append(f"FN at most {bound}")
-    if limits.zero_false_negative_rules:
-        parts.append(f"no FN on {', '.join(limits.zero_false_negative_rules)}")
-    if limits.inconclusive_max_share is not None:
-        parts.append(f"inconclusive at most {limits.inconclusive_max_share:.0%} of decisions")
-    return " · ".join(parts)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import describe
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import outcome_rows
-from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
 from flipgate.present.text import markdown as _md
 from flipgate.present.text import markdown_code
@@ -30,7 +29,7 @@ def to_markdown(comparison: Comparison) -> str:
         f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
         f"{result.flip_cap}, alpha {result.alpha:g}",  # p: on the effect's line, as in the text
         "",
-        f"Gate: {_md(describe(comparison.spec))}",
+        f"Gate: {_md(gate_words(comparison.spec))}",
         "",
         f"{_capital(_md(shared.effect_line(result)))}",
         "",

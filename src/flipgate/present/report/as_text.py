@@ -10,11 +10,10 @@ from rich.text import Text
 
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import describe
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import outcome_rows
-from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
 from flipgate.present.text import literal
 
@@ -32,7 +31,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
-    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(literal(gate_words(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
     parts.append(_power_table(result))

@@ -13,7 +13,7 @@ from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.plural import plural
 from flipgate.core.vocab import BaseFile, Coded
 from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import p_words
+from flipgate.present.reasons import p_words, series
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -116,15 +116,8 @@ def unchecked_note(result: GateResult) -> str | None:
         return None
     files, checks, options = zip(*(BASE_FILE_WORDS[u] for u in unchecked), strict=True)
     return (
-        f"no base {_series(files, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
-        f"whether this change {_series(checks, 'or')} was not checked"
-    )
-
-
-def _series(items: tuple[str, ...], last: str) -> str:
-    """`a`, `a or b`, `a, b or c`."""
-    return (
-        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+        f"no base {series(files, 'or')} given (--base-ref REF, or {series(options, 'and')}): "
+        f"whether this change {series(checks, 'or')} was not checked"
     )
 
 

@@ -7,9 +7,8 @@ from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
-from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
-from flipgate.present.reasons import sentence, summary
+from flipgate.present.reasons import gate_words, sentence, summary
 from flipgate.present.report import found
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
@@ -64,7 +63,7 @@ class VerdictBanner(Panel):
         if result.verdict == "PASS":  # what a pass is worth, before anyone reads it as safe
             worth = Text("what this PASS is worth: ", self.style("label"))
             lines.append(worth.append(result.power.plainly(), self.style("warn")))
-        lines.append(Text(describe(self.comparison.spec), self.style("muted")))
+        lines.append(Text(gate_words(self.comparison.spec), self.style("muted")))
 
         warn = self.style("warn")
         for what in found(result):
