@@ -8,11 +8,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from flipgate.core.gate.compare import GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.plural import plural
 from flipgate.core.vocab import BaseFile, Coded
-from flipgate.present.outcomes import OutcomeRow
 from flipgate.present.reasons import p_words, series
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
@@ -149,9 +148,10 @@ def retired_lines(result: GateResult) -> list[str]:
     ]
 
 
-def price(row: OutcomeRow) -> str:
-    return "by direction" if row.price is None else f"{row.price:g}"
-
-
-def histogram(red_by_wrong: dict[int, int]) -> str:
-    return " ".join(f"{n:,}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
+def failing(comparison: Comparison) -> tuple[int, int]:
+    """Each arm's cases that fail by the gate's rule (paired or not)."""
+    cases = comparison.cases
+    return tuple(  # type: ignore[return-value]
+        int((cases[f"{prefix}_passed"] == False).sum())  # noqa: E712 (null: no verdict)
+        for prefix in ("base", "cand")
+    )
