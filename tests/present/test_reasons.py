@@ -20,9 +20,9 @@ from flipgate.core.gate.changes import (
 )
 from flipgate.core.gate.evidence import (
     ChangedLate,
+    EscalationsMaxPerRun,
     FalseNegativeMax,
     FlipsConcentrated,
-    EscalationsMaxPerRun,
     InconclusiveMaxShare,
     MirrorApprovedMax,
     NewCases,

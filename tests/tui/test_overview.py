@@ -3,10 +3,9 @@ is exported atomically and never overwritten silently, and narrow terminals stac
 
 from __future__ import annotations
 
-import re
-
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar

@@ -18,9 +18,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from datetime import date, timedelta
+from fractions import Fraction
 
 import polars as pl
 
+from flipgate.core.exact import ratio, total, written
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.model import Run
@@ -41,9 +43,10 @@ MONTH = 365.25 / 12  # days: case ages are told in months
 FIRST_WEEKS = 6  # the seed's "written in the first six weeks of the suite's life"
 RECENT_MONTHS = 6  # additions against the quota are counted over this many recent months
 FREE_PASS_SYSTEMS = 2  # a case passed by one system only is not yet a free pass
-BAR_MOVED = 0.05  # an old run re-scored this much lower (or higher): the bar moved
-FLAT = 0.05  # a suite pass rate within this range over the periods is flat
-SIGNAL_MOVED = 0.05  # a signal that changed by this share of its first value moved
+# Limits, inclusive and exact (core/exact.py): 5 points lower is "moved", 5 points apart is flat.
+BAR_MOVED = Fraction(5, 100)  # an old run re-scored this much lower (or higher): the bar moved
+FLAT = Fraction(5, 100)  # a suite pass rate within this range over the periods is flat
+SIGNAL_MOVED = Fraction(5, 100)  # a signal that changed by this share of its first value moved
 ONE_RULE_REJECTIONS = 3  # this many rejections, all on one gate rule: one rule does all the work
 
 
@@ -54,13 +57,17 @@ ONE_RULE_REJECTIONS = 3  # this many rejections, all on one gate rule: one rule 
 class Coverage:
     min_cases: int
     intents: pl.DataFrame  # intent, share, cases, covered; by share, largest first
-    covered_share: float
+    covered: Fraction  # the share of traffic covered, exactly: the shares as written, added
     unclassified: float  # traffic with no intent
     untrafficked: pl.DataFrame  # intent, cases: live cases on intents today's traffic lacks
 
     @property
     def gaps(self) -> pl.DataFrame:
         return self.intents.filter(~pl.col("covered"))
+
+    @property
+    def covered_share(self) -> float:
+        return float(self.covered)
 
 
 def coverage(manifest: SuiteManifest, traffic: Traffic) -> Coverage:
@@ -74,7 +81,7 @@ def coverage(manifest: SuiteManifest, traffic: Traffic) -> Coverage:
     untrafficked = counts.join(traffic.shares, on="intent", how="anti").sort(
         ["cases", "intent"], descending=[True, False]
     )
-    covered = float(intents.filter(pl.col("covered"))["share"].sum())
+    covered = total(intents.filter(pl.col("covered"))["share"].to_list())
     return Coverage(manifest.min_cases, intents, covered, traffic.unclassified, untrafficked)
 
 
@@ -253,15 +260,23 @@ class Rescore:
     created: date | None
     version: str | None
     cases_then: int
-    score_then: float
+    passed_then: int
     overlap: int  # cases it holds that today's suite holds too
-    score_now: float | None
+    passed_now: int
+
+    @property
+    def score_then(self) -> float:
+        return float(ratio(self.passed_then, self.cases_then))
+
+    @property
+    def score_now(self) -> float | None:
+        return float(ratio(self.passed_now, self.overlap)) if self.overlap else None
 
     @property
     def reading(self) -> Reading:
-        if self.score_now is None:
+        if not self.overlap:
             return "no_overlap"
-        change = self.score_now - self.score_then
+        change = ratio(self.passed_now, self.overlap) - ratio(self.passed_then, self.cases_then)
         if change <= -BAR_MOVED:
             return "bar_moved"
         return "bar_got_easier" if change >= BAR_MOVED else "bar_stood_still"
@@ -275,10 +290,15 @@ class Counterfactual:
 
 
 def counterfactual(
-    history: tuple[HistoryRun, ...], today: Run, manifest: SuiteManifest, spec: GateSpec
+    history: tuple[HistoryRun, ...],
+    today: Run,
+    manifest: SuiteManifest,
+    spec: GateSpec,
+    version: str | None = None,
 ) -> Counterfactual:
-    """Re-score each system's oldest history run made on another suite version than today's."""
-    version = manifest.version or version_of(today)
+    """Re-score each system's oldest history run made on another suite version than today's
+    (`version`, else the run's)."""
+    version = version or version_of(today)
     oldest: dict[str, HistoryRun] = {}
     for old in history:  # oldest first
         if old.run is not today and version_of(old.run) != version:
@@ -326,9 +346,9 @@ def rescore(
         created=run.created.date() if run.created else None,
         version=version_of(run),
         cases_then=then.height,
-        score_then=float(then["passed"].mean() or 0.0),  # type: ignore[arg-type]
+        passed_then=int(then["passed"].sum()),
         overlap=now.height,
-        score_now=float(now["passed"].mean()) if now.height else None,  # type: ignore[arg-type]
+        passed_now=int(now["passed"].sum()),
     )
 
 
@@ -386,9 +406,14 @@ class SignalTrend:
     last: float
 
     @property
+    def exact_change(self) -> Fraction:
+        """Relative to the first period's value, on the figures as written."""
+        first, last = written(self.first), written(self.last)
+        return (last - first) / abs(first) if first else Fraction(0)
+
+    @property
     def change(self) -> float:
-        """Relative to the first period's value."""
-        return (self.last - self.first) / abs(self.first) if self.first else 0.0
+        return float(self.exact_change)
 
     @property
     def worse(self) -> bool:
@@ -396,7 +421,7 @@ class SignalTrend:
 
     @property
     def moved(self) -> bool:
-        return abs(self.change) >= SIGNAL_MOVED
+        return abs(self.exact_change) >= SIGNAL_MOVED
 
 
 @dataclass(frozen=True)
@@ -408,7 +433,7 @@ class ProductionCheck:
 
     @property
     def flat(self) -> bool:
-        return self.high - self.low <= FLAT
+        return written(self.high) - written(self.low) <= FLAT
 
     @property
     def broken(self) -> tuple[SignalTrend, ...]:
@@ -444,8 +469,9 @@ class SuiteAudit:
     production: ProductionCheck | None  # None: no production.yaml
 
     def below(self, share: float) -> bool:
-        """Covered traffic below `share` (for `--fail-under`); no traffic file counts as below."""
-        return self.coverage is None or self.coverage.covered_share < share
+        """Covered traffic below `share` (for `--fail-under`), exactly: a limit is inclusive as
+        written, so 0.448 covered is not below 0.448 or 44.8%. No traffic file counts as below."""
+        return self.coverage is None or self.coverage.covered < written(share)
 
 
 def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
@@ -463,7 +489,12 @@ def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
     )
     verdicts = inputs.verdicts.filter(pl.col("created").is_null() | (pl.col("created") <= day))
     decisions = tuple(d for d in inputs.decisions if by_then(d.record.created.date()))
+    # Today's suite as it stood on the day: a run made after it cannot re-score anything then.
     today = inputs.today
+    version = manifest.version
+    if today is not None and not by_then(today.created.date() if today.created else None):
+        today = history[-1].run if history else None
+        version = version_of(today) if today is not None else None
     return SuiteAudit(
         inputs=inputs,
         as_of=day,
@@ -472,7 +503,7 @@ def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
         age=case_age(manifest, day),
         free=free_passes(manifest, verdicts) if verdicts.height else None,
         stale=stale_references(manifest, inputs.registry) if inputs.registry else None,
-        counterfactual=counterfactual(history, today, manifest, inputs.spec)
+        counterfactual=counterfactual(history, today, manifest, inputs.spec, version)
         if history and today is not None
         else None,
         rejections=rejections(decisions),
