@@ -7,11 +7,14 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from flipgate.cli import main
 from flipgate.cli_args import share
-from flipgate.core.suite.audit import Rescore, SignalTrend, audit
+from flipgate.core.suite.audit import audit
+from flipgate.core.suite.counterfactual import Rescore
+from flipgate.core.suite.production import SignalTrend
 from flipgate.core.suite.workspace import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +67,6 @@ def test_a_share_given_as_a_percent_is_the_decimal_written() -> None:
 
 def test_flat_within_five_points_includes_five() -> None:
     """0.55 - 0.50 is 0.050000000000000044 as floats: still within 5 points."""
-    import polars as pl
 
     from flipgate.core.suite.audit import ProductionCheck
 
