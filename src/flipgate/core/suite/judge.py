@@ -20,6 +20,7 @@ from flipgate.core.suite.manifest import MONTH, SuiteManifest
 from flipgate.core.suite.workspace import version_of
 
 JUDGE = "judge"  # the key component that names the judge
+NO_JUDGE = "none"  # what a run with no judge writes there
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,8 @@ def judge_history(
     runs: tuple[Run, ...], today: Run, manifest: SuiteManifest, as_of: date
 ) -> JudgeHistory | None:
     """The judge versions of `runs` (oldest first, today's last); None when today's run names no
-    judge in its key."""
-    if JUDGE not in today.key:
+    judge in its key (or names `none`)."""
+    if today.key.get(JUDGE, NO_JUDGE) == NO_JUDGE:
         return None
     versions: dict[str, list[tuple[date | None, str | None]]] = {}
     for run in runs:
