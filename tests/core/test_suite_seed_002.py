@@ -40,8 +40,7 @@ def write_run(
     manifest = {"run_id": run_id, "suite": "full", "created": created, "key": key}
     (folder / "run.yaml").write_text(yaml.safe_dump(manifest))
     lines = [
-        {"case": case, "rep": 0, "passed": case in passed, **(metrics or {})}
-        for case in CASES
+        {"case": case, "rep": 0, "passed": case in passed, **(metrics or {})} for case in CASES
     ]
     (folder / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
 

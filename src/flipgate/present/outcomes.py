@@ -161,19 +161,30 @@ def outcome_tables(
     """The outcomes of the runs named `names` with their prices and costs, then the
     reconciliation; with two runs, the change from the first to the second."""
     change = len(summaries) == 2
+    # Two runs have a count and a cost column each, and the change; more runs would not fit a
+    # log's 80 columns that way, so each run's cell holds both, `9 · 3,600`.
+    joined = len(summaries) > 2
     table = Table(title="decision outcomes, priced as gate.yaml prices them", title_justify="left")
-    table.add_column("outcome")
+    table.add_column("outcome", min_width=len("  decided ") + 7)
     table.add_column("price", justify="right", no_wrap=True)
-    for name in names:
-        table.add_column(literal(name), justify="right", no_wrap=True)
-        table.add_column("cost", justify="right", no_wrap=True)
+    for name in names:  # a long run name folds in its header; the figures never do
+        header = Text.assemble(literal(name), "\ncount · cost" if joined else "")
+        table.add_column(header, justify="right", overflow="fold")
+        if not joined:
+            table.add_column("cost", justify="right", no_wrap=True)
     if change:
         table.add_column("change", justify="right", no_wrap=True)
+
+    def cells(counts: Sequence[str], costs: Sequence[str]) -> list[str]:
+        if joined:
+            return [" · ".join(filter(None, pair)) for pair in zip(counts, costs, strict=True)]
+        return [f for pair in zip(counts, costs, strict=True) for f in pair]
+
     for row in outcome_rows(summaries, labels, spec):
         table.add_row(
             literal(f"  {row.words}" if row.decided else row.words),
             price_words(row),
-            *_counted(row),
+            *cells([f"{n:,}" for n in row.counts], [amount(c) for c in row.costs]),
             *([f"{row.change:+,}"] if change else []),
             style="dim" if row.decided else "",
         )
@@ -181,14 +192,14 @@ def outcome_tables(
     table.add_row(
         "decisions",
         "",
-        *(f for n in decisions for f in (f"{n:,}", "")),
+        *cells([f"{n:,}" for n in decisions], [""] * len(decisions)),
         *([f"{decisions[-1] - decisions[0]:+,}"] if change else []),
     )
     costs = [s.cost for s in summaries]
     table.add_row(
         "cost",
         "",
-        *(f for cost in costs for f in ("", amount(cost))),
+        *cells([""] * len(costs), [amount(cost) for cost in costs]),
         *([signed_amount(costs[-1] - costs[0])] if change else []),
         style="bold",
     )

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -108,6 +109,27 @@ class ArmResults:
     cases: pl.DataFrame
     outcomes: OutcomeSummary
     questions: Questions  # what its lines ask, for the cases edited between the arms
+    arm: Arm = "candidate"
+
+    @property
+    def verdicts(self) -> pl.Series:
+        """Each case's collapsed verdict (null: no gradable repetition)."""
+        return self.cases[f"{PREFIX[self.arm]}_passed"]
+
+    @property
+    def passing(self) -> int:
+        return int(self.verdicts.sum())
+
+    @property
+    def graded(self) -> int:
+        """Cases with a verdict: those with a gradable repetition."""
+        return self.verdicts.count()
+
+
+def judge_runs(runs: Sequence[Run], spec: GateSpec) -> tuple[ArmResults, ...]:
+    """Each run judged on its own by `spec`: several systems' outcomes side by side (seed 000's
+    current, safer and truly worse models), none of them a baseline."""
+    return tuple(judge_arm("candidate", run, spec) for run in runs)
 
 
 def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
@@ -119,7 +141,9 @@ def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
         pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
     )
     outcomes = summarize(arm_decisions, run.labels, counted)
-    return ArmResults(run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run))
+    return ArmResults(
+        run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run), arm
+    )
 
 
 def compare(
