@@ -67,7 +67,7 @@ async def test_panels_show_the_core_figures() -> None:
         assert "model" in keys and "lr-2026-09" in keys and "lr-2026-10" in keys
         assert "≠ yes" in keys and "✓ yes" in keys
         outcomes = plain(screen.query_one(OutcomesPanel).render())
-        assert "✗ FN false negative" in outcomes and "⇄ MR mirror" in outcomes
+        assert "✗ false negative" in outcomes and "⇄ mirror" in outcomes
         assert "419" in outcomes and "846" in outcomes and "+427" in outcomes
         # the mirrors by the way they decided, named by the runs' labels, each with its cost
         assert re.search(r"decided approve +400 +0 +0 +1 +400 +\+1", outcomes)

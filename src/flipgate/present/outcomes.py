@@ -108,19 +108,27 @@ class ReconciliationRow:
     words: str
     depth: int
     values: tuple[str, ...]
+    held: int | None = None  # a row of the red cases by the wrong decisions they hold: how many
+    outcome: str | None = None  # a row of the wrong decisions by outcome: which
 
 
 def reconciliation_rows(
-    summaries: Sequence[OutcomeSummary], failing: Sequence[int] | None = None
+    summaries: Sequence[OutcomeSummary],
+    failing: Sequence[int] | None = None,
+    *,
+    by_outcome: bool = False,
 ) -> list[ReconciliationRow]:
     """cases -> green and red -> decisions -> in green cases, agreements in red cases, wrong
     decisions: each level adds up to the one above it. `failing`: each run's cases that fail by
-    the gate's rule, shown beside the red ones so that the two are never read as one."""
+    the gate's rule, shown beside the red ones so that the two are never read as one;
+    `by_outcome`: the wrong decisions split by outcome, worst first."""
     recs = [s.reconciliation for s in summaries]
     repeated = any(s.repetitions > 1 for s in summaries)
 
-    def row(words: str, depth: int, values: Sequence[int]) -> ReconciliationRow:
-        return ReconciliationRow(words, depth, tuple(f"{v:,}" for v in values))
+    def row(
+        words: str, depth: int, values: Sequence[int], held: int | None = None
+    ) -> ReconciliationRow:
+        return ReconciliationRow(words, depth, tuple(f"{v:,}" for v in values), held)
 
     rows = [row("cases", 0, [r.cases for r in recs])]
     if failing is not None:
@@ -132,14 +140,21 @@ def reconciliation_rows(
     over = " over its repetitions" if repeated else ""  # the misses are summed over them
     for k in sorted({k for r in recs for k in r.red_by_wrong}):
         held = [r.red_by_wrong.get(k, 0) for r in recs]
-        rows.append(row(f"holding {plural(k, 'wrong decision')}{over}", 2, held))
+        rows.append(row(f"holding {plural(k, 'wrong decision')}{over}", 2, held, k))
     rows += [
         row("decisions", 0, [r.decisions for r in recs]),
         row("in green cases", 1, [r.decisions_in_green_cases for r in recs]),
         row("agreements in red cases", 1, [r.agreements_in_red_cases for r in recs]),
         row("wrong decisions", 1, [r.wrong_decisions for r in recs]),
-        row("escalated to a person", 1, [s.escalated for s in summaries]),
     ]
+    if by_outcome:
+        rows += [
+            ReconciliationRow(
+                OUTCOME_WORDS[o], 2, tuple(f"{s.counts[o]:,}" for s in summaries), outcome=o
+            )
+            for o in WRONG_WORST_FIRST
+        ]
+    rows.append(row("escalated to a person", 1, [s.escalated for s in summaries]))
     if repeated:
         rows += [
             row("in the repetition that escalated the most", 2, [s.queue for s in summaries]),

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.outcomes import WRONG_WORST_FIRST, OutcomeSummary
+from flipgate.core.gate.outcomes import OUTCOME_WORDS, OutcomeSummary
 from flipgate.core.vocab import ARMS
 from flipgate.present.figures import amount, signed_amount
 from flipgate.present.outcomes import (
@@ -20,7 +20,7 @@ from flipgate.present.outcomes import (
     reconciliation_rows,
 )
 from flipgate.present.report.shared import failing
-from flipgate.tui.format import count, literal, outcome_label
+from flipgate.tui.format import OUTCOME_SYMBOL, count, literal, outcome_label
 from flipgate.tui.widgets.panel import Panel
 
 PASS_FAIL_ONLY = (
@@ -28,6 +28,11 @@ PASS_FAIL_ONLY = (
     "to count or price (the flip matrix is the whole story)"
 )
 BAR = 24  # width of the longest histogram bar
+
+
+def _level(depth: int) -> str:
+    """A row's depth in the reconciliation, drawn: the screen drops a cell's leading spaces."""
+    return "" if depth == 0 else "·" * (depth - 1) + "↳ "
 
 
 def _has_decisions(summaries: dict[str, OutcomeSummary]) -> bool:
@@ -55,17 +60,21 @@ class OutcomesPanel(Panel):
         labels = self.comparison.candidate.labels
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, expand=True)
         table.add_column("outcome", no_wrap=True)
-        table.add_column("price", justify="right")
+        # every figure is whole, and so is its header: at 80 columns the outcome's words give way
+        table.add_column("price", justify="right", no_wrap=True, min_width=5)
         for arm in ARMS:
-            table.add_column(arm, justify="right")
-            table.add_column("cost", justify="right")
-        table.add_column("change", justify="right")
+            table.add_column(arm, justify="right", no_wrap=True, min_width=len(arm))
+            table.add_column("cost", justify="right", no_wrap=True)
+        table.add_column("change", justify="right", no_wrap=True, min_width=6)
         rows = outcome_rows([base, cand], labels, self.comparison.spec, AGREEMENT_THEN_WORST)
         for row in rows:
             name = (
-                literal(f"  {row.words}", self.style("muted"))
+                literal(f"{_level(1)}{row.words}", self.style("muted"))
                 if row.decided
-                else Text(outcome_label(row.outcome), self.style(row.outcome))
+                else Text(
+                    f"{OUTCOME_SYMBOL[row.outcome]} {OUTCOME_WORDS[row.outcome]}",
+                    self.style(row.outcome),
+                )
             )
             table.add_row(
                 name,
@@ -109,21 +118,19 @@ class ReconciliationPanel(Panel):
         if not _has_decisions(summaries):
             return Text(PASS_FAIL_ONLY, self.style("muted"))
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, expand=True)
-        table.add_column("", no_wrap=True)
-        table.add_column("baseline", justify="right")
-        table.add_column("candidate", justify="right")
+        table.add_column("")  # the words wrap; the figures and the arms' names never do
+        for arm in ARMS:
+            table.add_column(arm, justify="right", no_wrap=True, min_width=len(arm))
         arms = [summaries[arm] for arm in ARMS]
-        for line in reconciliation_rows(arms, failing(self.comparison)):
-            if line.words.startswith("holding"):
+        for line in reconciliation_rows(arms, failing(self.comparison), by_outcome=True):
+            if line.held is not None:
                 continue  # drawn as bars below
-            style = self.style("label" if line.depth == 0 else "muted")
-            table.add_row(Text("  " * line.depth + line.words, style), *line.values)
-        for outcome in WRONG_WORST_FIRST:
-            table.add_row(
-                Text(f"  {outcome_label(outcome)}", self.style(outcome)),
-                count(summaries["baseline"].counts[outcome]),
-                count(summaries["candidate"].counts[outcome]),
-            )
+            if line.outcome is not None:
+                words = Text(_level(2) + outcome_label(line.outcome), self.style(line.outcome))
+            else:
+                style = self.style("label" if line.depth == 0 else "muted")
+                words = Text(_level(line.depth) + line.words, style)
+            table.add_row(words, *line.values)
         return Group(table, self._histogram(), Text(FAIL_AND_RED, self.style("muted")))
 
     def _histogram(self) -> RenderableType:
