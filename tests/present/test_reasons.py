@@ -176,9 +176,9 @@ SENTENCES: list[tuple[Any, str]] = [
         "inconclusive decisions are 10.0% of the candidate's (6 of 60), above the 8% budget",
     ),
     (
-        MirrorApprovedMax("prohibited_items", 2, 0, of_baseline=True),
-        "2 confident approvals of borderline items on prohibited_items (expected a person to "
-        "look), above the baseline's 0",
+        MirrorApprovedMax("prohibited_items", 2, 0, of_baseline=True, decided="allow"),
+        "2 borderline items decided allow with confidence on prohibited_items (a person should "
+        "have looked), above the baseline's 0",
     ),
     (
         EscalationsMaxPerRun(42, 40, 3),

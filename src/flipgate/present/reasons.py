@@ -191,8 +191,8 @@ def _(r: InconclusiveMaxShare) -> str:
 def _(r: MirrorApprovedMax) -> str:
     what = "the baseline's" if r.of_baseline else "the limit of"
     return (
-        f"{plural(r.found, 'confident approval')} of borderline items on {r.rule} (expected a "
-        f"person to look), above {what} {r.limit}"
+        f"{plural(r.found, 'borderline item')} decided {r.decided} with confidence on {r.rule} "
+        f"(a person should have looked), above {what} {r.limit}"
     )
 
 

@@ -127,6 +127,7 @@ class MirrorApprovedMax:
     found: int
     limit: int
     of_baseline: bool  # the limit is the baseline's own count on the rule (`baseline`)
+    decided: str = "approve"  # the run's negative label, which they decided
 
 
 @dataclass(frozen=True)
@@ -214,7 +215,7 @@ def _mirror_approvals(judged: Judged) -> list[LimitBreach]:
     cand = judged.outcomes["candidate"].mirror_approved_by_rule
     base = judged.outcomes["baseline"].mirror_approved_by_rule
     return [
-        MirrorApprovedMax(rule, found, most, bound == "baseline")
+        MirrorApprovedMax(rule, found, most, bound == "baseline", judged.candidate.labels.negative)
         for rule, found in sorted(cand.items())
         if found > (most := base.get(rule, 0) if bound == "baseline" else bound)
     ]
