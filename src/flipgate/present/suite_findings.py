@@ -354,7 +354,7 @@ def _anchor(audit: SuiteAudit) -> Section:
                 )
             )
         else:
-            since = f", first run {v.first_run}" if v.first_run else ""
+            since = f" (the version's first run: {v.first_run})" if v.first_run else ""
             lines.append(Line(f"{v.version}: no run of the anchor{since}", "ANCHOR", row=True))
     if found.missing:
         lines.append(
