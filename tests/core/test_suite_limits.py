@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from flipgate.cli import main
-from flipgate.cli_args import share
+from flipgate.cli.arguments import share
 from flipgate.core.suite.audit import audit
 from flipgate.core.suite.counterfactual import Rescore
 from flipgate.core.suite.production import SignalTrend

@@ -184,7 +184,9 @@ def test_the_anchor_on_every_suite_version(tmp_path: Path) -> None:
         ("v3", "h6", 3),
     ]
     assert anchor.missing == ("v2",)
-    assert "ANCHOR v2: no run of the anchor (the version's first run: 2026-02-10)" in lines(result, "anchor")
+    assert "ANCHOR v2: no run of the anchor (the version's first run: 2026-02-10)" in lines(
+        result, "anchor"
+    )
     (tmp_path / "none").mkdir()
     assert audit(load_suite(history(tmp_path / "none"))).anchor is None
 
