@@ -21,7 +21,7 @@ from rich.text import Text
 
 from flipgate.cli.arguments import Commands, add_theme_argument, share
 from flipgate.core.errors import InputError
-from flipgate.present.figures import percent, percent_beside
+from flipgate.present.numbers import percent_beside, written_percent
 from flipgate.present.text import literal
 
 OK, BELOW = 0, 1
@@ -50,7 +50,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         covered = result.coverage.covered if result.coverage else Fraction(0)
         print(
             f"flipgate: covered traffic {percent_beside(covered, args.fail_under)} is below "
-            f"--fail-under {percent(args.fail_under)}",
+            f"--fail-under {written_percent(args.fail_under)}",
             file=sys.stderr,
         )
         return BELOW

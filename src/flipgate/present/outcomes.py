@@ -19,7 +19,7 @@ from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import OUTCOMES
-from flipgate.present.figures import amount, signed_amount
+from flipgate.present.numbers import amount, signed_amount
 from flipgate.present.text import literal, markdown
 
 # The app's order: agreement first, then the wrong outcomes worst first.

@@ -20,7 +20,7 @@ from flipgate.core.exact import ratio
 from flipgate.core.gate.compare import ArmResults
 from flipgate.core.gate.outcomes import OUTCOME_WORDS, WRONG_WORST_FIRST
 from flipgate.core.gate.spec import GateSpec
-from flipgate.present.figures import amount, percent_beside
+from flipgate.present.numbers import amount, percent_beside
 from flipgate.present.outcomes import outcome_json, outcome_markdown, outcome_tables
 from flipgate.present.reasons import gate_words
 from flipgate.present.text import literal, markdown

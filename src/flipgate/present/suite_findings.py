@@ -14,7 +14,7 @@ from flipgate.core.suite.manifest import MONTH
 from flipgate.core.suite.production import SIGNAL_MOVED, ProductionCheck, SignalTrend
 from flipgate.core.suite.rebaseline import Summed
 from flipgate.core.vocab import Reading
-from flipgate.present.figures import amount, percent_beside
+from flipgate.present.numbers import amount, percent_beside
 
 NAMED = 20  # cases named per line in the text and Markdown reports; JSON names them all
 # An old run re-scored against today's suite (`vocab.Reading`): its reading, and what it says.

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from flipgate.core.gate.outcomes import OUTCOME_WORDS, OutcomeSummary
 from flipgate.core.vocab import ARMS
-from flipgate.present.figures import amount, signed_amount
+from flipgate.present.numbers import amount, signed_amount
 from flipgate.present.outcomes import (
     AGREEMENT_THEN_WORST,
     FAIL_AND_RED,
