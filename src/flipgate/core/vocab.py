@@ -222,6 +222,7 @@ ClearanceCode = Literal[
     "safety_failed",
     "invalid",
     "not_better",
+    "below_minimum",
     "gate_not_pass",
     "clears",
 ]

@@ -50,6 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "test": "exact",
     "looks": {"rule": "spend", "share": SHARE},
     "safety": {"max_rate": None},
+    "release": {"key": "resolved", "repetitions": None, "min_key": None},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -99,6 +100,22 @@ class Budget:
     line: int | None = field(default=None, compare=False)  # in gate.yaml, for errors
 
 
+ReleaseKey = Literal["resolved", "mean"]
+
+
+@dataclass(frozen=True)
+class Release:
+    """What `flipgate rank` asks of a winner beyond the gate (seed 003): the key it ranks by
+    (`resolved`: the cases passing the release rule; `mean`: the share of cells passing, where
+    the campaign's outcome is an average), the repetitions every case needs in every candidate
+    (fewer: incomplete, never the winner), and the least key that may replace the incumbent (a
+    count of cases, or a share of cells with `key: mean`)."""
+
+    key: ReleaseKey = "resolved"
+    repetitions: int | None = None
+    min_key: float | None = None
+
+
 @dataclass(frozen=True)
 class GateSpec:
     alpha: float
@@ -120,6 +137,7 @@ class GateSpec:
     safety_max_rate: float | None = None  # the never-event bound the safety cases must support
     permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
     permutation_seed: int = DEFAULT_SEED
+    release: Release = field(default_factory=Release)
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -313,6 +331,17 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         if not 0 < max_rate < 1:
             raise fail("safety.max_rate", f"must be above 0 and below 1, not {max_rate!r}")
     permutations = data["permutations"]
+    release = data["release"]
+    if release["key"] not in ("resolved", "mean"):
+        raise fail("release.key", f"must be 'resolved' or 'mean', not {release['key']!r}")
+    reps = release["repetitions"]
+    least = release["min_key"]
+    if least is not None:  # a count of cases, or with `key: mean` a share of cells
+        least = (
+            number("release.min_key", least, low=0, high=1)
+            if release["key"] == "mean"
+            else whole("release.min_key", least, low=0)
+        )
 
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
@@ -343,6 +372,11 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS
         ),
         permutation_seed=whole("permutations.seed", permutations["seed"], low=0),
+        release=Release(
+            "mean" if release["key"] == "mean" else "resolved",
+            None if reps is None else whole("release.repetitions", reps, low=1),
+            least,
+        ),
         digest=digest,
         source=path,
     )
