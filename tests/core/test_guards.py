@@ -335,6 +335,24 @@ FAIL_ON = ("false_negative", "false_positive", "inconclusive", "mirror")
 # base, here, what the comparison finds, and its words (the first words of its sentence)
 LOOSER = [
     (
+        {"release": {"key": "resolved"}},
+        {"release": {"key": "mean"}},
+        Loosened("weakened", "release.key", "resolved", "mean"),
+        "release.key: resolved in the base, mean here",
+    ),
+    (
+        {"release": {"repetitions": 3}},
+        {"release": {"repetitions": 2}},
+        Loosened("lowered", "release.repetitions", 3, 2),
+        "release.repetitions: 3 in the base, 2 here",
+    ),
+    (
+        {"release": {"min_key": 4}},
+        {},
+        Loosened("removed", "release.min_key", 4, None),
+        "release.min_key: 4 in the base, removed here",
+    ),
+    (
         {"test": "mid_p"},
         {},
         Loosened("weakened", "test", "mid_p", "exact"),
@@ -539,11 +557,11 @@ def test_each_looser_setting_is_named_with_both_values(
     assert loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2) == [found]
     assert sentence(found).startswith(words)
     # the other way round, the same change tightens the gate: fine (but for another draw of the
-    # permutations, which is as much the change's choice either way)
+    # permutations or another key, which are as much the change's choice either way)
     back = loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2)
     assert back == (
         []
-        if found.setting != "permutations"
+        if found.setting not in ("permutations", "release.key")
         else [replace(found, base=found.here, here=found.base)]
     )
 

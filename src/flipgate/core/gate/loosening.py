@@ -45,6 +45,8 @@ ORDER: dict[str, str] = {
     "safety.max_rate": "higher, or `null` (no bound asked)",
     "permutations": "`count` or `seed` changed: another draw of the budgets' swaps, which the "
     "change under test must not choose",
+    "release.key": "changed: another key picks another winner",
+    "release.repetitions, release.min_key": "lower, or `null` (nothing asked)",
 }
 LOOKS_COMPARED = 3  # looks whose boundaries are compared with the base's
 AGGREGATE_STRICTNESS = {"all": 0, "majority": 1}  # higher: looser
@@ -197,6 +199,7 @@ def loosened(
             Loosened("lowered", "escalation.runs", base.escalation_runs, spec.escalation_runs)
         )
     found.extend(_statistics(spec, base))
+    found.extend(_release(spec, base))
     for setting, before_set, after_set in (
         ("outcomes.fail_on", base.fail_on, spec.fail_on),
         (
@@ -232,6 +235,24 @@ def _statistics(spec: GateSpec, base: GateSpec) -> list[Loosened]:
         was = f"{base.permutation_count} from seed {base.permutation_seed}"
         now = f"{spec.permutation_count} from seed {spec.permutation_seed}"
         found.append(Loosened("weakened", "permutations", was, now))
+    return found
+
+
+def _release(spec: GateSpec, base: GateSpec) -> list[Loosened]:
+    """What `flipgate rank` asks of a winner (gate.yaml's `release`), asked less than the base."""
+    found: list[Loosened] = []
+    was, now = base.release, spec.release
+    if was.key != now.key:
+        found.append(Loosened("weakened", "release.key", was.key, now.key))
+        return found  # a least key of another key is not comparable with the base's
+    for setting, before, after in (
+        ("release.repetitions", was.repetitions, now.repetitions),
+        ("release.min_key", was.min_key, now.min_key),
+    ):
+        if before is not None and (after is None or after < before):
+            found.append(
+                Loosened("removed" if after is None else "lowered", setting, before, after)
+            )
     return found
 
 
