@@ -55,12 +55,12 @@ def marks(ranking: Ranking, name: str) -> str:
 
 def _key_words(ranking: Ranking, standing: Standing) -> str:
     """A candidate's key as the release settings define it: `2 of 6 cases pass the release rule;
-    mean 0.417`, or with `key: mean`, `mean 0.500 (6 of 12 cells); 1 of 6 cases resolved`."""
+    mean 0.417`, or with `key: mean`, `mean 0.500, 6 of 12 cells; 1 of 6 cases resolved`."""
     cells = standing.cells
     resolved = f"{standing.release_key} of {plural(ranking.cases, 'case')}"
     if ranking.release.key == "mean":
         return (
-            f"mean {cells.mean:.3f} ({cells.passing} of {cells.graded} cells); {resolved} resolved"
+            f"mean {cells.mean:.3f}, {cells.passing} of {cells.graded} cells; {resolved} resolved"
         )
     return f"{resolved} pass the release rule; mean {cells.mean:.3f}"
 
@@ -74,7 +74,7 @@ def _winner_line(ranking: Ranking) -> str:
 def passed_over_line(ranking: Ranking, name: str) -> str:
     """Why an incomplete candidate with a key above the winner's is not the winner."""
     s = ranking.standing(name)
-    above = f"{ranking.winner}'s, the winner" if ranking.winner else "every complete candidate's"
+    above = f"{ranking.winner}'s, the winner" if ranking.winner else "the tied candidates'"
     return (
         f"{name}'s key ({_key_words(ranking, s)}) is above {above}, but {name} is incomplete "
         f"({s.gaps.describe()}): judged on fewer cells than the campaign asks, it cannot win"

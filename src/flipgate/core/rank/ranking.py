@@ -182,8 +182,8 @@ class Ranking:
     disagreement: str | None  # when the mean and the release key pick differently
     lead: Lead | None  # the winner against the runner-up; None without both
     release: Release = field(default_factory=Release)
-    # incomplete candidates whose key is above the winner's (or the first complete one's): each
-    # said to be passed over, and why
+    # incomplete candidates whose key is above the winner's (or, in a tie, the first complete
+    # ones'): each said to be passed over, and why
     passed_over: tuple[str, ...] = ()
     leads: tuple[Lead, ...] = ()  # each complete candidate against the next: the tie groups
 
@@ -377,7 +377,7 @@ def _label(
     winner = eligible[0] if len(tied) == 1 else None
     top = eligible[0].order if eligible else None
     passed_over = tuple(
-        s.name for s in standings if not s.eligible and (top is None or s.order > top)
+        s.name for s in standings if not s.eligible and top is not None and s.order > top
     )
     return Ranking(
         incumbent=incumbent,
