@@ -118,7 +118,7 @@ def test_the_header_counts_the_incumbents_repetitions(tmp_path: Path) -> None:
     thrice = {case: [*reps, reps[-1]] for case, reps in INCUMBENT.items()}
     ranking = ranked(spec(tmp_path), thrice, CLAUDE=CLAUDE, MERGE=MERGE)
     assert ranking.repetitions == 18 and ranking.winner is None
-    assert grid_words(ranking).startswith("6 cases (18 repetitions each candidate must hold")
+    assert grid_words(ranking).startswith("6 cases (18 repetitions asked of each candidate)")
     assert ranking.clearance.code == "no_complete_candidate"
 
 

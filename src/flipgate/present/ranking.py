@@ -362,13 +362,13 @@ COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
 
 
 def grid_words(ranking: Ranking) -> str:
-    """`6 cases (12 repetitions each candidate must hold)`: the coverage a candidate needs."""
+    """`6 cases (12 repetitions asked of each candidate)`: the coverage a candidate needs, every
+    case as often as the incumbent or any candidate ran it and as `release.repetitions` asks."""
     least = ranking.release.repetitions
-    at_least = f", at least {plural(least, 'repetition')} a case" if least else ""
+    at_least = f", at least {least} a case" if least else ""
     return (
-        f"{plural(ranking.cases, 'case')} ({plural(ranking.repetitions, 'repetition')} each "
-        f"candidate must hold: every case as often as the incumbent or any candidate ran it"
-        f"{at_least})"
+        f"{plural(ranking.cases, 'case')} ({plural(ranking.repetitions, 'repetition')} asked of "
+        f"each candidate{at_least})"
     )
 
 

@@ -173,7 +173,7 @@ class Ranking:
     incumbent: Incumbent
     standings: tuple[Standing, ...]  # the eligible by key, then the incomplete
     cases: int  # the cases a key counts: graded for the incumbent, not flaky-listed
-    repetitions: int  # the grid each candidate must hold: see Gaps
+    repetitions: int  # the repetitions asked of each candidate: see Gaps
     rule: str  # the release rule in words
     alpha: float
     highest_mean: tuple[str, ...]  # several when tied
@@ -243,7 +243,7 @@ def _passing(verdicts: pl.DataFrame) -> int:
 
 
 def _grid(everyone: pl.DataFrame, incumbent: pl.DataFrame, least: int | None) -> int:
-    """The repetitions each candidate must hold: each campaign case as many times as the
+    """The repetitions asked of each candidate: each campaign case as many times as the
     incumbent or any candidate ran it, and at least `least` times (the release rule's). A
     candidate holds at most the first count of a case, so what it lacks is this less its own."""
     per_case = (
