@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import REPO
+from tests.conftest import SAMPLES
 
 LISTING = "sample_runs/listing-reviewer"
 THREE = [
@@ -19,8 +19,8 @@ THREE = [
 
 
 @pytest.fixture(autouse=True)
-def _at_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+def beside_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLES.parent)  # paths in the output are as the user typed them: relative
 
 
 def test_three_systems_in_json(capsys: pytest.CaptureFixture[str]) -> None:

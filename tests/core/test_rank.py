@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def every_rep(tmp_path: Path) -> GateSpec:
 
 def run(
     name: str,
-    verdicts: dict[str, list[bool | None]],
+    verdicts: Mapping[str, Sequence[bool | None]],
     safety: tuple[str, ...] = (),
     **manifest: object,
 ) -> Run:
@@ -68,7 +69,7 @@ def run(
     return run_from_records(manifest, passfail_rows(verdicts, safety), source=Path(name))
 
 
-def ranked(spec: GateSpec, **candidates: dict[str, list[bool | None]]) -> Ranking:
+def ranked(spec: GateSpec, **candidates: Mapping[str, Sequence[bool | None]]) -> Ranking:
     return rank(run("incumbent", INCUMBENT), [(n, run(n, v)) for n, v in candidates.items()], spec)
 
 
@@ -262,7 +263,8 @@ def test_holm_corrects_the_improvement_claims_not_the_gate(every_rep: GateSpec) 
     assert holm([0.5, 0.2]) == [0.5, 0.4]
     ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE)
     for standing in ranking.standings:
-        assert standing.improvement_p_holm >= standing.improvement_p
+        holm_p, p = standing.improvement_p_holm, standing.improvement_p
+        assert holm_p is not None and p is not None and holm_p >= p
         # the gate against the incumbent is applied as it stands, at the spec's alpha
         assert standing.gate.alpha == every_rep.alpha
 
@@ -356,7 +358,7 @@ def test_a_baseline_judged_once_gives_the_same_comparison(every_rep: GateSpec) -
 
 def test_a_case_the_incumbent_never_had_counts_in_no_key(every_rep: GateSpec) -> None:
     # As the gate counts a case only in the candidate in neither b nor c: no gain on it.
-    new_case = {"i7": [T, T]}
+    new_case: Verdicts = {"i7": [T, T]}
     ranking = ranked(every_rep, CLAUDE=CLAUDE | new_case, MERGE=MERGE | new_case)
     assert ranking.cases == 6 and ranking.standing("CLAUDE").release_key == 2
     assert ranking.standing("CLAUDE").cells.passing == 7  # the mean describes every cell

@@ -57,8 +57,8 @@ def resolved(verdicts: Verdicts) -> int:
 def two_sided(wins: int, losses: int) -> float:
     """The exact paired test both ways, from binomial coefficients."""
     n = wins + losses
-    tail = sum(comb(n, k) for k in range(max(wins, losses), n + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    tail: float = sum(comb(n, k) for k in range(max(wins, losses), n + 1)) / 2**n
+    return min(1.0, 2.0 * tail)
 
 
 # --------------------------------------------------------------------------- defect 1
@@ -202,7 +202,14 @@ def test_a_least_mean_is_compared_exactly(tmp_path: Path, least: str, clears: bo
 
 
 def test_a_mean_key_tied_with_the_incumbent_keeps_it(tmp_path: Path) -> None:
-    same = {"i1": [T, T], "i2": [T, T], "i3": [F, F], "i4": [F, F], "i5": [F, F], "i6": [F, F]}
+    same: Verdicts = {
+        "i1": [T, T],
+        "i2": [T, T],
+        "i3": [F, F],
+        "i4": [F, F],
+        "i5": [F, F],
+        "i6": [F, F],
+    }
     ranking = ranked(spec(tmp_path, "{key: mean}"), SAME=same)  # 4/12, the incumbent's too
     assert ranking.clearance.code == "not_better"
     assert "ties the incumbent's 0.333" in why(ranking)
@@ -212,10 +219,10 @@ def test_candidates_that_cannot_be_told_apart_form_one_group(tmp_path: Path) -> 
     """Twenty cases; A passes all, B 12, C 11: A is told from B (8 discordant cases, all for A,
     p = 2/256), B not from C (1 discordant case, p = 1)."""
     cases = [f"c{i:02d}" for i in range(20)]
-    incumbent = {c: [i < 10] for i, c in enumerate(cases)}
-    a = {c: [True] for c in cases}
-    b = {c: [i < 12] for i, c in enumerate(cases)}
-    c_ = {c: [i < 11] for i, c in enumerate(cases)}
+    incumbent: Verdicts = {c: [i < 10] for i, c in enumerate(cases)}
+    a: Verdicts = {c: [True] for c in cases}
+    b: Verdicts = {c: [i < 12] for i, c in enumerate(cases)}
+    c_: Verdicts = {c: [i < 11] for i, c in enumerate(cases)}
     ranking = ranked(spec(tmp_path), incumbent, A=a, B=b, C=c_)
     assert [s.group for s in ranking.standings] == [1, 2, 2]
     first, second = ranking.leads

@@ -16,9 +16,9 @@ from flipgate.core.suite.audit import audit
 from flipgate.core.suite.counterfactual import Rescore
 from flipgate.core.suite.production import SignalTrend
 from flipgate.core.suite.workspace import load_suite
+from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
-SUPPORT = ROOT / "sample_runs" / "support-assistant"
+SUPPORT = SAMPLES / "support-assistant"
 
 
 def covered_workspace(tmp_path: Path) -> Path:
@@ -68,7 +68,7 @@ def test_a_share_given_as_a_percent_is_the_decimal_written() -> None:
 def test_flat_within_five_points_includes_five() -> None:
     """0.55 - 0.50 is 0.050000000000000044 as floats: still within 5 points."""
 
-    from flipgate.core.suite.audit import ProductionCheck
+    from flipgate.core.suite.production import ProductionCheck
 
     check = ProductionCheck(pl.DataFrame({"period": ["Q1", "Q2"]}), 0.50, 0.55, ())
     assert check.flat

@@ -23,9 +23,9 @@ from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.present.reasons import gate_words, sentence
 from flipgate.present.report import to_json, to_markdown, to_text
+from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
-LISTING = ROOT / "sample_runs" / "listing-reviewer"
+LISTING = SAMPLES / "listing-reviewer"
 
 
 def spec_from(tmp_path: Path, settings: dict[str, Any]) -> GateSpec:

@@ -4,16 +4,14 @@ tenth of the other (1,010 against 10,492)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Console
 
 from flipgate.core.gate.compare import judge_runs
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.runs.reading import load_run
 from flipgate.present import side_by_side
+from tests.conftest import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 RUNS = (
     SAMPLES / "listing-reviewer" / "baseline",
     SAMPLES / "listing-reviewer" / "candidate",

@@ -15,7 +15,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from flipgate.cli import app, decide, flaky, gate, importing, outcomes, rank, stats, suite
+from flipgate.cli import (
+    app,
+    decide,
+    flaky,
+    gate,
+    importing,
+    outcomes,
+    rank,
+    samples,
+    stats,
+    suite,
+)
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.present.text import safe
@@ -32,6 +43,7 @@ GROUPS = (
     rank,
     stats,
     suite,
+    samples,
 )  # in the order `--help` lists
 
 
