@@ -176,15 +176,15 @@ def why(ranking: Ranking) -> str:
             f"{' and '.join(c.tied)} tie on the release key ({c.release_key}) and on the mean "
             f"({c.mean:.3f}): no winner, the incumbent stays until a person chooses"
         )
-    if c.by == "mean":
-        return _why_by_mean(ranking)
     assert c.winner is not None and c.release_key is not None, "the other codes have a winner"
     gate = summary(ranking.standing(c.winner).gate)
-    passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "safety_failed":
         return f"rejected: {gate}"
     if c.code == "invalid":
         return f"rejected: the comparison with the incumbent is {gate}"
+    if c.by == "mean":
+        return _why_by_mean(ranking, gate)
+    passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "not_better":
         how = "ties" if c.release_key == c.incumbent_key else "falls short of"
         return (
@@ -202,15 +202,11 @@ def why(ranking: Ranking) -> str:
     )
 
 
-def _why_by_mean(ranking: Ranking) -> str:
-    """`why` where the key is the mean (`release.key: mean`)."""
+def _why_by_mean(ranking: Ranking, gate: str) -> str:
+    """`why` where the key is the mean (`release.key: mean`), for a winner not rejected outright
+    (`gate`: its verdict against the incumbent in words)."""
     c = ranking.clearance
     assert c.winner is not None and c.mean is not None
-    gate = summary(ranking.standing(c.winner).gate)
-    if c.code == "safety_failed":
-        return f"rejected: {gate}"
-    if c.code == "invalid":
-        return f"rejected: the comparison with the incumbent is {gate}"
     mean = f"{c.winner}'s mean {c.mean:.3f}"
     if c.code == "not_better":
         how = "ties" if c.mean == c.incumbent_mean else "falls short of"

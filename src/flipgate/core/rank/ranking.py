@@ -4,22 +4,22 @@ merged into one:
     highest mean   the candidate that passed the most of its repetitions (cells): descriptive
     winner         the complete candidate with the highest release key: the cases it passes under
                    the gate's own collapse (`aggregate` in gate.yaml), the mean breaking a tie
-    clears         whether the winner may replace the incumbent: a release key strictly above the
-                   incumbent's AND the gate's PASS against it; a tie keeps the incumbent
+                   (with `release.key: mean`, the other way round)
+    clears         whether the winner may replace the incumbent: a key strictly above the
+                   incumbent's, at least `release.min_key`, AND the gate's PASS against it; a tie
+                   keeps the incumbent
 
 "Clears" is permission, never evidence: beside it each candidate carries whether there is
-evidence that it beats the incumbent (its improvement p, Holm-adjusted across the candidates, at
-or below alpha), and the lead of the winner over the runner-up is tested both ways, since which
-of the two leads was picked by the data (a one-sided test in the direction the data chose fires
-twice as often as its alpha, 5.4% against 2.7%, issue 27). Both tests are the gate's own: its
-`test` (exact or mid-p), by template when the gate counts templates.
+evidence that it beats the incumbent, and the lead of the winner over the runner-up and each
+adjacent pair are tested both ways (separation.py).
 
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
 gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
-leaves the unpaired out. A candidate lacking a case or a repetition that another candidate
-holds, or holding an infra repetition, is incomplete: shown, never the winner, since it would be
-judged on an easier set of cells.
+leaves the unpaired out. A candidate lacking a repetition the incumbent or another candidate
+holds, or that `release.repetitions` asks, or holding an infra repetition, is incomplete: shown,
+never the winner, since it would be judged on an easier set of cells; one whose key is above the
+winner's is said to be passed over.
 """
 
 from __future__ import annotations
