@@ -20,7 +20,7 @@ from flipgate.core.rank.separation import Lead
 from flipgate.core.vocab import RankLabel
 from flipgate.present.numbers import written_percent
 from flipgate.present.reasons import series, summary
-from flipgate.present.report import VERDICT_STYLE
+from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
 CLEARS, STAYS = 0, 1  # the exit codes: a winner clears the incumbent, or none may replace it
@@ -244,7 +244,15 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     if groups := tie_group_words(ranking):
         lines.append(("tie groups", groups))
     lines.append(("multiplicity", multiplicity_words(ranking)))
+    if _partial_allowed(ranking):
+        heading, words = ALLOW_PARTIAL_NOTE.split(": ", 1)
+        lines.append((heading, words))
     return lines
+
+
+def _partial_allowed(ranking: Ranking) -> bool:
+    """Whether the gate was told `--allow-partial` (every candidate's comparison is told alike)."""
+    return any(s.gate.allow_partial for s in ranking.standings)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -295,6 +303,7 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
             "members": list(ranking.family),
             "note": multiplicity_words(ranking),
         },
+        "allow_partial": _partial_allowed(ranking),
     }
 
 

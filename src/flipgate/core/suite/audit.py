@@ -29,6 +29,7 @@ from fractions import Fraction
 import polars as pl
 
 from flipgate.core.exact import total, written
+from flipgate.core.order import natural_sort
 from flipgate.core.suite.anchor import Anchor, anchor
 from flipgate.core.suite.counterfactual import Counterfactual, counterfactual
 from flipgate.core.suite.external import Calibration, calibrate
@@ -198,9 +199,9 @@ def free_passes(manifest: SuiteManifest, verdicts: pl.DataFrame) -> FreePasses:
         .group_by("case")
         .agg(systems=pl.col("system").n_unique(), all_passed=pl.col("passed").all())
     )
-    free = per_case.filter(pl.col("all_passed") & (pl.col("systems") >= FREE_PASS_SYSTEMS))[
-        "case"
-    ].sort()
+    free = natural_sort(
+        per_case.filter(pl.col("all_passed") & (pl.col("systems") >= FREE_PASS_SYSTEMS))
+    )["case"]
     is_free = pl.col("case").is_in(free.implode())
     runs = (
         weighed(verdicts, manifest)
@@ -262,16 +263,16 @@ def stale_references(manifest: SuiteManifest, registry: Registry) -> StaleRefere
         .otherwise(pl.lit(", removed on ") + pl.col("removed").dt.to_string("%Y-%m-%d")),
     )
     references = (
-        gone.group_by("kind", "name", "removed")
-        .agg(pl.col("case").sort())
+        natural_sort(gone)
+        .group_by("kind", "name", "removed", maintain_order=True)
+        .agg("case")
         .rename({"case": "cases"})
         .sort(pl.col("cases").list.len(), "kind", "name", descending=[True, False, False])
     )
-    proposals = (
+    proposals = natural_sort(
         gone.with_columns(reason=why)
         .group_by("case", "intent")
         .agg(pl.col("reason").sort().str.join("; "))
-        .sort("case")
     )
     return StaleReferences(references, proposals)
 

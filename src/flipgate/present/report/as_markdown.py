@@ -5,7 +5,6 @@ gate can see, what each rule found and the flipped cases, every string from a fi
 from __future__ import annotations
 
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import outcome_markdown
 from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
@@ -94,8 +93,7 @@ def to_markdown(comparison: Comparison) -> str:
     )
     notes.append(f"key moved: {moved or 'nothing'}")
     notes += [_md(line) for line in (*shared.flaky_lines(result), *shared.retired_lines(result))]
-    if result.unpaired:
-        notes.append(f"unpaired: {plural(len(result.unpaired), 'case')}, not counted")
+    notes += [_md(line.strip()) for line in shared.ledger_lines(result)]
     lines += [f"- {n}" for n in notes]
     lines.append("")
     if any(o.decisions for o in result.outcomes.values()):
