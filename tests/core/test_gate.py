@@ -439,6 +439,15 @@ def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.Monkey
     assert exact[0] == pytest.approx(float(brute_p(30, 20)), rel=1e-15)
 
 
+def test_past_the_exact_sums_p_is_scipy_stats_binomial_tail_to_the_bit() -> None:
+    """mcnemar_p calls the incomplete beta of scipy.special, which loads in a quarter of the
+    time scipy.stats takes: binom.sf is that function."""
+    from scipy.stats import binom
+
+    for b, c in ((50_300, 49_700), (501_000, 499_000), (52_000, 48_000), (10_100, 10_000)):
+        assert mcnemar_p(b, c) == float(binom.sf(b - 1, b + c, 0.5))
+
+
 def test_a_long_flaky_list_answers_each_case_from_one_index() -> None:
     # 20,000 lookups in 20,000 entries: a scan per lookup would take minutes.
     entries = tuple(

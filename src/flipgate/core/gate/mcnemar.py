@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from math import comb
 
-EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, scipy's binomial tail
+EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, Boost's binomial tail
 
 
 def mcnemar_p(b: int, c: int) -> float:
@@ -17,9 +17,12 @@ def mcnemar_p(b: int, c: int) -> float:
     if n == 0 or b == 0:
         return 1.0
     if n > EXACT_FLIPS:
-        from scipy.stats import binom
+        # P(X >= b) = I_1/2(b, n - b + 1), the regularised incomplete beta: Boost's, the function
+        # scipy.stats.binom.sf calls, to the bit. scipy.special loads in a quarter of the CPU
+        # time of scipy.stats (0.24 s, 1.0 s): a tenth of a million-case gate.
+        from scipy.special import betainc
 
-        return float(binom.sf(b - 1, n, 0.5))
+        return float(betainc(b, n - b + 1, 0.5))
     return _upper_tail(n, b) / (1 << n)  # int / int rounds once, however large
 
 
