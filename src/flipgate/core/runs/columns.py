@@ -16,6 +16,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import regular_file, unreadable
 from flipgate.core.runs.checks import FIELDS, GATE_FIELDS, INT64_MAX, KNOWN_FIELDS, column_problem
+from flipgate.core.runs.memory import check_fits
 from flipgate.core.runs.model import (
     CHECKS_SCHEMA,
     DECISIONS_SCHEMA,
@@ -42,6 +43,7 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
     import pyarrow.json as pa_json
 
     regular_file(path)
+    check_fits(path)
     try:
         source = pa.memory_map(str(path))
     except OSError as exc:
@@ -83,7 +85,11 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
     regular_file(path)
     try:
         schema = pl.read_parquet_schema(path)
-        columns = [c for c in schema if c in GATE_FIELDS | keep] if lean else list(schema)
+    except Exception as exc:
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
+    columns = [c for c in schema if c in GATE_FIELDS | keep] if lean else list(schema)
+    check_fits(path, (schema, columns))
+    try:
         df = _plain_columns(pl.read_parquet(path, columns=columns))
         # The columns the lean gate leaves unread still have their types checked, from no rows.
         unread = [c for c in schema if c not in columns]
