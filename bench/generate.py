@@ -196,7 +196,10 @@ def build_suite(cases: int, reps: int, seed: int) -> Suite:
         build_arm(rng, "baseline", expected_case, safety, baseline_passes, reps),
         build_arm(rng, "candidate", expected_case, safety, candidate_passes, reps),
     )
-    case_ids = [f"case-{i:06d}" for i in range(cases)]
+    # Zero-padded to one width, so that the ids sort as the cases are written (as most runs are
+    # written): past a million, `case-1000000` sorted before `case-200000`.
+    width = max(6, len(str(cases - 1)))
+    case_ids = [f"case-{i:0{width}d}" for i in range(cases)]
     return Suite(cases, reps, seed, case_ids, templates, safety, arms)
 
 
