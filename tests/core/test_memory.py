@@ -79,3 +79,12 @@ def test_a_container_s_limit_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert memory.available_memory() == 600_000
     (tmp_path / "memory.max").write_text("max\n")
     assert memory.available_memory() == 5000 * 1024
+
+
+def test_a_first_line_past_parsing_is_still_estimated(tmp_path: Path) -> None:
+    """Nested too deep to parse (the reader then names it): one rule, the file's size."""
+    results = tmp_path / "results.jsonl"
+    results.write_bytes(b'{"case": "a", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}\n")
+    found = estimate(results)
+    assert found is not None
+    assert (found.rows, found.rules, found.column_bytes) == (1, 1, results.stat().st_size)

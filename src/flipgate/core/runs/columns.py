@@ -38,38 +38,47 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
     it refuses a field whose type changes between lines instead of coercing it. The file is
-    memory-mapped, not copied: the reader and the line count share the page cache."""
+    read twice, a block at a time: the line count and the nesting check, then Arrow's reader,
+    so that its bytes are never all held (they share the page cache)."""
     import pyarrow as pa  # only JSONL runs need it: the gate on Parquet starts without
     import pyarrow.json as pa_json
 
     regular_file(path)
     check_fits(path)
     try:
-        source = pa.memory_map(str(path))
+        lines = Lines.scan_file(path)
+        # Mapped, for the few bytes read again (a line nested too deep, the last byte): only
+        # those pages are read in.
+        octets = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else _EMPTY
     except OSError as exc:
         raise unreadable(path, exc) from None
-    with source:
-        data = source.read_buffer()
-        octets = np.frombuffer(data, dtype=np.uint8)
-        lines = Lines.scan(octets)
-        problem = lines.nesting_problem(octets, path)
-        if problem is not None:
-            raise problem
-        try:
-            table = pa_json.read_json(pa.BufferReader(data))
-            table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
-            types = pl.from_arrow(table.schema.empty_table())
-        except (pa.ArrowException, ValueError):  # the line reader names the line and the field
-            return read_jsonl_lines(path)
-        assert isinstance(types, pl.DataFrame)
-        if table.num_rows == 0 or column_problem(types.schema) is not None:
-            return read_jsonl_lines(path)
-        if lean:
-            kept = GATE_FIELDS | keep
-            table = table.select([name for name in table.column_names if name in kept])
-        df = pl.from_arrow(table)
-        assert isinstance(df, pl.DataFrame)
-        return _frames_from_columns(_with_line_numbers(df, octets, lines), path)
+    problem = lines.nesting_problem(octets, path)
+    if problem is not None:
+        raise problem
+    try:
+        table = pa_json.read_json(str(path))
+        table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
+        types = pl.from_arrow(table.schema.empty_table())
+    except (pa.ArrowException, ValueError):  # the line reader names the line and the field
+        return read_jsonl_lines(path)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    assert isinstance(types, pl.DataFrame)
+    if table.num_rows == 0 or column_problem(types.schema) is not None:
+        return read_jsonl_lines(path)
+    if lean:
+        kept = GATE_FIELDS | keep
+        table = table.select([name for name in table.column_names if name in kept])
+    df = pl.from_arrow(table)
+    assert isinstance(df, pl.DataFrame)
+    df = _with_line_numbers(df, octets, lines)
+    # Arrow's table (polars copied its strings) and the scan's offsets go before the tidy
+    # frames are made.
+    del table, lines
+    return _frames_from_columns(df, path)
+
+
+_EMPTY = np.zeros(0, dtype=np.uint8)
 
 
 def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl.DataFrame:

@@ -93,10 +93,11 @@ def _jsonl(path: Path) -> Estimate | None:
         return None
     lines = head.count(b"\n") or 1
     rows = size * lines // max(len(head), 1)
-    try:
+    try:  # nested too deep, cut at the sample's end, or not JSON: one rule (the reader names
+        # a bad line)
         first = json.loads(head.split(b"\n", 1)[0])
-    except ValueError:  # the reader names the line
-        return None
+    except (ValueError, RecursionError):
+        first = None
     decided = first.get("expected") if isinstance(first, dict) else None
     rules = len(decided) if isinstance(decided, dict) else 1
     # Arrow's table of the file stands beside the tidy frames while they are made. The file is
