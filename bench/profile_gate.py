@@ -105,7 +105,8 @@ def main() -> None:
     print(row("both runs read", read))
     print(row("compare()", compared))
     for label, spent in STEPS.items():
-        print(row(f"  {label}", spent))
+        if spent.wall:  # a step of the other format's path is never called
+            print(row(f"  {label}", spent))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(
         f"peak RSS {peak / 1e9:.2f} GB; {result.verdict}, b={result.b} c={result.c} p={result.p:.6g}"
