@@ -20,10 +20,10 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import Comparison
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.trajectory import Alignment
+from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
 from flipgate.tui.widgets.case_format import Palette, rep_pattern

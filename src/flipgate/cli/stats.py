@@ -1,12 +1,14 @@
 """`flipgate power` and `flipgate calibrate`: what a gate can see, and a gate set from the noise.
 
     flipgate power [--cases N] [--flip-share F] [--regression POINTS ...] [--target POWER]
+                   [--design-effect D] [--look N] [--unstable-share U [--plan-reps K ...]]
                    [--pass-rate P] [--gate FILE] [--suite full|smoke]
                    [--unpaired PASSES/N PASSES/N] [--threshold RATE] [--case-rate P --reps K]
                    [--format text|json]
-    flipgate calibrate RUN RUN [RUN ...] | --workspace DIR  [--gate FILE] [--flaky FILE]
+    flipgate calibrate RUN RUN [RUN ...] | WORKSPACE | -w WORKSPACE  [--gate FILE] [--flaky FILE]
                    [--out FILE] [--format text|json]
 
+`calibrate` prints the proposed gate spec, and writes it only to the new file `--out` names.
 Exit codes: 0 done, 2 bad usage or bad input (nothing written).
 """
 
@@ -20,36 +22,40 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from flipgate.cli_args import share
-from flipgate.core.curation.calibrate import (
-    calibrate,
-    free_name,
-    proposed_spec,
-    write_proposed,
+from flipgate.cli.arguments import (
+    Commands,
+    add_curation_arguments,
+    curation_request,
+    look,
+    share,
 )
+from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.power import (
+    MODEL,
+    REGRESSIONS,
+    FlipRule,
+    cases_needed,
+    plan,
+    smallest_blocked,
+    verdict_chances,
+)
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.gate.stats import (
     POWER,
-    REGRESSIONS,
-    FlipRule,
     below_threshold,
     collapsed_pass,
-    paired_cases_needed,
-    smallest_blocked,
     unpaired_cases_needed,
     unpaired_p,
-    verdict_chances,
 )
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import find_repeats, is_workspace, load_workspace
 from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
+from flipgate.session import read_flaky, read_identical, read_spec
 
 # Seed 001's worked example: 200 cases, 12 of them flipped, a 92% suite.
 DEFAULT_CASES, DEFAULT_FLIP_SHARE, DEFAULT_PASS_RATE = 200, 0.06, 0.92
+DEFAULT_CASE_RATE = 0.9  # an unstable case's pass rate per repetition, for the plan (seed 001)
 
 
 def _console() -> Console:
@@ -77,6 +83,17 @@ def _power(text: str) -> float:
     return value
 
 
+def _design_effect(text: str) -> float:
+    """A design effect: at least 1 (clones never carry more evidence than their count)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value < 1e6:
+        raise argparse.ArgumentTypeError(f"a design effect is at least 1, not {text!r}")
+    return value
+
+
 def _counts(text: str) -> tuple[int, int]:
     """`184/200`: passes of cases."""
     passes, sep, cases = text.partition("/")
@@ -94,24 +111,36 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
     """Every figure `flipgate power` prints, as the JSON it prints with `--format json`."""
     spec = load_spec(args.gate)
     set_rule = spec.set_rule(args.suite)
-    rule = FlipRule(spec.alpha, set_rule.margin, set_rule.flip_cap)
-    cases, flip_share, target = args.cases, args.flip_share, args.target
+    boundary = spec.boundary(args.look)
+    rule = FlipRule(boundary, set_rule.margin, set_rule.flip_cap, spec.test)
+    cases, flip_share, target, design = args.cases, args.flip_share, args.target, args.design_effect
     regressions = args.regression or list(REGRESSIONS)
     figures: dict[str, Any] = {
-        "rule": {"alpha": rule.alpha, "margin": rule.margin, "flip_cap": rule.flip_cap},
+        "rule": {
+            "alpha": spec.alpha,
+            "look": args.look,
+            "boundary": boundary,
+            "test": spec.test,
+            "margin": rule.margin,
+            "flip_cap": rule.flip_cap,
+        },
         "suite": args.suite,
         "cases": cases,
         "flip_share": flip_share,
+        "design_effect": design,
+        "model": MODEL,
         "target": target,
-        "chances": [verdict_chances(cases, flip_share, d, rule).to_json() for d in regressions],
-        "smallest_blocked": smallest_blocked(cases, flip_share, rule, target),
+        "chances": [
+            verdict_chances(cases, flip_share, d, rule, design).to_json() for d in regressions
+        ],
+        "smallest_blocked": smallest_blocked(cases, flip_share, rule, target, design),
         "cases_needed": [
             {
                 "points": d,
-                "paired": paired_cases_needed(flip_share, d, rule, target),
-                "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, rule.alpha, target),
+                "paired": cases_needed(flip_share, d, rule, target, design),
+                "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, spec.alpha, target),
                 "unpaired_one_sided": unpaired_cases_needed(
-                    args.pass_rate, d, rule.alpha, target, sides=1
+                    args.pass_rate, d, spec.alpha, target, sides=1
                 ),
             }
             for d in regressions
@@ -133,6 +162,35 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
             "cases": cases,
             "below": below_threshold(cases, args.pass_rate, args.threshold),
         }
+    if args.unstable_share is not None:
+        rate = args.case_rate if args.case_rate is not None else DEFAULT_CASE_RATE
+        figures["plan"] = {
+            "unstable_share": args.unstable_share,
+            "case_rate": rate,
+            "regressions": [
+                {
+                    "points": d,
+                    "reps": [
+                        {
+                            "reps": row.reps,
+                            "flip_share": row.noise_share,
+                            "cases": row.cases,
+                            "runs": row.runs,
+                        }
+                        for row in plan(
+                            d,
+                            rule,
+                            unstable_share=args.unstable_share,
+                            case_rate=rate,
+                            reps=args.plan_reps,
+                            power=target,
+                            design_effect=design,
+                        )
+                    ],
+                }
+                for d in regressions
+            ],
+        }
     if args.case_rate is not None:
         figures["repetitions"] = {
             "case_rate": args.case_rate,
@@ -146,7 +204,7 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_power(args: argparse.Namespace) -> int:
-    if args.reps < 1:
+    if args.reps < 1 or any(k < 1 for k in args.plan_reps):
         raise InputError(Path("--reps"), "at least one repetition")
     if args.cases < 1:
         raise InputError(Path("--cases"), "at least one case")
@@ -166,8 +224,15 @@ def cmd_power(args: argparse.Namespace) -> int:
     table = Table(
         title=(
             f"the paired gate on {figures['cases']:,} cases, {figures['flip_share']:.1%} flipping "
-            f"(alpha {rule['alpha']:g}, margin {rule['margin']}, flip cap {rule['flip_cap']}, "
-            f"suite {figures['suite']})"
+            "with no regression"
+            + (
+                f", design effect {figures['design_effect']:g}"
+                if figures["design_effect"] > 1
+                else ""
+            )
+            + f" (alpha {rule['alpha']:g}: look {rule['look']} blocks at p <= "
+            f"{rule['boundary']:.3g}; margin {rule['margin']}, flip cap {rule['flip_cap']}, "
+            f"suite {figures['suite']}; a regression adds breaks to that noise)"
         ),
         title_justify="left",
     )
@@ -205,6 +270,8 @@ def cmd_power(args: argparse.Namespace) -> int:
             f"{row['unpaired_one_sided']:,} per version",
         )
     console.print(needed)
+    if "plan" in figures:
+        console.print(_plan_table(figures["plan"], target))
     if "unpaired" in figures:
         u = figures["unpaired"]
         console.print(
@@ -229,52 +296,61 @@ def cmd_power(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan_table(planned: dict[str, Any], target: float) -> Table:
+    """Cases and repetitions: for each repetition count, the noise it leaves and the cases needed."""
+    table = Table(
+        title=(
+            f"planning repetitions: {planned['unstable_share']:.0%} of cases unstable, each "
+            f"passing {planned['case_rate']:.0%} of its runs; cases needed to block "
+            f"{target:.0%} of the time"
+        ),
+        title_justify="left",
+    )
+    table.add_column("regression", no_wrap=True)
+    for column in ("repetitions", "flipping", "cases", "runs, both arms"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for regression in planned["regressions"]:
+        for row in regression["reps"]:
+            table.add_row(
+                f"-{regression['points']:g} points",
+                str(row["reps"]),
+                f"{row['flip_share']:.1%}",
+                f"{row['cases']:,}" if row["cases"] is not None else "over 10,000,000",
+                f"{row['runs']:,}" if row["runs"] is not None else "",
+            )
+    return table
+
+
 # --------------------------------------------------------------------------- calibrate
 
 
-def _calibration_inputs(args: argparse.Namespace) -> tuple[list[Path], Path | None, Path | None]:
-    """The identical runs, the gate spec and the flaky list, from RUN ... or a workspace."""
-    paths = [Path(p) for p in args.runs]
-    workspace = Path(args.workspace) if args.workspace else None
-    if len(paths) == 1 and is_workspace(paths[0]) and workspace is None:
-        workspace, paths = paths[0], []
-    gate, flaky = args.gate, args.flaky
-    if workspace is not None:
-        found = load_workspace(workspace)
-        paths = paths or [found.baseline, *find_repeats(workspace)]
-        gate = gate or found.gate
-        flaky = flaky or found.flaky
-    if len(paths) < 2:
-        where = workspace or (paths[0] if paths else Path("."))
-        raise InputError(
-            where,
-            "give two or more identical baseline runs (or a workspace with baseline-repeats/)",
-        )
-    return paths, gate, flaky
-
-
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    paths, gate, flaky_path = _calibration_inputs(args)
-    spec = load_spec(gate)
-    flaky = load_flaky(flaky_path)
-    runs = [load_run(path) for path in paths]
-    calibration = calibrate(runs, spec, flaky)
-    folder = gate.parent if gate is not None else Path(".")
-    target = Path(args.out) if args.out else free_name(folder)
-    write_proposed(proposed_spec(calibration, gate, date.today()), target, gate)
+    request = curation_request(args)
+    runs = read_identical(request, at_least=2)
+    spec = read_spec(request)
+    calibration = calibrate(runs, spec, read_flaky(request))
+    proposal = proposed_spec(calibration, request.gate, date.today())
+    if args.out is not None:
+        write_proposed(proposal, args.out, request.gate)
     if args.format == "json":
-        print(json_text({**calibration.to_json(), "written": str(target)}))
+        written = str(args.out) if args.out is not None else None
+        print(json_text({**calibration.to_json(), "written": written, "proposal": proposal}))
+        return 0
+    console = _console()
+    console.print(calibration_report(calibration))
+    if args.out is not None:
+        console.print(literal(f"proposed spec written to {args.out} (the gate spec is untouched)"))
     else:
-        console = _console()
-        console.print(calibration_report(calibration))
-        console.print(literal(f"proposed spec written to {target} (gate.yaml is untouched)"))
+        console.print(
+            literal(f"proposed spec (written nowhere; --out FILE writes it):\n{proposal}")
+        )
     return 0
 
 
 # --------------------------------------------------------------------------- parsers
 
 
-def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: Commands) -> None:
     power = sub.add_parser(
         "power",
         help="what a gate can see: each verdict's chances for a regression, and the cases needed",
@@ -297,6 +373,36 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="a true drop in pass rate, in points (repeatable; default 1 2 3 5)",
     )
     power.add_argument("--target", type=_power, default=POWER, help="power wanted (0.8)")
+    power.add_argument(
+        "--design-effect",
+        type=_design_effect,
+        default=1.0,
+        metavar="D",
+        help="cloned cases: the variance inflation of the flips, 1 + (m - 1) rho for templates of "
+        "m cases whose flips correlate by rho (1: independent cases)",
+    )
+    power.add_argument(
+        "--look",
+        type=look,
+        default=1,
+        metavar="N",
+        help="the look at the change whose boundary to plan for (1: the first)",
+    )
+    power.add_argument(
+        "--unstable-share",
+        type=share,
+        metavar="U",
+        help="plan repetitions: the share of cases whose verdict varies between runs "
+        "(their per-run pass rate: --case-rate, 0.9)",
+    )
+    power.add_argument(
+        "--plan-reps",
+        type=int,
+        nargs="+",
+        default=[1, 3, 5],
+        metavar="K",
+        help="repetition counts to plan for (1 3 5)",
+    )
     power.add_argument(
         "--pass-rate",
         type=share,
@@ -326,14 +432,14 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "calibrate",
         help="gate identical baseline runs against each other; propose a margin and flip cap",
     )
-    cal.add_argument("runs", nargs="*", metavar="RUN", help="two or more identical baseline runs")
-    cal.add_argument("--workspace", type=Path, help="its baseline and baseline-repeats/")
-    cal.add_argument("--gate", type=Path, help="the current gate spec")
-    cal.add_argument("--flaky", type=Path, help="the current flaky list")
+    add_curation_arguments(
+        cal, runs="two or more identical baseline runs, or a workspace (its baseline-repeats/)"
+    )
     cal.add_argument(
         "--out",
         type=Path,
-        help="where the proposal goes (default: gate.calibrated.yaml beside gate.yaml); never an existing file",
+        metavar="FILE",
+        help="write the proposed spec to this new file (default: print it, write nothing)",
     )
     cal.add_argument("--format", choices=("text", "json"), default="text")
     cal.set_defaults(handler=cmd_calibrate)
