@@ -8,7 +8,8 @@ The command line and the app ask the same way, so the same arguments give the sa
 
 `read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
 `rank` compare candidates with an incumbent; `CurationRequest` is the flaky list's and the
-calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
+calibration's; `import_log` writes another tool's log as a run; `located` names the URL in an error about
+a run read from one (`GateRequest.of` and `import_log` take URLs); `flipgate.session.suite` reads a
 suite workspace. Above this layer nothing compares runs or reads them: an import-linter contract
 keeps the front ends from the comparison and the readers, and the types they show come from here.
 """
@@ -18,6 +19,7 @@ from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.importers import ImportedRun, ImportOptions, import_options
 from flipgate.core.importers import options as import_option_flags
 from flipgate.core.importers import takers as import_option_takers
+from flipgate.core.io.remote import located
 from flipgate.core.rank.ranking import Ranking
 from flipgate.session.curation import (
     CurationRequest,
@@ -65,6 +67,7 @@ __all__ = [
     "import_option_flags",
     "import_option_takers",
     "import_options",
+    "located",
     "rank",
     "rank_campaign",
     "read",
