@@ -78,6 +78,7 @@ for module, name, label in (
     (gate, "pair", "pair the arms"),
     (pairing, "read_clusters", "  of which: p by case, by template"),
     (gate, "suite_changes", "edited / deleted / cached cases"),
+    (gate, "false_negative_excess", "false negatives beyond noise"),
     (gate, "check_budgets", "budgets"),
     (gate, "gate_power", "power"),
 ):

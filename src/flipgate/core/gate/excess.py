@@ -99,23 +99,10 @@ def outcome_differences(
     gradable = {
         arm: frame.filter(pl.col("status") == "ok")
         .join(paired.select("case"), on="case")
-        .select("case", "rep", order=pl.col("rep").rank("ordinal").over("case") - 1)
+        .select("case", "rep")
         for arm, frame in reps.items()
     }
-    shared = (
-        gradable["baseline"]
-        .group_by("case")
-        .len("base")
-        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
-        .select("case", matched=pl.min_horizontal("base", "cand"))
-    )
-    for arm in ("baseline", "candidate"):
-        kept = (
-            gradable[arm]
-            .join(shared, on="case")
-            .filter(pl.col("order") < pl.col("matched"))
-            .select("case", "rep")
-        )
+    for arm, kept in _matched(gradable).items():
         hits = (
             decisions[arm]
             .filter(pl.col("outcome").cast(pl.String) == outcome)
@@ -139,6 +126,33 @@ def outcome_differences(
         int(per_case["candidate"].sum()),
         [int(d) for d in per_cluster["candidate"].to_list() if d],
     )
+
+
+def _matched(gradable: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Each arm's gradable repetitions (case, rep) that have a match: of a case graded in both
+    arms, the first min(n_baseline, n_candidate) by rep. Only cases graded unevenly are ranked:
+    a window over every case took 0.25 s of CPU at 100,000 cases (an eighth of the gate)."""
+    counts = (
+        gradable["baseline"]
+        .group_by("case")
+        .len("base")
+        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
+    )
+    even = counts.filter(pl.col("base") == pl.col("cand")).select("case")
+    uneven = counts.filter(pl.col("base") != pl.col("cand")).select(
+        "case", matched=pl.min_horizontal("base", "cand")
+    )
+    return {
+        arm: pl.concat(
+            [
+                frame.join(even, on="case", how="semi"),
+                frame.join(uneven, on="case")
+                .filter(pl.col("rep").rank("ordinal").over("case") <= pl.col("matched"))
+                .select("case", "rep"),
+            ]
+        )
+        for arm, frame in gradable.items()
+    }
 
 
 def false_negative_excess(
