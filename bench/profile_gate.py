@@ -5,7 +5,7 @@
 Reads the pair as `flipgate gate` does (the gate's columns only; `--full`: every column, as the
 app reads it), then applies the gate, and prints for each step its wall and CPU seconds and the
 memory it faulted in (minor page faults x 4 KiB: what the step allocated and touched). Run it at
-several sizes (bench/generate.py --cases N) to see which step grows faster than the input.
+several sizes (tests/reference/generate.py --cases N) to see which step grows faster than the input.
 """
 
 from __future__ import annotations

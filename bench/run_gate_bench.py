@@ -4,15 +4,16 @@ bare read of the same two files.
     python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
                                    [--no-app]
 
-Generates the pair of runs if it is missing (bench/generate.py), then runs each command as a
-whole process, once untimed and then in --repeat rounds, each command in turn: `flipgate gate B C
---format json` on Parquet and on JSONL, each beside its floor, the bare read of the same two files
-(bench/bare_read.py: `polars.read_parquet`, `pyarrow.json.read_json`). Reports wall time (median
-and min), CPU time and peak RSS (from the rusage that os.wait4 returns for that one process tree),
-and the ratios to the floor: time, the median of each round's gate / read (the two ran side by
-side), and peak memory. `bench/reference.py` (plain Python) runs once on the JSONL: flipgate must
-agree with it on verdict, rule, b, c, p, cells, outcome counts, infra counts and the flipped
-cases. Last, the app's first paint on the Parquet pair (bench/bench_app.py --first-paint).
+Generates the pair of runs if it is missing (tests/reference/generate.py), then runs each
+command as a whole process, once untimed and then in --repeat rounds, each command in turn:
+`flipgate gate B C --format json` on Parquet and on JSONL, each beside its floor, the bare read of
+the same two files (bench/bare_read.py: `polars.read_parquet`, `pyarrow.json.read_json`). Reports
+wall time (median and min), CPU time and peak RSS (from the rusage that os.wait4 returns for that
+one process tree), and the ratios to the floor: time, the median of each round's gate / read (the
+two ran side by side), and peak memory. `tests/reference/gate.py` (plain Python) runs once on the
+JSONL: flipgate must agree with it on verdict, rule, b, c, p, cells, outcome counts, infra counts
+and the flipped cases. Last, the app's first paint on the Parquet pair (bench/bench_app.py
+--first-paint).
 
 Targets (issue 25): the gate within 1.5x the bare read's wall time and 2x its peak memory, on
 both formats (the CPU time's ratio beside it: on a busy machine the wall time waits).
@@ -39,6 +40,9 @@ import yaml
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
+# The tests' references, run as scripts: the generator writes the data, the plain-Python gate is
+# the yardstick (tests/reference/__init__.py says why they live there).
+REFERENCE = ROOT / "tests" / "reference"
 ARMS = ("baseline", "candidate")
 
 FORMATS = ("Parquet", "JSONL")  # also the key of each data directory, lowered
@@ -139,7 +143,7 @@ def ensure_data(data: Path, cases: int, reps: int) -> None:
     (data / "reference.json").unlink(missing_ok=True)  # the reference's answer on the old pair
     print(f"generating {cases} cases x {reps} reps under {data} ...", file=sys.stderr)
     start = time.perf_counter()
-    generator = [sys.executable, str(BENCH / "generate.py"), f"--out={data}"]
+    generator = [sys.executable, str(REFERENCE / "generate.py"), f"--out={data}"]
     subprocess.run([*generator, f"--cases={cases}", f"--reps={reps}"], check=True)
     print(f"  generated in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
@@ -246,14 +250,14 @@ def first_paint(folder: Path) -> str:
 
 
 def reference_answer(data: Path, jsonl: list[str], cases: int, reps: int) -> dict[str, Any]:
-    """bench/reference.py's answer on the JSONL pair, kept beside it: at a million cases the
+    """tests/reference/gate.py's answer on the JSONL pair, kept beside it: at a million cases the
     plain-Python reference takes minutes, and the pair does not change."""
     kept = data / "reference.json"
     size = {"cases": cases, "reps": reps}
     if kept.exists() and (found := json.loads(kept.read_text())).get("size") == size:
         return dict(found["answer"])
     print("the reference's answer ...", file=sys.stderr)
-    ran = measure(["uv", "run", "--no-sync", "python", str(BENCH / "reference.py"), *jsonl])
+    ran = measure(["uv", "run", "--no-sync", "python", str(REFERENCE / "gate.py"), *jsonl])
     answer = json.loads(ran.stdout)
     kept.write_text(json.dumps({"size": size, "answer": answer}))
     return dict(answer)

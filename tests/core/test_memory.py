@@ -13,15 +13,15 @@ from flipgate.core.errors import InputError
 from flipgate.core.runs import memory
 from flipgate.core.runs.memory import DECISION_BYTES, estimate
 from flipgate.core.runs.reading import load_run
-from tests.conftest import load_bench
+from tests.reference.generate import generate
 
-CASES, REPS, RULES = 50, 3, 4  # bench/generate.py's pair: four rules a line
+CASES, REPS, RULES = 50, 3, 4  # the generated pair: four rules a line
 
 
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("pair")
-    load_bench("generate").generate(folder, CASES, REPS)
+    generate(folder, CASES, REPS)
     return folder
 
 

@@ -20,8 +20,8 @@ import polars as pl
 from flipgate.core.errors import InputError
 
 # A decision's share of the gate's peak: its row in `decisions`, classified, and its part of the
-# repetition's row. Measured on bench/generate.py's million-case pair (4 rules a line): the gate
-# on Parquet peaks at 3.6 GB for 24M decisions.
+# repetition's row. Measured on tests/reference/generate.py's million-case pair (4 rules a
+# line): the gate on Parquet peaks at 3.6 GB for 24M decisions.
 DECISION_BYTES = 150
 SAMPLE_BYTES = 1 << 20  # a JSONL file's lines are counted and its rules read from its start
 _MEMINFO = Path("/proc/meminfo")

@@ -1,4 +1,4 @@
-"""Writes a deterministic baseline/candidate pair of runs (SPEC section 2) for the gate benchmarks.
+"""Writes a deterministic baseline/candidate pair of runs (SPEC section 2) for the benchmarks and tests.
 
 The pair is built to make the gate do all of its work: a few safety cases that the candidate
 passes (so the safety rule does not end the count early), about 1% infra repetitions (under the
@@ -6,10 +6,10 @@ passes (so the safety rule does not end the count early), about 1% infra repetit
 BLOCK or INCONCLUSIVE, never a quick PASS), a cautious candidate that escalates more and waves
 fewer violations through, reasons on some decisions and short stored outputs.
 
-    python bench/generate.py [--cases 100000] [--reps 3] [--seed N] [--out bench/data]
-                             [--formats jsonl,parquet]
+    python tests/reference/generate.py --out DIR [--cases 100000] [--reps 3] [--seed N]
+                                       [--formats jsonl,parquet]
 
-writes OUT/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet,
+writes DIR/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet,
 a chunk of lines at a time (a 3M-case pair in about 4 GB).
 Everything is drawn from one seeded numpy generator, so the same arguments give the same bytes.
 """
@@ -39,7 +39,6 @@ LABELS = ("approve", "reject", "escalate")
 APPROVE, REJECT, ESCALATE = 0, 1, 2
 ARMS = ("baseline", "candidate")
 FORMATS = ("jsonl", "parquet")
-DEFAULT_OUT = Path(__file__).resolve().parent / "data"
 DEFAULT_SEED = 20261120
 
 EXPECTED_SHARES = (0.80, 0.14, 0.06)  # approve, reject, escalate
@@ -419,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, required=True, help="bench/data for the benchmarks")
     parser.add_argument("--formats", default=",".join(FORMATS), help="jsonl, parquet or both")
     args = parser.parse_args(argv)
     formats = tuple(args.formats.split(","))
