@@ -24,11 +24,14 @@ from flipgate.core.gate.evidence import (
     GATE_WARNINGS,
     LIMIT_BREACHES,
     ChangedLate,
+    EscalationsMaxPerRun,
     InconclusiveMaxShare,
+    MirrorApprovedMax,
     ReadingsDisagree,
 )
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
+from flipgate.core.gate.ledger import LEFT_OUT
 from flipgate.core.gate.loosening import BaseSource, GateBase
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
@@ -140,6 +143,36 @@ def forbidden(folder: Path) -> Comparison:
     )
 
 
+def partial() -> Comparison:
+    """Runs that say what they lack: a baseline that does not say whether it finished, short of
+    a repetition of one case and with one excluded from another; a candidate that stopped
+    before it ran a case."""
+    steady = [row for i in range(10) for row in passing(f"p{i}")]
+    base = [*steady, *passing("short")[:2], *passing("cut")[:2], *passing("never")]
+    cand = [*steady, *passing("short"), *passing("cut")]
+    said = {
+        "finished": None,
+        "status": "not stated",
+        "totals": {"expected": 45, "present": 43, "excluded": 1},
+        "cases": {
+            "short": {"expected": 3, "present": 2},
+            "cut": {"expected": 3, "present": 2, "excluded": 1},
+        },
+        "exclusions": [{"case": "cut", "rep": 2, "by": "qa", "reason": "leaked answer"}],
+    }
+    stopped = {
+        "finished": False,
+        "status": "stopped",
+        "totals": {"expected": 45, "present": 42},
+        "cases": {"never": {"expected": 3, "present": 0}},
+    }
+    return compare(
+        make_run("b", base, completeness=said),
+        make_run("c", cand, completeness=stopped),
+        default_spec(),
+    )
+
+
 def renamed() -> Comparison:
     """`case-` renamed `CASE-`: no case in common, nothing compared; no base given."""
     base = make_run("b", [row for i in range(4) for row in passing(f"case-{i}")])
@@ -149,15 +182,15 @@ def renamed() -> Comparison:
 
 def labelled(folder: Path) -> Comparison:
     """False negatives above the baseline's and on a rule that allows none, escalations over their
-    budget, a second metric over its budget and one within; a suite that retires a case, with no
-    base manifest given."""
+    budget and over the reviewers' queue, a borderline item approved, a second metric over its
+    budget and one within; a suite that retires a case, with no base manifest given."""
 
-    def line(case: str, rep: int, r2: str, latency: float) -> dict[str, Any]:
+    def line(case: str, rep: int, r2: str, latency: float, r3: str = "escalate") -> dict[str, Any]:
         return {
             "case": case,
             "rep": rep,
-            "expected": {"r1": "approve", "r2": "reject"},
-            "actual": {"r1": "approve", "r2": r2},
+            "expected": {"r1": "approve", "r2": "reject", "r3": "escalate"},
+            "actual": {"r1": "approve", "r2": r2, "r3": r3},
             "latency_ms": latency,
             "cost_usd": 0.001,
         }
@@ -167,7 +200,7 @@ def labelled(folder: Path) -> Comparison:
     # six cases wave r2's violation through (+3 false negatives each: beyond the noise, p 1/64)
     said = {i: "approve" for i in range(6)} | {6: "escalate", 7: "escalate"}
     cand = [
-        line(case, rep, said.get(i, "reject"), 130.0)
+        line(case, rep, said.get(i, "reject"), 130.0, "approve" if i == 5 else "escalate")
         for i, case in enumerate(cases)
         for rep in range(3)
     ]
@@ -177,7 +210,12 @@ def labelled(folder: Path) -> Comparison:
         {
             "outcomes": {
                 "fail_on": ["false_negative", "false_positive"],
-                "limits": {"zero_false_negative_rules": ["r2"], "inconclusive_max_share": 0.05},
+                "limits": {
+                    "zero_false_negative_rules": ["r2"],
+                    "inconclusive_max_share": 0.05,
+                    "mirror_approved_max": "baseline",
+                    "escalations_max_per_run": 10,
+                },
             },
             "budgets": {
                 "latency_ms": {"stat": "mean", "max": 120},
@@ -241,6 +279,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
     comparisons = {
         "forbidden": forbidden(folder),
         "renamed": renamed(),
+        "partial": partial(),
         "labelled": labelled(folder),
         "bounded": bounded(folder),
         "clones": clones(crowded=False),
@@ -296,6 +335,7 @@ def by_code(classes: tuple[type, ...]) -> dict[str, type]:
     ("payloads", "codes"),
     [
         (INVALID_REASONS, INVALID_CODES),
+        (LEFT_OUT, UNPAIRED_STATES),
         (LIMIT_BREACHES, LIMIT_CODES),
         (GATE_WARNINGS, WARNING_CODES),
         (CASE_CHANGES, CHANGE_CODES),
@@ -347,7 +387,13 @@ def test_the_core_says_no_sentence(found: Found) -> None:
     identifier (a setting's path, a case, a rule) or a string from the inputs. None of the first
     two holds a space; the inputs here hold spaces only in the flaky entries' and retirements'
     free text. A sentence built in the core would hold one and fail this."""
-    free_text = {"ambiguous rubric", "2 of 4 runs", "duplicate of c18", "superseded"}
+    free_text = {
+        "ambiguous rubric",
+        "2 of 4 runs",
+        "duplicate of c18",
+        "superseded",
+        "leaked answer",
+    }
     for name, (result, steps) in found.items():
         for item in (*reasons(result), *facts(steps)):
             assert not isinstance(item, str), (name, item)
@@ -402,8 +448,14 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
 
     labelled, _ = found["labelled"]
     assert first(labelled.limit_breaches, InconclusiveMaxShare) == InconclusiveMaxShare(
-        0.1, 0.05, 6, 60
+        6 / 90, 0.05, 6, 90
     )
+    # l05's r3 approved on each of 3 repetitions where the baseline escalated it every time
+    assert first(labelled.limit_breaches, MirrorApprovedMax) == MirrorApprovedMax(
+        "r3", 3, 0, of_baseline=True
+    )
+    # 2 inconclusive and 9 right escalations in each repetition: 11, above the queue of 10
+    assert first(labelled.limit_breaches, EscalationsMaxPerRun) == EscalationsMaxPerRun(11, 10, 3)
     assert [(b.budget.metric, b.code) for b in labelled.budgets] == [
         ("cost_usd", "budget_met"),
         ("latency_ms", "budget_exceeded"),

@@ -2,7 +2,8 @@
 
 What a comparison reads (`gate`, `open`, `decide`, `rank`): the runs, the gate spec, the flaky
 list, the suite manifest, the base where the change is going, the key components the change
-declares and the options of the importers that read a log as a run (`import` takes those too);
+declares, whether a partial run is gated (`--allow-partial`) and the options of the importers
+that read a log as a run (`import` takes those too);
 the escalation's rerun results and the identical baseline runs (`gate`, `open`, `decide`); what
 the curation commands read (`flaky`, `calibrate`); a share (`power`, `suite audit`); the app's
 theme (`open`, `suite open`). Each flag is read into the application layer's request by
@@ -13,6 +14,8 @@ everywhere. Like the parsers that use it, it imports no Textual.
 from __future__ import annotations
 
 import argparse
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -77,6 +80,12 @@ def add_comparison_arguments(
         type=Path,
         metavar="FILE",
         help="the base's suite manifest: a retirement the change adds is INVALID",
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="gate a run that did not finish or lacks repetitions (else INVALID): the cases it "
+        "holds whole are counted, and the verdict is INCONCLUSIVE at best, never PASS",
     )
     add_import_arguments(parser)
 
@@ -143,6 +152,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         rerun_baseline=getattr(args, "rerun_baseline", None),
         rerun_candidate=getattr(args, "rerun_candidate", None),
         look=getattr(args, "look", None),
+        allow_partial=args.allow_partial,
     )
 
 
@@ -176,10 +186,13 @@ def curation_request(args: argparse.Namespace) -> CurationRequest:
 
 
 def share(text: str) -> float:
-    """A share given as 0.06 or 6%."""
+    """A share given as 0.06 or 6%: 44.8% is the float of 0.448, as 0.448 is (a float divided by
+    100 is another number), so that a limit reads the same written either way."""
     try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
+        value = float(Decimal(text[:-1]) / 100) if text.endswith("%") else float(text)
+        if not math.isfinite(value):
+            raise ValueError(text)
+    except (ValueError, ArithmeticError):
         raise argparse.ArgumentTypeError(f"not a share: {text!r} (try 0.06 or 6%)") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"a share lies between 0 and 1, not {text!r}")

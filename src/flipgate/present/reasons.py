@@ -1,9 +1,10 @@
 """The gate's reasons in words: one sentence per code, made here and nowhere else.
 
 The core finds reasons as payloads with a stable code (`core/vocab.py`: `InvalidCode`,
-`LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState`, `ChangeCode`, `EditCode`,
-`LooseningCode`) and never words them. `sentence` words any of them; `summary` is the verdict's
-line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its values}`.
+`LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState` (the case ledger's), `ChangeCode`,
+`EditCode`, `LooseningCode`) and never words them. `sentence` words any of them; `summary` is the
+verdict's line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its
+values}`.
 The text, Markdown, JUnit and JSON reports and the app all take their words from here.
 """
 
@@ -12,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import date
+from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
+from flipgate.core.exact import ratio, written
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
@@ -22,9 +25,12 @@ from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, Rul
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
+    EscalationsMaxPerRun,
     FalseNegativeMax,
+    FinishNotStated,
     FlipsConcentrated,
     InconclusiveMaxShare,
+    MirrorApprovedMax,
     NewCases,
     ReadingsDisagree,
     SameRunId,
@@ -38,18 +44,22 @@ from flipgate.core.gate.invalid import (
     FlakyListTooLong,
     GateLoosened,
     InfraShare,
+    MissingRepetitions,
     NamedCases,
     NoCaseInCommon,
+    RunNotFinished,
     StaleBaseline,
 )
+from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
 from flipgate.core.gate.mcnemar import format_p
-from flipgate.core.gate.pairing import Unpaired
+from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.rules import BY_NAME, Evidence
+from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import CountedBy, GateRule
-from flipgate.present.numbers import p_beside, percent
+from flipgate.core.vocab import WRONG_OUTCOMES, CaseState, CountedBy, GateRule
+from flipgate.present.numbers import amount, p_beside, percent, percent_beside, written_percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
 SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
@@ -83,8 +93,8 @@ def _(r: NoCaseInCommon) -> str:
 @sentence.register
 def _(r: InfraShare) -> str:
     return (
-        f"infra failures are {r.share:.1%} of the {r.arm}'s repetitions "
-        f"({r.count} of {r.reps}), above the {r.allowed:.0%} allowed"
+        f"infra failures are {percent_beside(ratio(r.count, r.reps), r.allowed)} of the "
+        f"{r.arm}'s repetitions ({r.count} of {r.reps}), above the {written_percent(r.allowed)} allowed"
     )
 
 
@@ -100,7 +110,7 @@ def _(r: StaleBaseline) -> str:
 @sentence.register
 def _(r: FlakyListTooLong) -> str:
     return (
-        f"the flaky list holds {r.listed} cases, above {r.max_share:.0%} of the "
+        f"the flaky list holds {r.listed} cases, above {written_percent(r.max_share)} of the "
         f"suite's {r.suite} cases ({r.allowed} allowed)"
     )
 
@@ -160,6 +170,32 @@ def _(r: FlakyAdded) -> str:
     )
 
 
+def run_name(run_id: str, source: str) -> str:
+    """`killed.eval (run NSphdkpQ...)`: a run by its file or folder, and its id where that differs."""
+    return source if source == run_id else f"{source} (run {run_id})"
+
+
+@sentence.register
+def _(r: RunNotFinished) -> str:
+    how = f"{r.status}: {r.detail}" if r.detail else r.status
+    lacks = (
+        f"{r.missing:,} of its {r.planned:,} repetitions never ran, in {r.not_whole:,} of its "
+        f"{plural(r.cases, 'case')}"
+        if r.missing
+        else f"each of its {r.planned:,} planned repetitions has a line"
+    )
+    return f"the {r.arm} run {run_name(r.run_id, r.source)} did not finish ({how}): {lacks}"
+
+
+@sentence.register
+def _(r: MissingRepetitions) -> str:
+    return (
+        f"the {r.arm} run {run_name(r.run_id, r.source)} lacks {r.missing:,} of its "
+        f"{r.planned:,} planned repetitions (neither infra nor excluded: absent), in "
+        f"{plural(len(r.cases), 'case')}: {named(r.cases)}"
+    )
+
+
 # --------------------------------------------------------------------------- outcome limits
 
 
@@ -199,9 +235,9 @@ def _(r: NeverEvent) -> str:
     if r.max_rate is None:
         return bound
     if r.supported:
-        return f"{bound}, within the {percent(r.max_rate)} asked"
+        return f"{bound}, within the {written_percent(r.max_rate)} asked"
     return (
-        f"{bound}, above the {percent(r.max_rate)} asked: {r.more:,} more, all passing, would "
+        f"{bound}, above the {written_percent(r.max_rate)} asked: {r.more:,} more, all passing, would "
         f"support it ({r.needed:,} in all)"
     )
 
@@ -213,9 +249,28 @@ def _(r: ZeroFalseNegativeRule) -> str:
 
 @sentence.register
 def _(r: InconclusiveMaxShare) -> str:
+    share = percent_beside(ratio(r.count, r.decisions), r.budget)
     return (
-        f"inconclusive decisions are {r.share:.1%} of the candidate's, above the "
-        f"{r.budget:.0%} budget"
+        f"inconclusive decisions are {share} of the candidate's ({r.count:,} of "
+        f"{r.decisions:,}), above the {written_percent(r.budget)} budget"
+    )
+
+
+@sentence.register
+def _(r: MirrorApprovedMax) -> str:
+    what = "the baseline's" if r.of_baseline else "the limit of"
+    return (
+        f"{plural(r.found, 'borderline item')} decided {r.decided} with confidence on {r.rule} "
+        f"(a person should have looked), above {what} {r.limit}"
+    )
+
+
+@sentence.register
+def _(r: EscalationsMaxPerRun) -> str:
+    most = "" if r.repetitions <= 1 else " in the repetition that escalated the most"
+    return (
+        f"{plural(r.found, 'decision')} escalated to a person{most}, above the reviewers' queue "
+        f"of {r.limit:,} a run"
     )
 
 
@@ -235,14 +290,21 @@ def figure(metric: str, value: float) -> str:
     return digits
 
 
-def _relative(cand: float, base: float) -> str:
+def _relative(cand: float, base: float, budget: float) -> str:
+    """`18% above`, its digits enough to read on the right side of the budget's increase."""
     if cand == base:
         return "the same as"
     if base == 0:
         return "above" if cand > base else "below"
-    change = (cand - base) / abs(base)
-    share = f"{abs(change):.0%}" if abs(change) >= 0.01 else f"{abs(change):.1%}"
+    change = Fraction(cand - base) / abs(Fraction(base))
+    places = 0 if abs(change) >= Fraction(1, 100) else 1
+    share = percent_beside(abs(change), abs(written(budget)), places)
     return f"{share} {'above' if change > 0 else 'below'}"
+
+
+def signed_percent(share: float) -> str:
+    """A relative limit as written: `+6.5%`, `-5%`."""
+    return written_percent(share) if share < 0 else f"+{written_percent(share)}"
 
 
 @sentence.register
@@ -255,8 +317,8 @@ def _(check: BudgetCheck) -> str:
         base = check.baseline
         assert base is not None, "a relative budget is checked only against a baseline figure"
         words.append(
-            f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
-            f"budget {budget.max_increase:+.0%}"
+            f"{name} is {_relative(cand, base, budget.max_increase)} the baseline's "
+            f"{figure(budget.metric, base)}, budget {signed_percent(budget.max_increase)}"
         )
         if (noise := check.noise) is not None:
             words[-1] += f": {_noise_words(noise, budget.max_increase)}"
@@ -355,7 +417,26 @@ def _(r: ReadingsDisagree) -> str:
     return f"{readings}, either side of {r.alpha:.3g}: the rule counted {used}"
 
 
-# --------------------------------------------------------------------------- unpaired, changes
+@sentence.register
+def _(r: FinishNotStated) -> str:
+    return (
+        f"the {r.arm} {r.tool} log {run_name(r.run_id, r.source)} does not say whether its run "
+        f"finished: its {plural(r.cases, 'case')} are gated as the whole run"
+    )
+
+
+# --------------------------------------------------------------------------- the ledger, changes
+
+# each state of the case ledger in a word or two (`vocab.CaseState`)
+STATE_WORDS: dict[CaseState, str] = {
+    "paired": "paired",
+    "new": "new",
+    "deleted": "deleted",
+    "infra": "all infra",
+    "excluded": "excluded",
+    "missing_repetitions": "repetitions missing",
+    "run_not_finished": "run not finished",
+}
 
 
 @sentence.register
@@ -363,6 +444,28 @@ def _(u: Unpaired) -> str:
     if u.code == "infra":
         return f"no gradable {u.arm} repetition"
     return f"only in {u.arm}"  # new: in the candidate only; deleted: in the baseline only
+
+
+@sentence.register
+def _(u: RepsMissing) -> str:
+    why = "the run did not finish" if u.code == "run_not_finished" else "missing from the run"
+    errored = f"; {u.errored} of the {u.ran} that ran errored" if u.errored else ""
+    return f"{u.missing} of its {u.planned} {u.arm} repetitions never ran: {why}{errored}"
+
+
+def excluded_by(u: RepsExcluded) -> str:
+    """`by qa@example.com (ticket text leaked the answer)`: who excluded a case's repetitions,
+    and why, each once."""
+    who = dict.fromkeys(
+        f"by {e.by or 'someone unnamed'}" + (f" ({e.reason})" if e.reason else "")
+        for e in u.exclusions
+    )
+    return ", ".join(who) or "by someone unnamed"
+
+
+@sentence.register
+def _(u: RepsExcluded) -> str:
+    return f"{u.excluded} of its {u.planned} {u.arm} repetitions excluded {excluded_by(u)}"
 
 
 def _asks(asked: AskedQuestion) -> str:
@@ -415,10 +518,11 @@ def _value(value: SettingValue, r: Loosened) -> str:
     if value is None:
         return "null (no limit)"
     if value == "baseline":
-        return f"baseline ({r.baseline_false_negatives} here)"
+        counted = r.baseline_false_negatives
+        return f"baseline ({counted if counted is not None else r.baseline_mirror_approved} here)"
     if isinstance(value, str):
         return value
-    return f"{value:+.0%}" if r.relative else f"{value:g}"
+    return signed_percent(value) if r.relative else amount(value)
 
 
 @sentence.register
@@ -433,6 +537,48 @@ def _(r: Loosened) -> str:
         return f"{setting}: {taken} taken out ({_value(r.base, r)} in the base, {_value(r.here, r)} here)"
     here = "removed" if r.code == "removed" else _value(r.here, r)
     return f"{setting}: {_value(r.base, r)} in the base, {here} here"
+
+
+# --------------------------------------------------------------------------- the gate's settings
+
+
+def series(items: Sequence[str], last: str = "or") -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return (
+        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+    )
+
+
+def gate_words(spec: GateSpec) -> str:
+    """What fails a repetition and which outcome limits apply, in one line of words."""
+    if spec.fail_on == set(WRONG_OUTCOMES):
+        parts = ["a repetition fails on any disagreement"]
+    else:
+        failing = [OUTCOME_WORDS[o] for o in WRONG_OUTCOMES if o in spec.fail_on]
+        parts = [f"a repetition fails on {series(failing) if failing else 'no decision'}"]
+    limits = spec.limits
+
+    def bound(most: int | str) -> str:
+        return "the baseline's" if most == "baseline" else f"{most:,}"
+
+    if limits.false_negative_max is not None:
+        parts.append(f"false negatives at most {bound(limits.false_negative_max)}")
+    if limits.zero_false_negative_rules:
+        parts.append(f"no false negative on {', '.join(limits.zero_false_negative_rules)}")
+    if limits.inconclusive_max_share is not None:
+        parts.append(
+            f"inconclusive at most {written_percent(limits.inconclusive_max_share)} of decisions"
+        )
+    if limits.mirror_approved_max is not None:
+        parts.append(
+            f"confident approvals of borderline items at most {bound(limits.mirror_approved_max)} "
+            "on each rule"
+        )
+    if limits.escalations_max_per_run is not None:
+        parts.append(
+            f"at most {plural(limits.escalations_max_per_run, 'escalation')} to a person a run"
+        )
+    return " · ".join(parts)
 
 
 # --------------------------------------------------------------------------- the verdict's line
@@ -474,6 +620,10 @@ WHY: dict[GateRule, Callable[[Evidence], str]] = {
     "significance": lambda e: f"{flips(e)}; {p_words(e)} <= {boundary_words(e)}",
     "outcome_limit": lambda e: sentence(e.limit_breaches[0]),
     "budget": lambda e: sentence(e.budget_breaches[0]),
+    "partial": lambda e: (
+        f"{sentence(e.partial_reasons[0])}; gated partial by choice (--allow-partial), never "
+        f"PASS: {flips(e)} of the {plural(sum(e.cells.values()), 'case')} counted"
+    ),
     "safety_bound": lambda e: sentence(e.safety_short[0]),
     "within_margin": lambda e: (
         f"{flips(e)}; net {e.net} <= margin {e.margin}, {e.b} <= flip cap {e.flip_cap}"

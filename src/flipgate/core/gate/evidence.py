@@ -22,9 +22,11 @@ from typing import ClassVar, Literal, TypeVar
 import polars as pl
 
 from flipgate.core.errors import InputError
+from flipgate.core.exact import at_most, ratio
 from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
@@ -72,10 +74,15 @@ class Judged:
     change: tuple[str, ...]  # the components the change under test declares it moves
     changes: SuiteChanges  # what the change under test did to the suite's cases
     base: AgainstBase  # the spec and flaky list against where the change is going
+    ledger: Ledger  # every case's state, counted per arm
     retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
     # the false negatives against the baseline's, tested against the noise (excess.py), where
     # `false_negative_max` is `baseline`
     false_negatives: Excess | None = None
+
+    @property
+    def runs(self) -> dict[Arm, Run]:
+        return {"baseline": self.baseline, "candidate": self.candidate}
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:
@@ -120,12 +127,45 @@ class InconclusiveMaxShare:
     decisions: int
 
 
-LimitBreach = FalseNegativeMax | Excess | ZeroFalseNegativeRule | InconclusiveMaxShare
+@dataclass(frozen=True)
+class MirrorApprovedMax:
+    """More confident approvals of borderline items on one rule than
+    `outcomes.limits.mirror_approved_max` allows there: each went live with no one asked."""
+
+    code: ClassVar[LimitCode] = "mirror_approved_max"
+    rule: str
+    found: int
+    limit: int
+    of_baseline: bool  # the limit is the baseline's own count on the rule (`baseline`)
+    decided: str = "approve"  # the run's negative label, which they decided
+
+
+@dataclass(frozen=True)
+class EscalationsMaxPerRun:
+    """More decisions escalated to a person in one repetition of the suite than the reviewers'
+    queue holds (`outcomes.limits.escalations_max_per_run`)."""
+
+    code: ClassVar[LimitCode] = "escalations_max_per_run"
+    found: int  # in the repetition that escalated the most
+    limit: int
+    repetitions: int
+
+
+LimitBreach = (
+    FalseNegativeMax
+    | Excess
+    | ZeroFalseNegativeRule
+    | InconclusiveMaxShare
+    | MirrorApprovedMax
+    | EscalationsMaxPerRun
+)
 LIMIT_BREACHES: dict[LimitCode, type[LimitBreach]] = {
     "false_negative_max": FalseNegativeMax,
     "false_negative_beyond_noise": Excess,
     "zero_false_negative_rule": ZeroFalseNegativeRule,
     "inconclusive_max_share": InconclusiveMaxShare,
+    "mirror_approved_max": MirrorApprovedMax,
+    "escalations_max_per_run": EscalationsMaxPerRun,
 }
 
 
@@ -178,16 +218,38 @@ def _inconclusive_share(judged: Judged) -> list[LimitBreach]:
     if budget is None or not cand.decisions:
         return []
     count = cand.counts["inconclusive"]
-    share = count / cand.decisions
-    if share <= budget:
+    if at_most(ratio(count, cand.decisions), budget):
         return []
-    return [InconclusiveMaxShare(share, budget, count, cand.decisions)]
+    return [InconclusiveMaxShare(count / cand.decisions, budget, count, cand.decisions)]
+
+
+def _mirror_approvals(judged: Judged) -> list[LimitBreach]:
+    bound = judged.spec.limits.mirror_approved_max
+    if bound is None:
+        return []
+    cand = judged.outcomes["candidate"].mirror_approved_by_rule
+    base = judged.outcomes["baseline"].mirror_approved_by_rule
+    return [
+        MirrorApprovedMax(rule, found, most, bound == "baseline", judged.candidate.labels.negative)
+        for rule, found in sorted(cand.items())
+        if found > (most := base.get(rule, 0) if bound == "baseline" else bound)
+    ]
+
+
+def _escalations_per_run(judged: Judged) -> list[LimitBreach]:
+    most = judged.spec.limits.escalations_max_per_run
+    cand = judged.outcomes["candidate"]
+    if most is None or cand.queue <= most:
+        return []
+    return [EscalationsMaxPerRun(cand.queue, most, cand.repetitions)]
 
 
 LIMIT_CHECKS: tuple[Callable[[Judged], list[LimitBreach]], ...] = (
     _false_negatives,
     _zero_false_negative_rules,
     _inconclusive_share,
+    _mirror_approvals,
+    _escalations_per_run,
 )
 Found = TypeVar("Found")
 
@@ -256,7 +318,22 @@ class ReadingsDisagree:
     counted: CountedBy  # which reading the significance rule used
 
 
-GateWarning = NewCases | ChangedLate | SameRunId | FlipsConcentrated | ReadingsDisagree
+@dataclass(frozen=True)
+class FinishNotStated:
+    """A run whose log does not say whether it finished (DeepEval's, a table's): its cases are
+    gated as the whole run, and what it never ran no one can tell from it."""
+
+    code: ClassVar[WarningCode] = "finish_not_stated"
+    arm: Arm
+    run_id: str
+    source: str  # the run's file or folder name
+    tool: str  # the format it was read as
+    cases: int
+
+
+GateWarning = (
+    NewCases | ChangedLate | SameRunId | FlipsConcentrated | ReadingsDisagree | FinishNotStated
+)
 # Each code's payload class, in the order of `vocab.WarningCode`.
 GATE_WARNINGS: dict[WarningCode, type[GateWarning]] = {
     "new_cases": NewCases,
@@ -265,6 +342,7 @@ GATE_WARNINGS: dict[WarningCode, type[GateWarning]] = {
     "same_run_id": SameRunId,
     "flips_concentrated": FlipsConcentrated,
     "readings_disagree": ReadingsDisagree,
+    "finish_not_stated": FinishNotStated,
 }
 
 
@@ -282,6 +360,12 @@ def warnings(judged: Judged) -> tuple[GateWarning, ...]:
             found.append(ChangedLate("retired_late", retired, made))
     if judged.baseline.run_id == judged.candidate.run_id:
         found.append(SameRunId(judged.baseline.run_id))
+    for arm, run in judged.runs.items():
+        arm_ledger = judged.ledger.arms[arm]
+        if arm_ledger.status is not None and arm_ledger.finished is None:
+            found.append(
+                FinishNotStated(arm, run.run_id, run.path.name, run.source_format, arm_ledger.cases)
+            )
     return tuple(found)
 
 

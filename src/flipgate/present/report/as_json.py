@@ -11,19 +11,27 @@ import orjson
 
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
+from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.io.remote import where
-from flipgate.core.vocab import ARMS
+from flipgate.core.vocab import ARMS, UNPAIRED_STATES
+from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import BASE_FILE_WORDS
+from flipgate.present.report.shared import BASE_FILE_WORDS, failing
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
-    data = _result_json(result)
+    data = _result_json(result, dict(zip(ARMS, failing(comparison), strict=True)))
     data["key"] = {arm: comparison.run(arm).key for arm in ARMS}
+    labels = comparison.candidate.labels  # the mirrors' directions are named by these
+    data["labels"] = {
+        "negative": labels.negative,
+        "positive": labels.positive,
+        "abstain": labels.abstain,
+    }
     looks = comparison.spec.looks
     data["looks"] = {
         "rule": looks.rule,
@@ -52,7 +60,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
         for arm in ARMS
     }
     if result.previous is not None:
-        data["previous"] = _result_json(result.previous)
+        data["previous"] = _result_json(result.previous, {})
     return data
 
 
@@ -90,7 +98,8 @@ def _budget_json(check: BudgetCheck) -> dict[str, Any]:
     }
 
 
-def _result_json(result: GateResult) -> dict[str, Any]:
+def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
+    """The result's fields; `failing`: each arm's cases failing by the gate's rule, where known."""
     escalation = result.escalation
     return {
         "verdict": result.verdict,
@@ -108,25 +117,13 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "unpaired": [u.case for u in result.unpaired],
         "unpaired_reasons": {u.case: sentence(u) for u in result.unpaired},
         "unpaired_states": [reason_json(u) for u in result.unpaired],
+        "ledger": _ledger_json(result.ledger),
+        "allow_partial": result.allow_partial,
         "infra": {
             arm: {"count": s.count, "share": s.share, "reps": s.reps, "by_kind": s.by_kind}
             for arm, s in result.infra.items()
         },
-        "outcomes": {
-            arm: {
-                **o.counts,
-                "decisions": o.decisions,
-                "cost": o.cost,
-                "mirror_approved": o.mirror_approved,
-                "mirror_rejected": o.mirror_rejected,
-                "red_cases": o.reconciliation.red_cases,
-                "wrong_decisions": o.reconciliation.wrong_decisions,
-                "red_cases_by_wrong_decisions": {
-                    str(k): n for k, n in sorted(o.reconciliation.red_by_wrong.items())
-                },
-            }
-            for arm, o in result.outcomes.items()
-        },
+        "outcomes": {arm: outcome_json(o, failing.get(arm)) for arm, o in result.outcomes.items()},
         "key_drift": list(result.key_drift),
         "key_moved": list(result.key_moved),
         "declared_change": list(result.declared_change),
@@ -186,6 +183,33 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         },
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],
+    }
+
+
+def _ledger_json(ledger: Ledger) -> dict[str, Any]:
+    """The case ledger: per arm its cases by state (adding up to `cases`), those left out by
+    state, and what its run holds and lacks; then how the paired cases reach the cells."""
+    return {
+        "balanced": ledger.balanced,
+        **{
+            arm: {
+                "cases": arm_ledger.cases,
+                "states": dict(arm_ledger.states),
+                "left_out": {s: list(arm_ledger.left_out.get(s, ())) for s in UNPAIRED_STATES},
+                "run": {
+                    "finished": arm_ledger.finished,
+                    "status": arm_ledger.status,
+                    "detail": arm_ledger.detail,
+                    "planned": arm_ledger.planned,
+                    "present": arm_ledger.reps,
+                    "errored": arm_ledger.errored,
+                    "excluded": arm_ledger.excluded,
+                    "missing": arm_ledger.missing,
+                },
+            }
+            for arm, arm_ledger in ledger.arms.items()
+        },
+        "paired": {"counted": ledger.counted, "flaky": ledger.flaky, "retired": ledger.retired},
     }
 
 
