@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypedDict
 
+from flipgate.core.gate.attempts import Earlier
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
 from flipgate.core.rank.ranking import Ranking
@@ -40,6 +42,7 @@ def gate(
         terms.spec,
         **_judging(terms, inputs.request),
         judged_baseline=judged,
+        **_held_to(inputs),
     )
     if inputs.reruns is None:
         return first
@@ -69,6 +72,7 @@ def gate_again(
         terms.spec,
         **_judging(terms, request),
         previous=shown.result.previous,
+        **_held_to(inputs),
     )
 
 
@@ -114,6 +118,22 @@ def _judging(terms: Terms, request: GateRequest) -> _Judging:
         declared_change=request.declared_change,
         retired=terms.retired,
         base=terms.base,
+    )
+
+
+class _HeldTo(TypedDict):
+    """What a pair's gate is held to besides its terms: the rule registered before the run and
+    the change's earlier attempts (`rank` takes neither: a ranking is not a gate of a change)."""
+
+    registration: Registration | None
+    earlier: Earlier | None
+
+
+def _held_to(inputs: GateInputs) -> _HeldTo:
+    recorded = inputs.recorded
+    return _HeldTo(
+        registration=inputs.registration,
+        earlier=None if recorded is None else recorded.earlier,
     )
 
 

@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
 from flipgate.core.gate import evidence, invalid
+from flipgate.core.gate.attempts import Earlier, rerun_until_green
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
@@ -26,6 +27,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import Unpaired, pair
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
@@ -65,6 +67,8 @@ class GateResult(Evidence):
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
+    registration: Registration | None = None  # the rule registered before the run, if given
+    earlier: Earlier | None = None  # what the ledger knew of this change; None: no ledger
 
     @property
     def paired(self) -> int:
@@ -133,11 +137,14 @@ def compare(
     judged_baseline: ArmResults | None = None,
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
+    registration: Registration | None = None,
+    earlier: Earlier | None = None,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
-    the change is going (None: not checked)."""
+    the change is going (None: not checked); `registration` the rule registered before the run
+    (None: not registered); `earlier` what a ledger knew of this change (None: no ledger)."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -177,6 +184,7 @@ def compare(
         base=against_base(
             base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
         ),
+        registration=registration,
     )
     paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"]
     budgets = check_budgets(spec, baseline, candidate, paired)
@@ -197,6 +205,10 @@ def compare(
         budget_breaches=tuple(check for check in budgets if check.exceeded),
     )
     rule = decide(found)
+    refusal = rerun_until_green(earlier) if rule.verdict == "PASS" else None
+    if refusal is not None:  # a PASS after a BLOCK or INCONCLUSIVE of this change: INVALID
+        found = replace(found, invalid_reasons=(*found.invalid_reasons, refusal))
+        rule = decide(found)
     result = GateResult(
         **vars(found),
         verdict=rule.verdict,
@@ -234,6 +246,8 @@ def compare(
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
+        registration=registration,
+        earlier=earlier,
     )
     return Comparison(
         baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base

@@ -26,6 +26,7 @@ from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
@@ -72,6 +73,7 @@ class Judged:
     changes: SuiteChanges  # what the change under test did to the suite's cases
     base: AgainstBase  # the spec and flaky list against where the change is going
     retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
+    registration: Registration | None = None  # the rule registered before the run, if given
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:

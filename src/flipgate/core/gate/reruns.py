@@ -113,4 +113,6 @@ def compare_with_reruns(
         previous=result,
         retired=first.retired,
         base=first.base,
+        registration=result.registration,
+        earlier=result.earlier,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,6 +25,8 @@ from flipgate.core.vocab import (
 )
 
 Clusters = Literal["none", "template"]
+# A setting's value as gate.yaml gives it, after the defaults: a list as a sorted tuple.
+Setting = bool | int | float | str | tuple[str, ...] | None
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 # Fields of a results line that are never a number: a budget on one of them is a typo.
@@ -41,6 +44,7 @@ DEFAULTS: dict[str, Any] = {
     "escalation": {"runs": 5},
     "budgets": {},
     "clusters": "none",
+    "ledger": None,
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -97,8 +101,12 @@ class GateSpec:
     fail_on: frozenset[str]
     budgets: tuple[Budget, ...] = ()
     clusters: Clusters = "none"  # `template`: the significance rule counts each template once
+    ledger: str | None = None  # where every gate run is recorded (`--ledger`): a path, or `git`
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
+    # Every setting by its path (`sets.full.margin`), the defaults filled in: what a
+    # pre-registration fixes, and names when the rule applied is not the rule registered.
+    settings: dict[str, Setting] = field(default_factory=dict, compare=False)
 
     def set_rule(self, suite: str) -> SetRule:
         return self.sets.get(suite, self.sets["full"])
@@ -263,6 +271,9 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     clusters = data["clusters"]
     if clusters not in ("none", "template"):
         raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
+    ledger = data["ledger"]
+    if ledger is not None and (not isinstance(ledger, str) or not ledger.strip()):
+        raise fail("ledger", f"must be a file's path or `git`, not {ledger!r}")
 
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
@@ -284,9 +295,24 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         fail_on=frozenset(fail_on),
         budgets=tuple(budgets),
         clusters="template" if clusters == "template" else "none",
+        ledger=ledger,
         digest=digest,
         source=path,
+        settings=dict(_flat(data)),
     )
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Setting]]:
+    """Each leaf of the merged settings by its dotted path; a list sorted, as its order means
+    nothing (`fail_on`, `zero_false_negative_rules`)."""
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _flat(value, dotted + ".")
+        elif isinstance(value, list):
+            yield dotted, tuple(sorted(str(item) for item in value))
+        else:
+            yield dotted, value
 
 
 def describe(spec: GateSpec) -> str:

@@ -33,6 +33,9 @@ def to_text(comparison: Comparison) -> RenderableType:
         )
     )
     parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(literal(shared.registration_line(comparison), style="dim"))
+    if attempt := shared.attempt_line(result):
+        parts.append(literal(attempt, style="dim"))
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
     parts.append(_power_table(result))
