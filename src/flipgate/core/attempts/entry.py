@@ -228,7 +228,7 @@ def parse_attempt(text: str, path: Path, where: str) -> Attempt:
     try:
         data = json.loads(text)
     except ValueError:
-        raise bad("", "not a flipgate attempt: not JSON") from None
+        raise bad("flipgate_attempt", "not a flipgate attempt: not JSON") from None
     if not isinstance(data, dict) or data.get("flipgate_attempt") != FORMAT:
         raise bad("flipgate_attempt", f"not a flipgate attempt (flipgate_attempt: {FORMAT})")
     fields = Fields(data, bad)
@@ -267,7 +267,7 @@ def parse_attempt(text: str, path: Path, where: str) -> Attempt:
         prev=fields.optional_text("prev"),
     )
     if attempt.text() != text:  # canonical, or someone wrote it by hand
-        raise bad("", "not in the ledger's canonical form: the entry was edited")
+        raise bad("entry", "not in the ledger's canonical form: the entry was edited")
     return attempt
 
 
