@@ -150,6 +150,13 @@ def add_record_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def look(text: str) -> int:
+    """A look at one change (looks.py), counted from 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a look is a whole number from 1, not {text!r}")
+    return int(text)
+
+
 def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest:
     """The request the comparison arguments make. `rank` declares no reruns and no repeats."""
     return GateRequest.of(
@@ -171,6 +178,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         allowed_signers=getattr(args, "allowed_signers", None),
         ledger=getattr(args, "ledger", None),
         change_id=getattr(args, "change_id", None),
+        look=getattr(args, "look", None),
     )
 
 

@@ -3,11 +3,13 @@
 flipgate gate WORKSPACE | BASELINE CANDIDATE [--gate FILE] [--flaky FILE] [--suite FILE]
               [--change COMPONENT] [--base-ref REF | --base-gate FILE --base-flaky FILE
               --base-suite FILE] [--rerun-baseline RUN --rerun-candidate RUN]
-              [--rerun-plan FILE [--replace-rerun-plan]] [--format text|json|markdown|junit]
+              [--rerun-plan FILE [--replace-rerun-plan]] [--look N]
+              [--format text|json|markdown|junit]
               [--prereg FILE [--allowed-signers FILE]] [--ledger PATH|git [--change-id ID]]
 
 With a ledger, the gate is an attempt on its change: judged with the change's earlier attempts
-and appended to the ledger (said on stderr, with the entry's digest).
+(the ledger counts the looks: `--look` need not be given) and appended to the ledger (said on
+stderr, with the entry's digest).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from flipgate.cli.arguments import (
     add_record_arguments,
     add_rerun_arguments,
     gate_request,
+    look,
 )
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
@@ -95,5 +98,14 @@ def add_parser(sub: Commands) -> None:
         help="write the rerun plan over an existing file",
     )
     add_rerun_arguments(parser)
+    parser.add_argument(
+        "--look",
+        type=look,
+        default=None,
+        metavar="N",
+        help="this look at the change (1: its first gate; 2: the full set after its smoke set, or "
+        "a second gate of it): the looks share alpha, so each later look blocks at a lower p "
+        "(docs/statistics.md)",
+    )
     add_record_arguments(parser)
     parser.set_defaults(handler=cmd_gate)

@@ -42,6 +42,7 @@ def gate(
         terms.spec,
         **_judging(terms, inputs.request),
         judged_baseline=judged,
+        look=_look(inputs),
         **_held_to(inputs),
     )
     if inputs.reruns is None:
@@ -72,6 +73,7 @@ def gate_again(
         terms.spec,
         **_judging(terms, request),
         previous=shown.result.previous,
+        look=shown.result.look,
         **_held_to(inputs),
     )
 
@@ -127,6 +129,12 @@ class _HeldTo(TypedDict):
 
     registration: Registration | None
     earlier: Earlier | None
+
+
+def _look(inputs: GateInputs) -> int | None:
+    """This look at the change: the ledger's count, else `--look`, else the first."""
+    recorded = inputs.recorded
+    return inputs.request.look if recorded is None else recorded.earlier.look
 
 
 def _held_to(inputs: GateInputs) -> _HeldTo:

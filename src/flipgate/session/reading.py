@@ -268,4 +268,12 @@ def _recorded(
         declared_change=tuple(dict.fromkeys((*candidate.change_keys, *request.declared_change))),
         reruns=request.reruns is not None,
     )
-    return Recorded(ledger, ledger.read(), this)
+    recorded = Recorded(ledger, ledger.read(), this)
+    look = recorded.earlier.look
+    if request.look is not None and request.look != look:
+        raise InputError(
+            Path("--look"),
+            f"{request.look}, but the ledger makes this look {look} at {change_id!r}: with a "
+            "ledger, leave the looks to it",
+        )
+    return recorded

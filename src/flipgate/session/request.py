@@ -74,6 +74,7 @@ class GateRequest:
     ledger: str | None = None  # the attempts' ledger: a file, `git` or `git:REMOTE`; None: the
     # gate spec's `ledger:`, if any
     change_id: str | None = None  # the change gated; None: the candidate's cache key
+    look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
 
     @classmethod
     def of(
@@ -97,6 +98,7 @@ class GateRequest:
         allowed_signers: Path | None = None,
         ledger: str | None = None,
         change_id: str | None = None,
+        look: int | None = None,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -140,6 +142,7 @@ class GateRequest:
             allowed_signers=allowed_signers,
             ledger=ledger,
             change_id=change_id,
+            look=look,
         )
 
     @property
