@@ -16,6 +16,7 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.suite.audit import SuiteAudit
 from flipgate.session import (
     Comparison,
@@ -37,6 +38,7 @@ from flipgate.tui.messages import (
     RegateRequested,
     Steps,
 )
+from flipgate.tui.review import Reviewed
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
@@ -46,8 +48,9 @@ from flipgate.tui.widgets.progress_line import ProgressLine
 
 
 class FlipgateApp(App[None]):
-    """What every flipgate app shares: themes, help, the user's keymap, progress shown. Its
-    first screen is each kind's own (`open_first_screen`)."""
+    """What every flipgate app shares: themes, help, the user's keymap, progress shown, what
+    the reviewer looked at (`review_log`; None: nothing is recorded, as in a replay). Its first
+    screen is each kind's own (`open_first_screen`)."""
 
     TITLE = "flipgate"
     CSS = STYLESHEET
@@ -61,6 +64,7 @@ class FlipgateApp(App[None]):
         super().__init__()
         self.load_error: Exception | None = None
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
+        self.review_log: list[Looked] | None = []
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
@@ -78,6 +82,10 @@ class FlipgateApp(App[None]):
         else:  # applying the gate again: the overview shows how far it got
             for line in self.screen.query(ProgressLine):
                 line.show(message)
+
+    def on_reviewed(self, message: Reviewed) -> None:
+        if self.review_log is not None:
+            self.review_log.append(message.looked)
 
     # ------------------------------------------------------------------ help and themes
 

@@ -115,6 +115,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
     KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
     KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
+    KeyBinding("triage-undo", "z", "undo", "Undo finding", "triage"),
     KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
     KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
     KeyBinding(
