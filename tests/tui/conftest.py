@@ -5,6 +5,7 @@ of the fixture workspace it shows: every app and every comparison through the ap
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,14 @@ class ScreenApp(App[None]):
 @pytest.fixture(scope="session")
 def comparison() -> Comparison:
     return load_comparison(CASES_WORKSPACE)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the fixture workspace: a decision file records run paths relative to it."""
+    target = tmp_path / "ws"
+    shutil.copytree(CASES_WORKSPACE, target)
+    return target
 
 
 # --------------------------------------------------------------------------- an agent suite

@@ -4,11 +4,9 @@ records no finding; the decision's cases reviewed are the cases opened."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from textual.screen import Screen
 from textual.widgets import OptionList
 
@@ -20,7 +18,7 @@ from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
 
-from .conftest import CASES_WORKSPACE, load_comparison, settled
+from .conftest import load_comparison, settled
 from .test_triage import counts
 
 SIZE = (140, 45)
@@ -41,13 +39,6 @@ def events(app: FlipgateApp) -> list[tuple[object, ...]]:
     """The log without its times: each event with the fields it names."""
     assert app.review_log is not None
     return [(e.event, *(v for v in e.fields().values() if v is not None)) for e in app.review_log]
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    target = tmp_path / "ws"
-    shutil.copytree(CASES_WORKSPACE, target)
-    return target
 
 
 async def test_the_drill_down_logs_cases_reps_views_and_turns(

@@ -31,18 +31,10 @@ from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.lines import LinesView
 from tests.tui.test_app import plain
 
-from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
+from .conftest import ScreenApp, load_comparison, settled
 
 SIZE = (140, 45)
 REGRESSED = {"c1": ("regression",), "c2": ("regression",)}
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A copy of the fixture workspace: the decision file records run paths relative to it."""
-    target = tmp_path / "ws"
-    shutil.copytree(CASES_WORKSPACE, target)
-    return target
 
 
 @pytest.fixture

@@ -15,7 +15,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from flipgate.cli import app, decide, flaky, gate, history, importing, prereg, rank, stats, suite
+from flipgate.cli import (
+    app,
+    decide,
+    flaky,
+    gate,
+    history,
+    importing,
+    prereg,
+    rank,
+    replay,
+    stats,
+    suite,
+)
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.present.text import safe
@@ -26,6 +38,7 @@ GROUPS = (
     gate,
     app,
     decide,
+    replay,
     prereg,
     history,
     importing,

@@ -11,8 +11,9 @@ appended; `RegistrationRequest` and `registration_text` are `flipgate prereg`'s,
 the candidate exists. `read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
 `rank` compare candidates with an incumbent; `CurationRequest` is the flaky list's and the
 calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
-suite workspace. Above this layer nothing compares runs or reads them: an import-linter contract
-keeps the front ends from the comparison and the readers, and the types they show come from here.
+suite workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
+Above this layer nothing compares runs or reads them: an import-linter contract keeps the front
+ends from the comparison and the readers, and the types they show come from here.
 """
 
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult
@@ -44,6 +45,7 @@ from flipgate.session.reading import (
     reading_steps,
     silent,
 )
+from flipgate.session.replay import replay_request
 from flipgate.session.request import Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
 
@@ -84,6 +86,7 @@ __all__ = [
     "read_terms",
     "reading_steps",
     "registration_text",
+    "replay_request",
     "silent",
     "write_rerun_plan",
 ]

@@ -151,6 +151,10 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("suite-back", "escape", "back", "Back", "suite"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
+    # a decision's review log walked again (`flipgate replay`)
+    KeyBinding("replay-next", "right_square_bracket", "step(1)", "Next step", "replay"),
+    KeyBinding("replay-previous", "left_square_bracket", "step(-1)", "Prev step", "replay"),
+    KeyBinding("replay-quit", "escape", "app.quit", "Quit", "replay", show=False),
 )
 
 
@@ -173,6 +177,7 @@ WHERE = {
     "calibration": "calibration",
     "candidates": "candidates",
     "campaign": "a candidate's overview",
+    "replay": "decision replay",
 }
 
 

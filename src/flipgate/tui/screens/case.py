@@ -251,7 +251,7 @@ class CaseScreen(Screen[str]):
         self._move_rep(-1)
 
     def _move_rep(self, step: int) -> None:
-        if self.detail.reps:
+        if len(self.detail.reps) > 1:  # one repetition: nothing else to show, nor to log
             self.focus_rep = (self.focus_rep + step) % len(self.detail.reps)
             self._show()
             self._looked("rep_viewed", rep=self.rep_no)

@@ -382,7 +382,9 @@ class TriageScreen(Screen[None]):
 
     def action_step(self, delta: int) -> None:
         steps = self.query_one("#steps", OptionList)
-        steps.highlighted = max(0, min(len(self.steps), self.current + delta))
+        # from the step highlighted, which keys pressed quickly run ahead of `current`
+        here = self.current if steps.highlighted is None else steps.highlighted
+        steps.highlighted = max(0, min(len(self.steps), here + delta))
 
     def action_decide(self) -> None:
         from flipgate.tui.screens.decision import DecisionScreen
