@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Generic
 
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from flipgate.core.decision.review_log import Looked
 from flipgate.core.gate.compare import Comparison
@@ -18,16 +19,16 @@ from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
 
-from .conftest import load_comparison, settled
+from .conftest import ScreenResult, load_comparison, on_top, settled
 from .test_triage import counts
 
 SIZE = (140, 45)
 
 
-class RecordingApp(FlipgateApp):
+class RecordingApp(FlipgateApp, Generic[ScreenResult]):
     """A flipgate app (it keeps the review log) on the screen a test gives it."""
 
-    def __init__(self, make_screen: Callable[[], Screen[object]]) -> None:
+    def __init__(self, make_screen: Callable[[], Screen[ScreenResult]]) -> None:
         super().__init__()
         self.make_screen = make_screen
 
@@ -104,7 +105,8 @@ async def test_enter_moves_on_without_a_finding_and_a_finding_is_undone(
         assert screen.current == empty + 1
         await pilot.press("tab", "enter")  # the stray keys of the issue: no finding
         await pilot.pause()
-        assert app.screen is screen
+        assert on_top(app) is screen  # no screen opened, none left
+        assert isinstance(screen, TriageScreen)  # (mypy narrowed it to `on_top`'s type)
         walk = screen.gathered_walk
         assert all(walk.findings[s.klass].finding is None for s in screen.steps)
         klass = screen.steps[screen.current].klass
@@ -146,7 +148,7 @@ async def test_the_decision_screen_starts_from_the_cases_opened(workspace: Path)
         await pilot.pause()
         decision = app.screen
         assert isinstance(decision, DecisionScreen)
-        assert counts(decision.query_one("#cases-count"))[0].startswith(  # type: ignore[arg-type]
+        assert counts(decision.query_one("#cases-count", Static))[0].startswith(
             "1 case reviewed, for the file: 1 opened [o], 0 added by hand [+]"
         )
         assert [e.case for e in decision.review_log] == [opened]

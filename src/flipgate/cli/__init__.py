@@ -25,6 +25,7 @@ from flipgate.cli import (
     prereg,
     rank,
     replay,
+    samples,
     stats,
     suite,
 )
@@ -46,6 +47,7 @@ GROUPS = (
     rank,
     stats,
     suite,
+    samples,
 )  # in the order `--help` lists
 
 

@@ -47,7 +47,7 @@ from flipgate.session.reading import (
 )
 from flipgate.session.replay import replay_request
 from flipgate.session.request import Base, GateRequest, Shape
-from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
+from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
 __all__ = [
     "DEFAULT_WORKSPACE",
@@ -66,6 +66,7 @@ __all__ = [
     "Shape",
     "Terms",
     "bundled_samples",
+    "copy_samples",
     "gate",
     "gate_again",
     "gate_and_record",
