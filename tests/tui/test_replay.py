@@ -95,6 +95,8 @@ async def test_the_log_is_listed_and_a_case_step_opens_where_the_reviewer_was(
         case = app.screen
         assert isinstance(case, CaseScreen)
         assert (case.rep_no, case.mode) == (1, "unified")
+        header = plain(case.query_one("#case-header", Static).content)
+        assert "replaying, read-only: case lst-001 rep 1: outputs as unified" in header
         await pilot.press("d", "n", "escape", "right_square_bracket")  # a finding: said, no screen
         await settled(pilot)
         assert app.screen is screen

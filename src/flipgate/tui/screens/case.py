@@ -26,6 +26,7 @@ from textual.widgets import Static
 from flipgate.core.decision.review_log import Looked
 from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
+from flipgate.present.decision import looked_words
 from flipgate.present.trajectory import Alignment
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
@@ -85,7 +86,7 @@ class CaseScreen(Screen[str]):
         self._show()
         self._opened()
         if self.replaying is not None:
-            self.call_after_refresh(self._replay_turn, self.replaying)
+            self.call_after_refresh(self._replay_view, self.replaying)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     # --------------------------------------------------------------------- the review log
@@ -120,14 +121,15 @@ class CaseScreen(Screen[str]):
         if step.event == "outputs_viewed" and step.view in MODES:
             self.mode = step.view
 
-    def _replay_turn(self, step: Looked) -> None:
-        """The turn a logged step viewed, unfolded or diffed as it was."""
+    def _replay_view(self, step: Looked) -> None:
+        """What a logged step looked at brought on screen: the outputs in its view, or its turn
+        unfolded or diffed as it was."""
         trajectory = self.query_one(TrajectoryView)
         if step.turn is None or self.alignment is None:
             if step.event == "outputs_viewed":
-                self.call_after_refresh(
-                    self.query_one(OutputsView).scroll_visible, animate=False, top=True
-                )
+                body = self.query_one("#case-body", VerticalScroll)
+                outputs = self.query_one(OutputsView)
+                body.scroll_to_widget(outputs, animate=False, top=True, immediate=True)
             return
         trajectory.move(step.turn - 1 - trajectory.cursor)
         if step.view == "unfold":
@@ -183,6 +185,9 @@ class CaseScreen(Screen[str]):
         out.append_text(dot.join(second))
         if detail.unpaired:
             out.append(f"\nunpaired: {detail.unpaired} (not counted in the flips)", palette.warn)
+        if self.replaying is not None:
+            out.append("\nreplaying, read-only: ", palette.warn)
+            out.append_text(literal(looked_words(self.replaying)))
         if self.alignment is not None:
             marked = self.alignment.divergence is not None
             out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
