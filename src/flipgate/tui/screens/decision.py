@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
 from pathlib import Path
 from typing import ClassVar
 
@@ -73,6 +72,7 @@ class DecisionForm:
     reason: str
     reviewer: Reviewer
     key: Path | None  # None: git's user.signingkey
+    review_log: tuple[Looked, ...]  # as it was when the reviewer asked to sign
 
 
 # ASCII: a mark reads the same in every terminal and theme
@@ -226,13 +226,6 @@ class CasesReviewed(Vertical):
         """The case at `index` of the list (the index a `CaseList.Ticked` gives)."""
         return self.case_ids[index]
 
-    @property
-    def ticked(self) -> tuple[str, ...]:
-        """The cases reviewed (opened or ticked), in the list's order."""
-        if not self.cases:
-            return ()
-        return tuple(compress(self.cases, self.query_one(CaseList).ticked))
-
     @on(Input.Changed, "#cases-search")
     def _search(self, event: Input.Changed) -> None:
         self.search = event.value.strip()
@@ -332,9 +325,8 @@ class DecisionScreen(Screen[Path | None]):
         self.walk = walk
         self.workspace = workspace
         self.cases = cases
-        self.review_log = list(
-            log
-        )  # what the reviewer looked at, then the cases added here by hand
+        # what the reviewer looked at, then each case added or taken off here by hand
+        self.review_log = list(log)
         self.written: Path | None = None
 
     def compose(self) -> ComposeResult:
@@ -455,13 +447,14 @@ class DecisionScreen(Screen[Path | None]):
             reason=self.query_one("#reason", TextArea).text,
             reviewer=Reviewer.parse(reviewer_text),
             key=Path(key_text).expanduser() if key_text else None,
+            review_log=tuple(self.review_log),
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _sign(self, form: DecisionForm) -> None:
         progress = Steps(self, 3)
         progress("digesting both runs")
-        cases_reviewed, cases_added = reviewed_cases(self.review_log)
+        cases_reviewed, cases_added = reviewed_cases(form.review_log)
         try:
             record = build_record(
                 self.comparison,
@@ -473,7 +466,7 @@ class DecisionScreen(Screen[Path | None]):
                 checklist=checklist(self.walk),
                 cases_reviewed=cases_reviewed,
                 cases_added=cases_added,
-                review_log=self.review_log,
+                review_log=form.review_log,
             )
         except (InvalidDecision, InputError) as problem:
             self.post_message(self.NotSigned(_said(problem)))
