@@ -2,7 +2,8 @@
 
 What a comparison reads (`gate`, `open`, `decide`, `rank`): the runs, the gate spec, the flaky
 list, the suite manifest, the base where the change is going, the key components the change
-declares and the options of the importers that read a log as a run (`import` takes those too);
+declares, whether a partial run is gated (`--allow-partial`) and the options of the importers
+that read a log as a run (`import` takes those too);
 the escalation's rerun results, the identical baseline runs, the registration and the ledger of
 attempts (`gate`, `open`, `decide`); what
 the curation commands read (`flaky`, `calibrate`); a share (`power`, `suite audit`); the app's
@@ -78,6 +79,12 @@ def add_comparison_arguments(
         type=Path,
         metavar="FILE",
         help="the base's suite manifest: a retirement the change adds is INVALID",
+    )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="gate a run that did not finish or lacks repetitions (else INVALID): the cases it "
+        "holds whole are counted, and the verdict is INCONCLUSIVE at best, never PASS",
     )
     add_import_arguments(parser)
 
@@ -179,6 +186,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         ledger=getattr(args, "ledger", None),
         change_id=getattr(args, "change_id", None),
         look=getattr(args, "look", None),
+        allow_partial=args.allow_partial,
     )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import ImportOptions, detect_format
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -75,6 +75,7 @@ class GateRequest:
     # gate spec's `ledger:`, if any
     change_id: str | None = None  # the change gated; None: the candidate's cache key
     look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
+    allow_partial: bool = False  # gate a run not whole (never to PASS) rather than refuse it
 
     @classmethod
     def of(
@@ -99,6 +100,7 @@ class GateRequest:
         ledger: str | None = None,
         change_id: str | None = None,
         look: int | None = None,
+        allow_partial: bool = False,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -135,7 +137,7 @@ class GateRequest:
             import_options=import_options or ImportOptions(),
             repeats=tuple(repeats),
             reruns=reruns,
-            folder=workspace or _run_folder(candidate).parent,
+            folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
             prereg=prereg,
@@ -143,6 +145,7 @@ class GateRequest:
             ledger=ledger,
             change_id=change_id,
             look=look,
+            allow_partial=allow_partial,
         )
 
     @property
@@ -224,9 +227,12 @@ def existing_file(path: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _run_folder(run: Path) -> Path:
-    """The run's own folder; a run given by its run.yaml, or a log, is the folder holding it."""
-    return run if run.is_dir() else run.parent
+def _holder(run: Path) -> Path:
+    """The folder that holds the run: a run folder's parent (the folder given, or the one its
+    run.yaml is in), a log file's own folder."""
+    if run.is_dir() or (run.is_file() and detect_format(run) is not None):
+        return run.parent
+    return run.parent.parent
 
 
 def declared_components(change: Iterable[str]) -> tuple[str, ...]:
