@@ -8,10 +8,10 @@ The command line and the app ask the same way, so the same arguments give the sa
 
 `gate_and_record` is `flipgate gate`'s with a ledger of attempts: the gate, then the attempt
 appended; `RegistrationRequest` and `registration_text` are `flipgate prereg`'s, the rule before
-the candidate exists. `read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
-`rank` compare candidates with an incumbent; `CurationRequest` is the flaky list's and the
-calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
-suite workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
+the candidate exists. `read_again` and `gate_again` are the app's after an edit; `read_campaign`,
+`rank_campaign` and `rank` compare candidates with an incumbent; `side_by_side` judges several
+runs each on its own; `CurationRequest` is the flaky list's and the calibration's; `import_log`
+writes another tool's log as a run; `flipgate.session.suite` reads a suite workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
 Above this layer nothing compares runs or reads them: an import-linter contract keeps the front
 ends from the comparison and the readers, and the types they show come from here.
 """
@@ -33,6 +33,7 @@ from flipgate.session.curation import (
 )
 from flipgate.session.gating import gate, gate_again, rank, rank_campaign
 from flipgate.session.logs import import_log
+from flipgate.session.outcomes import SideBySide, side_by_side
 from flipgate.session.prereg import RegistrationRequest, registration_text
 from flipgate.session.reading import (
     CampaignInputs,
@@ -64,6 +65,7 @@ __all__ = [
     "Ranking",
     "RegistrationRequest",
     "Shape",
+    "SideBySide",
     "Terms",
     "bundled_samples",
     "copy_samples",
@@ -88,6 +90,7 @@ __all__ = [
     "reading_steps",
     "registration_text",
     "replay_request",
+    "side_by_side",
     "silent",
     "write_rerun_plan",
 ]

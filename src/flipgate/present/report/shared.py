@@ -19,8 +19,7 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
 from flipgate.core.vocab import Arm, BaseFile, Coded, UnpairedState
 from flipgate.present.numbers import percent, signed_points
-from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence, when
+from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence, series, when
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -216,15 +215,8 @@ def unchecked_note(result: GateResult) -> str | None:
         return None
     files, checks, options = zip(*(BASE_FILE_WORDS[u] for u in unchecked), strict=True)
     return (
-        f"no base {_series(files, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
-        f"whether this change {_series(checks, 'or')} was not checked"
-    )
-
-
-def _series(items: tuple[str, ...], last: str) -> str:
-    """`a`, `a or b`, `a, b or c`."""
-    return (
-        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+        f"no base {series(files, 'or')} given (--base-ref REF, or {series(options, 'and')}): "
+        f"whether this change {series(checks, 'or')} was not checked"
     )
 
 
@@ -279,6 +271,15 @@ def attempt_line(result: GateResult) -> str | None:
         return None
     before = f"; earlier: {', '.join(earlier.verdicts)}" if earlier.verdicts else ""
     return f"attempt {earlier.attempt} of change {earlier.change_id} (look {earlier.look}){before}"
+
+
+def failing(comparison: Comparison) -> tuple[int, int]:
+    """Each arm's cases that fail by the gate's rule (paired or not)."""
+    cases = comparison.cases
+    return tuple(  # type: ignore[return-value]
+        int((cases[f"{prefix}_passed"] == False).sum())  # noqa: E712 (null: no verdict)
+        for prefix in ("base", "cand")
+    )
 
 
 NOT_BALANCED = "the states do not add up to the cases: a defect, please report it"
@@ -348,11 +349,3 @@ def ledger_lines(result: GateResult) -> list[str]:
     if result.allow_partial:
         lines.append(ALLOW_PARTIAL_NOTE)
     return lines
-
-
-def price(row: OutcomeRow) -> str:
-    return "by direction" if row.price is None else f"{row.price:g}"
-
-
-def histogram(red_by_wrong: dict[int, int]) -> str:
-    return " ".join(f"{n:,}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"
