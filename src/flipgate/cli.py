@@ -31,6 +31,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.importers import ImportOptions, import_options
 from flipgate.core.io.files import writing
+from flipgate.core.io.listing import text_name
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS, REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.text import literal, safe
@@ -476,6 +477,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    for arg in argv:  # a name from a shell in another locale: no file, report or key can hold it
+        if (shown := text_name(arg)) is not None:
+            print(f"flipgate: error: an argument that is not UTF-8 text: {shown}", file=sys.stderr)
+            return BAD_INPUT
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
