@@ -230,7 +230,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
                 raise InputError(
                     args.rerun_plan, "exists: give --replace-rerun-plan to write over it"
                 ) from None
-            print(f"flipgate: rerun plan written to {args.rerun_plan}", file=sys.stderr)
+            print(f"flipgate: rerun plan written to {safe(args.rerun_plan)}", file=sys.stderr)
         else:
             print(
                 f"flipgate: no rerun plan: the verdict is {result.verdict}, not an INCONCLUSIVE full run",
@@ -314,10 +314,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     )
     write_run(imported, Path(args.out_dir))
     for note in imported.notes:
-        print(f"flipgate: note: {note}", file=sys.stderr)
+        print(f"flipgate: note: {safe(note)}", file=sys.stderr)  # words from the log
     print(
-        f"flipgate: wrote {plural(len(imported.records), 'repetition')} from {args.log} "
-        f"to {args.out_dir}"
+        f"flipgate: wrote {plural(len(imported.records), 'repetition')} from {safe(args.log)} "
+        f"to {safe(args.out_dir)}"
     )
     return 0
 
@@ -357,10 +357,10 @@ def cmd_decide(args: argparse.Namespace) -> int:
             Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
         ) from None
     except (SigningError, DecisionExistsError) as failed:
-        print(f"flipgate: error: {failed}", file=sys.stderr)
+        print(f"flipgate: error: {safe(failed)}", file=sys.stderr)
         return BAD_INPUT
-    print(f"flipgate: signed decision written to {written}")
-    print(f"flipgate: verify with: flipgate verify {written}")
+    print(f"flipgate: signed decision written to {safe(written)}")
+    print(f"flipgate: verify with: flipgate verify {safe(written)}")
     return 0
 
 

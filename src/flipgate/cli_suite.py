@@ -34,10 +34,18 @@ def _day(text: str) -> date:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from flipgate.core.suite.audit import audit
+    from flipgate.core.suite.traffic import TRAFFIC
     from flipgate.core.suite.workspace import load_suite
     from flipgate.present import report, suite_report
 
-    result = audit(load_suite(args.workspace), args.as_of)
+    inputs = load_suite(args.workspace)
+    if args.fail_under is not None and inputs.traffic is None:
+        raise InputError(
+            args.workspace / TRAFFIC,
+            "no such file: --fail-under measures the traffic the suite covers, and there is no "
+            "traffic to measure",
+        )
+    result = audit(inputs, args.as_of)
     if args.format == "json":
         print(report.json_text(suite_report.to_json(result)))
     elif args.format == "markdown":
@@ -45,7 +53,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         Console(highlight=False).print(suite_report.to_text(result), soft_wrap=True)
     if args.fail_under is not None and result.below(args.fail_under):
-        covered = result.coverage.covered_share if result.coverage else 0.0
+        assert result.coverage is not None  # measured: there is traffic (above)
+        covered = result.coverage.covered_share
         print(
             f"flipgate: covered traffic {covered:.1%} is below --fail-under {args.fail_under:.1%}",
             file=sys.stderr,

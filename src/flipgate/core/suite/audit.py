@@ -100,6 +100,15 @@ class CaseAge:
         return (self.as_of - self.last_added).days / MONTH
 
 
+def shifted(day: date, days: int) -> date:
+    """`day` moved by `days`, stopping at the calendar's ends: a case added on 9999-12-31 still
+    has a first six weeks, one added on 0001-01-01 a last six months."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
+
+
 def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
     live = manifest.live
     started = manifest.first_day
@@ -110,7 +119,7 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
     ages = live.select(
         months=(age_days / MONTH).floor().cast(pl.Int64),
         days=age_days,
-        early=pl.col("added") < pl.lit(started + timedelta(weeks=FIRST_WEEKS)),
+        early=pl.col("added") < pl.lit(shifted(started, FIRST_WEEKS * 7)),
     )
     oldest = int(ages["months"].max())  # type: ignore[arg-type]
     histogram = (
@@ -139,7 +148,7 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
         .join(per_month("retired", "retired"), on="month", how="left")
         .with_columns(pl.col("added", "retired").fill_null(0))
     )
-    since = as_of - timedelta(days=round(RECENT_MONTHS * MONTH))
+    since = shifted(as_of, -round(RECENT_MONTHS * MONTH))
     recent = manifest.cases.select(
         added=(pl.col("added") > since).sum(), retired=(pl.col("retired") > since).sum()
     )
@@ -444,7 +453,8 @@ class SuiteAudit:
     production: ProductionCheck | None  # None: no production.yaml
 
     def below(self, share: float) -> bool:
-        """Covered traffic below `share` (for `--fail-under`); no traffic file counts as below."""
+        """Covered traffic below `share` (for `--fail-under`, which needs traffic to measure: the
+        command line refuses it without); no traffic file counts as below."""
         return self.coverage is None or self.coverage.covered_share < share
 
 

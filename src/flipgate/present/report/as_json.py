@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
 from flipgate.present.report.shared import BASE_FILE_WORDS
+from flipgate.present.text import json_text
+
+__all__ = ["json_text", "to_json"]
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
@@ -41,12 +42,6 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     if result.previous is not None:
         data["previous"] = _result_json(result.previous)
     return data
-
-
-def json_text(data: dict[str, Any]) -> str:
-    """Indented JSON. orjson writes a 100,000-case report in a few milliseconds; the standard
-    library's indenting encoder is pure Python and takes fifty."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
 def _budget_json(check: BudgetCheck) -> dict[str, Any]:
