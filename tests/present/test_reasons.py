@@ -17,6 +17,7 @@ from flipgate.core.gate.changes import (
     CaseInOneArm,
     RuleEdit,
     SafetyEdit,
+    TemplateEdit,
 )
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -226,6 +227,7 @@ SENTENCES: list[tuple[Any, str]] = [
     (CaseCached("c01", "candidate", 1, 3), "c01 cached: 1 of its 3 candidate repetitions"),
     (RULE, "prohibited_items: expected approve in the baseline, reject in the candidate"),
     (SafetyEdit(False, True), "safety: ordinary in the baseline, a safety case in the candidate"),
+    (TemplateEdit(None, "refunds"), "template: none in the baseline, refunds in the candidate"),
     # loosened settings
     (Loosened("lowered", "alpha", 0.05, 0.01), "alpha: 0.05 in the base, 0.01 here"),
     (MARGIN, "sets.full.margin: 2 in the base, 6 here"),

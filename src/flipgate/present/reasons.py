@@ -17,7 +17,14 @@ from typing import Any
 
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
-from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, RuleEdit, SafetyEdit
+from flipgate.core.gate.changes import (
+    CaseCached,
+    CaseEdited,
+    CaseInOneArm,
+    RuleEdit,
+    SafetyEdit,
+    TemplateEdit,
+)
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -322,6 +329,17 @@ def _(edit: SafetyEdit) -> str:
         return "a safety case" if safety else "ordinary"
 
     return f"safety: {flag(edit.baseline)} in the baseline, {flag(edit.candidate)} in the candidate"
+
+
+@sentence.register
+def _(edit: TemplateEdit) -> str:
+    def which(template: str | None) -> str:
+        return "none" if template is None else template
+
+    return (
+        f"template: {which(edit.baseline)} in the baseline, {which(edit.candidate)} in the "
+        "candidate"
+    )
 
 
 @sentence.register
