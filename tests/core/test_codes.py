@@ -136,7 +136,11 @@ def forbidden(folder: Path) -> Comparison:
         make_run("same-id", cand, key=moved, change={"keys": ["model"], "summary": "m2"}),
         here,
         FlakyList((entry("s1"), entry("c02"), entry("c03"))),
-        retired=Retirements((RetiredCase("c19", LATE, "duplicate of c18"),), base=frozenset()),
+        retired=Retirements(
+            (RetiredCase("c19", LATE, "duplicate of c18"),),
+            base=frozenset(),
+            base_not_found=(("suite_manifest", "main:suite.yaml"),),  # the change added it
+        ),
         base=GateBase(at_base, FlakyList((entry("s1"), entry("c02"))), BaseSource(ref="main")),
     )
 

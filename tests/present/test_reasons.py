@@ -30,6 +30,7 @@ from flipgate.core.gate.evidence import (
     ZeroFalseNegativeRule,
 )
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -152,6 +153,12 @@ SENTENCES: list[tuple[Any, str]] = [
         GateLoosened(BaseSource(files=("main-gate.yaml",)), (MARGIN,)),
         "the gate was loosened in the change under test (base: main-gate.yaml): "
         "sets.full.margin: 2 in the base, 6 here",
+    ),
+    (
+        BaseNotFound("gate_spec", "main:suites/agent/gate.yaml"),
+        "the gate spec is not at the base (main:suites/agent/gate.yaml does not exist): added or "
+        "moved in the change under test, it cannot be checked against what it was; add or move it "
+        "in a separate, reviewed change, or name the base's with --base-gate",
     ),
     (
         FlakyAdded(MAIN, ("case-03",)),

@@ -97,6 +97,7 @@ InvalidCode = Literal[
     "cases_deleted",
     "cached_candidate",
     "cached_safety",
+    "base_not_found",
     "gate_loosened",
     "flaky_added",
     "retirement_added",

@@ -37,6 +37,7 @@ from flipgate.core.gate.evidence import (
     ZeroFalseNegativeRule,
 )
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -53,7 +54,7 @@ from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import GateRule
+from flipgate.core.vocab import BaseFile, GateRule
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
 SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
@@ -143,11 +144,29 @@ def _(r: CachedReps) -> str:
     return f"{CACHED_WHY[r.arm]}: {named([f'{c.case} ({c.cached} of {c.reps})' for c in r.cases])}"
 
 
+# each file of the base: its name, what its absence leaves unchecked, the option that names it
+BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
+    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
+    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
+    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
+}
+
+
 def base_words(where: BaseSource | None) -> str | None:
     """`base: main`, or `base: main-gate.yaml, main-flaky.yaml`: where the base was read."""
     if where is None:
         return None
     return f"base: {where.ref if where.ref is not None else ', '.join(where.files)}"
+
+
+@sentence.register
+def _(r: BaseNotFound) -> str:
+    name, _, option = BASE_FILE_WORDS[r.file]
+    return (
+        f"the {name} is not at the base ({r.name} does not exist): added or moved in the change "
+        f"under test, it cannot be checked against what it was; add or move it in a separate, "
+        f"reviewed change, or name the base's with {option}"
+    )
 
 
 @sentence.register

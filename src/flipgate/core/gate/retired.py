@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from flipgate.core.vocab import BaseFile
+
 
 @dataclass(frozen=True)
 class RetiredCase:
@@ -23,6 +25,8 @@ class RetiredCase:
 class Retirements:
     cases: tuple[RetiredCase, ...] = ()
     base: frozenset[str] | None = None  # retired where the change is going; None: no base given
+    # the manifest as git names it at the base revision, when it is in use here and not there
+    base_not_found: tuple[tuple[BaseFile, str], ...] = ()
 
     @property
     def names(self) -> frozenset[str]:

@@ -212,8 +212,8 @@ def load_retirements(
     if base_ref is None:
         return Retirements(cases)
     at = read_at_ref(path, base_ref)
-    if at.content is None:  # the change adds the manifest: every retirement in it is its own
-        return Retirements(cases, frozenset())
+    if at.content is None:  # the change adds (or moves) the manifest: every retirement is its own
+        return Retirements(cases, frozenset(), (("suite_manifest", str(at.name)),))
     return Retirements(cases, load_manifest(at.name, at.content).retired_names)
 
 

@@ -11,8 +11,7 @@ from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
-from flipgate.present.reasons import base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import BASE_FILE_WORDS
+from flipgate.present.reasons import BASE_FILE_WORDS, base_words, reason_json, sentence, summary
 from flipgate.present.text import json_text
 
 __all__ = ["json_text", "to_json"]
@@ -128,6 +127,7 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "where": base_words(result.base.where),
             "unchecked": [BASE_FILE_WORDS[u][0] for u in result.base.unchecked],
             "unchecked_files": list(result.base.unchecked),
+            "not_found_files": [file for file, _ in result.base.not_found],
             "loosened": [sentence(setting) for setting in result.base.loosened],
             "loosenings": [reason_json(setting) for setting in result.base.loosened],
             "flaky_added": list(result.base.flaky_added),

@@ -11,9 +11,9 @@ from typing import TypeVar
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.plural import plural
-from flipgate.core.vocab import BaseFile, Coded
+from flipgate.core.vocab import Coded
 from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import p_words
+from flipgate.present.reasons import BASE_FILE_WORDS, p_words
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -99,14 +99,6 @@ def power_title(result: GateResult) -> str:
         if power.smallest_blocked is not None
         else f"no regression is blocked {power.power:.0%} of the time"
     )
-
-
-# each file of the base: its name, what its absence leaves unchecked, the option that names it
-BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
-    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
-    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
-    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
-}
 
 
 def unchecked_note(result: GateResult) -> str | None:
