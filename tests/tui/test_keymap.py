@@ -57,6 +57,12 @@ def test_the_settings_live_in_the_xdg_config_folder(
         ("keymap:\n  quit: q\n  nope: k\n", 3, "keymap.nope", "no key binding has this id"),
         ("keymap:\n  quit: ctrl+qq\n", 2, "keymap.quit", "'ctrl+qq' is not a key"),
         ("keymap:\n  quit: cmd+q\n", 2, "keymap.quit", "'cmd' is not a modifier"),
+        (
+            "keymap:\n  quit: ctrl+ctrl+q\n",
+            2,
+            "keymap.quit",
+            "'ctrl' is given twice in 'ctrl+ctrl+q'",
+        ),
         ("keymap:\n  quit: ''\n", 2, "keymap.quit", "give the keys as text"),
         ("keymap:\n  quit: [q]\n", 2, "keymap.quit", "give the keys as text"),
         (
