@@ -380,13 +380,15 @@ class CaseDetail:
     def has_trajectories(self) -> bool:
         return any(r is not None and r.messages for reps in self.arms.values() for r in reps)
 
+    def messages(self, index: int) -> tuple[str | None, str | None]:
+        """Both arms' trajectories of repetition `index`, as the runs store them."""
+        base, cand = (self.rep(arm, index) for arm in ARMS)
+        return (base.messages if base else None, cand.messages if cand else None)
+
     def trajectory(self, index: int) -> Alignment:
         """Both arms' turns of repetition `index`, aligned."""
-        base, cand = (self.rep(arm, index) for arm in ARMS)
-        return align(
-            parse_turns(base.messages if base else None),
-            parse_turns(cand.messages if cand else None),
-        )
+        base, cand = self.messages(index)
+        return align(parse_turns(base), parse_turns(cand))
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:

@@ -96,8 +96,8 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
             edits[case] = list(found)
     for case, was in _moved_safety(baseline.run, candidate.run):
         edits.setdefault(case, []).append(SafetyEdit(was, not was))
-    for case, was, now in _moved_template(baseline.run, candidate.run):
-        edits.setdefault(case, []).append(TemplateEdit(was, now))
+    for case, template, moved_to in _moved_template(baseline.run, candidate.run):
+        edits.setdefault(case, []).append(TemplateEdit(template, moved_to))
     return {case: tuple(edits[case]) for case in sorted(edits)}
 
 
