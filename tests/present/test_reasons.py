@@ -342,11 +342,11 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
     ),
     (OnlyInArm("baseline", ("case-old",)), ("only in the baseline", "1: case-old")),
     (
-        EditedBetweenArms("case-02", (RULE,), ("tpl-a", None)),
+        EditedBetweenArms("case-02", (RULE, TemplateEdit("tpl-a", None))),
         (
             "case-02",
             "edited between the arms: prohibited_items: expected approve in the baseline, reject "
-            "in the candidate; template (none), was tpl-a",
+            "in the candidate; template: tpl-a in the baseline, none in the candidate",
         ),
     ),
     (
