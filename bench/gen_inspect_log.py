@@ -10,16 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 import struct
-import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
 
 import zstandard
 
-from flipgate.core.importers.inspect_log import ZIP_ZSTANDARD, EvalMemberReader
+from flipgate.core.importers.inspect_zip import ZIP_ZSTANDARD, EvalArchive
 
-FIXTURE = Path(__file__).parents[2] / "shared/fixtures/external/inspect/baseline.eval"
+# A real agent log (tool calls, events, attachments): tests/fixtures/inspect/README.md
+FIXTURE = Path(__file__).parents[1] / "tests/fixtures/inspect/baseline.eval"
 _VERSION = 63  # "version needed to extract" 6.3: the zip revision that lists zstd
 _DOS_TIME, _DOS_DATE = 0, (2026 - 1980) << 9 | 11 << 5 | 29
 
@@ -78,14 +78,24 @@ class ZstdZipWriter:
             self._out.write(entry)
         size = self._out.tell() - start
         count = len(self._central)
+        if count > 0xFFFF:  # past 65,535 members the counts live in the ZIP64 end records
+            end64 = self._out.tell()
+            self._out.write(
+                struct.pack(
+                    "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, start
+                )
+            )
+            self._out.write(struct.pack("<4sLQL", b"PK\x06\x07", 0, end64, 1))
+            count = 0xFFFF
         self._out.write(struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, count, count, size, start, 0))
         self._out.close()
 
 
 def _fixture_members() -> dict[str, Any]:
-    with zipfile.ZipFile(FIXTURE) as archive, FIXTURE.open("rb") as raw:
-        reader = EvalMemberReader(FIXTURE, archive, raw)
-        return {info.filename: reader.json(info) for info in archive.infolist()}
+    with EvalArchive(FIXTURE, 1 << 30) as archive:
+        return {
+            name: json.loads(archive.reader.read(info)) for name, info in archive.members.items()
+        }
 
 
 def generate(out: Path, n_samples: int, epochs: int) -> None:
@@ -93,7 +103,7 @@ def generate(out: Path, n_samples: int, epochs: int) -> None:
     header = members["header.json"]
     templates = {(s["id"], s["epoch"]): s for n, s in members.items() if n.startswith("samples/")}
     template_ids = sorted({sample_id for sample_id, _ in templates})
-    ids = [f"s{i:05d}" for i in range(n_samples)]
+    ids = list(range(1, n_samples + 1))  # integer ids, as the fixture's
     summaries = {(s["id"], s["epoch"]): s for s in members["summaries.json"]}
 
     header["eval"]["dataset"].update(samples=n_samples, sample_ids=ids)

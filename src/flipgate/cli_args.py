@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from flipgate.core.importers import IMPORTERS
+from flipgate.core.importers import options, takers
 
 # The app's themes (tui/app.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
@@ -45,18 +45,16 @@ def add_comparison_arguments(
 
 
 def add_import_arguments(parser: argparse.ArgumentParser) -> None:
-    """One flag per option an importer declares, with its help text."""
-    tools = " and ".join(importer.title for importer in IMPORTERS)
-    group = parser.add_argument_group(f"reading {tools} logs")
+    """One flag per option an importer declares (once where several share it), with its help
+    text."""
+    group = parser.add_argument_group("reading another tool's logs and exports")
     actions = {"switch": "store_true", "value": "store", "values": "append"}
-    for importer in IMPORTERS:
-        for option in importer.options:
-            how: dict[str, Any] = {"action": actions[option.takes]}
-            if option.metavar:  # argparse refuses one on a switch
-                how["metavar"] = option.metavar
-            group.add_argument(
-                option.flag, dest=option.field, help=f"{importer.title}: {option.help}", **how
-            )
+    for option in options():
+        how: dict[str, Any] = {"action": actions[option.takes]}
+        if option.metavar:  # argparse refuses one on a switch
+            how["metavar"] = option.metavar
+        tools = ", ".join(importer.title for importer in takers(option))
+        group.add_argument(option.flag, dest=option.field, help=f"{tools}: {option.help}", **how)
 
 
 def declared_change(args: argparse.Namespace) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import inspect_log, promptfoo
+from flipgate.core.importers import deepeval, inspect_log, lm_eval, promptfoo, table
 from flipgate.core.importers.base import (
     ImportedRun,
     Importer,
@@ -28,7 +28,19 @@ from flipgate.core.io.atomic import write_folder_atomic
 from flipgate.core.io.files import unwritable
 from flipgate.core.io.yamlio import dump_yaml
 
-IMPORTERS: tuple[Importer, ...] = (inspect_log.IMPORTER, promptfoo.IMPORTER)  # asked in turn
+IMPORTERS: tuple[Importer, ...] = (  # asked in turn
+    inspect_log.IMPORTER,
+    promptfoo.IMPORTER,
+    lm_eval.IMPORTER,
+    deepeval.IMPORTER,
+    table.IMPORTER,  # last: it knows a file by its name, the others by what it holds
+)
+
+
+_FORMATS = (
+    "an Inspect AI .eval/.json, a promptfoo results.json/.jsonl, lm-eval's results_*.json or "
+    "samples_*.jsonl, a DeepEval test_run_*.json, or a CSV/JSONL/Parquet table"
+)
 
 
 def importer_for(path: Path) -> Importer | None:
@@ -51,30 +63,28 @@ def detect_format(path: Path) -> str | None:
 def read_external(path: Path, options: ImportOptions | None = None) -> ImportedRun:
     """Import a log through the importer that recognises it; anything else is an InputError."""
     if not path.is_file():
-        raise InputError(
-            path, "not a log file (an Inspect .eval/.json or a promptfoo results.json)"
-        )
+        raise InputError(path, f"not a log file ({_FORMATS})")
     file = LogFile(path)
     options = options or ImportOptions()
     for importer in IMPORTERS:
         if importer.recognises(file):
             _refuse_others_options(path, importer, options)
             return importer.read(file, options)
-    raise InputError(path, "neither an Inspect AI log nor a promptfoo results.json")
+    raise InputError(path, f"not a log flipgate reads ({_FORMATS})")
 
 
-def _refuse_others_options(path: Path, importer: Importer, options: ImportOptions) -> None:
+def _refuse_others_options(path: Path, importer: Importer, chosen: ImportOptions) -> None:
     """An option of another tool's logs changes nothing here: said, not silently ignored."""
     defaults = ImportOptions()
-    for other in IMPORTERS:
-        for option in other.options:
-            given = getattr(options, option.field) != getattr(defaults, option.field)
-            if given and option not in importer.options:
-                raise InputError(
-                    path,
-                    f"applies to {other.title} logs only; this is a {importer.title} log",
-                    field=option.flag,
-                )
+    for option in options():
+        given = getattr(chosen, option.field) != getattr(defaults, option.field)
+        if given and option not in importer.options:
+            tools = ", ".join(other.title for other in takers(option))
+            raise InputError(
+                path,
+                f"applies to {tools} only; this is read as {importer.title}",
+                field=option.flag,
+            )
 
 
 def import_options(given: Mapping[str, Any]) -> ImportOptions:
@@ -93,8 +103,13 @@ def import_options(given: Mapping[str, Any]) -> ImportOptions:
 
 
 def options() -> tuple[Option, ...]:
-    """Every importer's options, in the registry's order."""
-    return tuple(option for importer in IMPORTERS for option in importer.options)
+    """Every importer's options, in the registry's order, each once (some are shared)."""
+    return tuple(dict.fromkeys(option for importer in IMPORTERS for option in importer.options))
+
+
+def takers(option: Option) -> tuple[Importer, ...]:
+    """The importers that take `option`."""
+    return tuple(importer for importer in IMPORTERS if option in importer.options)
 
 
 def write_run(imported: ImportedRun, out_dir: Path) -> None:

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.vocab import DEFAULT_LABELS
 
+if TYPE_CHECKING:
+    from flipgate.core.importers.completeness import Completeness
+
 ZIP_SIGNATURE = b"PK\x03\x04"  # a zip archive's first local file header
+HEAD_BYTES = 1 << 16
+_DIGITS = re.compile(r"(\d+)")
 
 
 @dataclass(frozen=True)
@@ -25,10 +32,15 @@ class ImportOptions:
     """How to read scores that are not plain pass/fail, and which column of a file to take."""
 
     partial_passes: bool = False  # Inspect `P` counts as a pass
-    pass_threshold: float = 1.0  # numeric Inspect scores pass at or above this
+    pass_threshold: float = 1.0  # numeric scores pass at or above this (Inspect, lm-eval, tables)
     max_member_mb: float = 256  # an Inspect .eval member decompresses to at most this
     select: dict[str, str] = field(default_factory=dict)  # promptfoo: {"provider": LABEL} ...
     labels: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_LABELS))
+    # a table export: which column holds what
+    case_column: str | None = None
+    rep_column: str | None = None
+    score_column: tuple[str, ...] = ()
+    error_column: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +50,8 @@ class ImportedRun:
     manifest: dict[str, Any]  # what run.yaml would hold
     records: list[dict[str, Any]]  # what results.jsonl would hold, one per (case, rep)
     notes: list[str] = field(default_factory=list)  # warnings a user must see (cached repeats...)
+    # whether the run finished and which repetitions it lacks; also in manifest["completeness"]
+    completeness: Completeness | None = None
 
 
 @dataclass(frozen=True)
@@ -67,19 +81,39 @@ class LogFile:
         self.path = path
 
     @cached_property
-    def is_zip(self) -> bool:
+    def head(self) -> bytes:
+        """The first bytes: enough for a signature, or a JSONL file's first line."""
         with self.path.open("rb") as handle:
-            return handle.read(len(ZIP_SIGNATURE)) == ZIP_SIGNATURE
+            return handle.read(HEAD_BYTES)
+
+    @cached_property
+    def is_zip(self) -> bool:
+        return self.head.startswith(ZIP_SIGNATURE)
+
+    @cached_property
+    def first_line(self) -> Any:
+        """A JSON Lines file's first line as JSON; None when it is not a JSON object."""
+        line = self.head.split(b"\n", 1)[0]
+        try:
+            value = json.loads(line if len(line) < HEAD_BYTES else _first_line(self.path))
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
 
     @cached_property
     def document(self) -> Any:
         """The file as JSON; None when it is not JSON."""
-        if self.is_zip:
+        if self.head.lstrip()[:1] not in (b"{", b"["):
             return None
         try:
             return json.loads(self.path.read_bytes())
         except (OSError, ValueError):
             return None
+
+
+def _first_line(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.readline()
 
 
 @dataclass(frozen=True)
@@ -107,3 +141,43 @@ def take_case_flags(metadata: dict[str, Any], path: Path, where: str) -> dict[st
     if "template" in metadata:
         flags["template"] = str(metadata.pop("template"))
     return flags
+
+
+def natural_key(case: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that puts case `2` before `10` and `t2` before `t10`."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part) for part in _DIGITS.split(case) if part
+    )
+
+
+def check_unique(path: Path, records: list[dict[str, Any]], what: str) -> None:
+    """A (case, rep) given twice is refused: which one counts is not ours to guess."""
+    seen: set[tuple[str, int]] = set()
+    for record in records:
+        key = (record["case"], record["rep"])
+        if key in seen:
+            raise InputError(path, f"{what} {key[0]!r} repetition {key[1]} appears twice")
+        seen.add(key)
+
+
+def finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, not {text!r}")
+    return number
+
+
+def positive(text: str) -> float:
+    number = finite(text)
+    if number <= 0:
+        raise ValueError(f"must be above 0, not {text!r}")
+    return number
+
+
+PASS_THRESHOLD = Option(
+    "pass_threshold",
+    "numeric scores pass at this (default 1)",
+    takes="value",
+    read=finite,
+    metavar="X",
+)
