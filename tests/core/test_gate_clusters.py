@@ -191,7 +191,11 @@ def test_a_candidate_cannot_put_every_case_in_one_template(
             2,
             "`template` differs between the lines of case c",
         ),
-        ([{"template": "a"}, {}], 2, "`template` differs between the lines of case c"),
+        (
+            [{}, {"template": "a"}, {"template": "b"}],
+            3,
+            "`template` differs between the lines of case c",
+        ),
     ],
 )
 def test_a_blank_or_mixed_template_is_bad_input(
@@ -204,3 +208,21 @@ def test_a_blank_or_mixed_template_is_bad_input(
         load_run(run)
     assert (refused.value.line, refused.value.field) == (line, "template")
     assert str(refused.value).endswith(message)
+
+
+def test_a_line_that_names_no_template_says_nothing_against_the_others(
+    run_writer: RunWriter,
+) -> None:
+    """An infra repetition often carries no metadata: the case keeps the template its other
+    lines name."""
+    rows = [{"case": "c", "rep": 0, "status": "infra"}, {"case": "c", "rep": 1, "passed": True}]
+    rows[1]["template"] = "refunds"
+    run = load_run(run_writer("r", [*rows, {"case": "d", "passed": True, "template": "refunds"}]))
+    assert run.reps["template"].to_list() == [None, "refunds", "refunds"]
+    # written case by case, the template named last may be the case before's: no mix
+    rows = [
+        {"case": "a", "passed": True, "template": "x"},
+        {"case": "b", "rep": 0, "status": "infra"},
+        {"case": "b", "rep": 1, "passed": True, "template": "y"},
+    ]
+    assert load_run(run_writer("s", rows)).reps["template"].to_list() == ["x", None, "y"]

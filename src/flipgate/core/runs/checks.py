@@ -226,10 +226,11 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
             "template",
             "must be a non-empty string (leave it out for a case of no template)",
         ),
-        ValueCheck(
+        ValueCheck(  # a line that names none (an infra repetition, often) says nothing against
             "mixed template",
             "reps",
-            pl.col("template").ne_missing(pl.col("template").sort_by("line").first().over("case")),
+            pl.col("template")
+            != pl.col("template").sort_by("line").drop_nulls().first().over("case"),
             "template",
             "`template` differs between the lines of case {case}",
             grouped=True,
@@ -291,7 +292,10 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     order = {
         "out of order": out_of_case_order(),
         "safety changes": same_case & (pl.col("safety") != pl.col("safety").shift()),
-        "template changes": same_case & pl.col("template").ne_missing(pl.col("template").shift()),
+        # the template named last before this line: in a case's run of rows, one that differs
+        # is a mix, or a change from the case before (the grouped check tells them apart)
+        "template changes": same_case
+        & (pl.col("template") != pl.col("template").forward_fill().shift()),
     }
     plain = [rule for rule in rules if not rule.grouped]
     failing = _holding(reps, {r.name: r.breaks for r in plain if r.table == "reps"} | order)
@@ -299,10 +303,9 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     grouped = [rule for rule in rules if rule.grouped]
     if "out of order" in failing:
         failing |= _holding(reps, {rule.name: rule.breaks for rule in grouped})
-    else:  # in order, a case's lines are one run of rows: a change within it is a mix
-        failing |= {
-            f"mixed {what}" for what in ("safety", "template") if f"{what} changes" in failing
-        }
+    else:  # in order, a case's lines are one run of rows: a change within it may be a mix
+        changed = [r for r in grouped if f"{r.name.removeprefix('mixed ')} changes" in failing]
+        failing |= _holding(reps, {rule.name: rule.breaks for rule in changed})
     for rule in rules:
         if rule.name in failing:
             row = tables[rule.table].filter(rule.breaks).sort("line").row(0, named=True)
