@@ -278,17 +278,18 @@ def _moved_safety(baseline: Run, candidate: Run) -> list[tuple[str, bool]]:
 
 def _moved_template(baseline: Run, candidate: Run) -> list[tuple[str, str | None, str | None]]:
     """(case, baseline template, candidate template) of the cases in both arms whose template
-    differs, one arm's having none included. A run's check holds a case to one template."""
-    arms = (baseline, candidate)
-    templated = pl.concat([run.reps.filter(pl.col("template").is_not_null()) for run in arms])
+    differs, one arm's having none included, over their gradable repetitions (one all infra in an
+    arm is unpaired, no edit). A run's check holds a case to one template."""
+    gradable = [run.reps.filter(pl.col("status") != "infra") for run in (baseline, candidate)]
+    templated = pl.concat([reps.filter(pl.col("template").is_not_null()) for reps in gradable])
     if templated.is_empty():
         return []
     cases = templated["case"].unique().implode()
     template = [
-        run.reps.filter(pl.col("case").is_in(cases))
+        reps.filter(pl.col("case").is_in(cases))
         .group_by("case")
         .agg(pl.col("template").drop_nulls().first())
-        for run in arms
+        for reps in gradable
     ]
     moved = (
         template[0]
