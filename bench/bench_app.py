@@ -36,7 +36,8 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.triage.evidence import evidence
 from flipgate.core.vocab import FLIPS
-from flipgate.tui.app import make_app
+from flipgate.session import GateRequest
+from flipgate.tui.factory import make_app
 from flipgate.tui.messages import Loaded, Progress
 from flipgate.tui.screens.overview import OverviewScreen
 
@@ -110,7 +111,7 @@ def time_evidence(comparisons: dict[str, Comparison], repeat: int) -> dict[str, 
 
 
 async def measure(folder: Path, size: tuple[int, int], repeat: int) -> dict[str, float]:
-    app = make_app(folder / "baseline", folder / "candidate")
+    app = make_app(GateRequest.of([folder / "baseline", folder / "candidate"]))
     app.animation_level = "none"
     posted: dict[str, float] = {}  # the loading worker's first messages, by what they say
 

@@ -1,4 +1,4 @@
-"""The arguments several commands share (cli_args.py): declared once, read alike everywhere."""
+"""The arguments several commands share (cli/arguments.py): declared once, read alike everywhere."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import build_parser, main
-from flipgate.cli_args import THEMES, declared_change, share
+from flipgate.cli.arguments import THEMES, gate_request, share
 from flipgate.tui.themes import THEMES as APP_THEMES
+from tests.conftest import SAMPLES
 
 
 def test_the_parser_s_themes_are_the_app_s() -> None:
@@ -21,10 +22,12 @@ DECIDE = ["decide", "--decision", "reject", "--cause", "regression", "--reason",
 
 @pytest.mark.parametrize("command", [["gate"], ["open"], DECIDE, ["rank"]])
 def test_a_declared_change_reads_alike_in_every_command(command: list[str]) -> None:
+    runs = [str(SAMPLES / "winner-rule" / run) for run in ("baseline", "candidates/CLAUDE")]
     args = build_parser().parse_args(
-        [*command, "ws", "--change", "model, prompt", "--change", "judge"]
+        [*command, *runs, "--change", "model, prompt", "--change", "judge"]
     )
-    assert declared_change(args) == ("model", "prompt", "judge")
+    shape = "ranking" if command == ["rank"] else "pair"
+    assert gate_request(args, shape).declared_change == ("model", "prompt", "judge")
 
 
 def test_rank_says_what_its_gate_spec_is_read_for(capsys: pytest.CaptureFixture[str]) -> None:

@@ -96,10 +96,10 @@ def agent_suite(tmp_path: Path) -> Path:
     return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
 
 
-def test_calibrate_a_workspace_writes_a_new_spec_beside_gate_yaml(
+def test_calibrate_a_workspace_prints_the_proposal_and_writes_nothing(
     agent_suite: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    before = (agent_suite / "gate.yaml").read_bytes()
+    before = sorted(agent_suite.rglob("*"))
     report = run_json(capsys, "calibrate", agent_suite)
     assert report["comparisons"] == 6  # three runs, every ordered pair
     assert {(p["b"], p["c"]) for p in report["pairs"]} == {
@@ -113,16 +113,28 @@ def test_calibrate_a_workspace_writes_a_new_spec_beside_gate_yaml(
     assert report["largest_one_way"] == 2
     assert report["false_block"] == 0 and report["false_inconclusive"] == 0
     assert report["flipped"] == ["case-033", "case-104", "case-183"]  # the listed ones left out
-    written = Path(report["written"])
-    assert written == agent_suite / "gate.calibrated.yaml"
-    proposal = yaml.safe_load(written.read_text())
-    assert proposal["sets"]["full"] == report["proposed"]
+    assert report["written"] is None
+    assert yaml.safe_load(report["proposal"])["sets"]["full"] == report["proposed"]
     assert report["proposed"]["flip_cap"] > report["largest_one_way"]
+    assert main(["calibrate", str(agent_suite)]) == 0
+    said = capsys.readouterr().out
+    assert "proposed spec (written nowhere; --out FILE writes it):" in said
+    assert "# Review it, then replace gate.yaml in a change of its own" in said
+    assert sorted(agent_suite.rglob("*")) == before
+
+
+def test_calibrate_writes_the_proposal_to_a_new_file_only(
+    agent_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (agent_suite / "gate.yaml").read_bytes()
+    out = tmp_path / "gate.calibrated.yaml"
+    report = run_json(capsys, "calibrate", agent_suite, "--out", out)
+    assert Path(report["written"]) == out and out.read_text() == report["proposal"]
+    assert yaml.safe_load(out.read_text())["sets"]["full"] == report["proposed"]
     assert (agent_suite / "gate.yaml").read_bytes() == before
-    # Again: a second new file, never over the first.
-    assert (
-        Path(run_json(capsys, "calibrate", agent_suite)["written"]).name == "gate.calibrated-2.yaml"
-    )
+    # Again: never over the first.
+    assert main(["calibrate", str(agent_suite), "--out", str(out)]) == 2
+    assert "already exists: the proposal goes to a new file" in capsys.readouterr().err
 
 
 def test_calibrate_never_writes_over_gate_yaml(
@@ -147,4 +159,4 @@ def test_calibrate_refuses_runs_of_different_systems(
 
 def test_calibrate_needs_two_runs(agent_suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["calibrate", str(agent_suite / "baseline")]) == 2
-    assert "two or more identical baseline runs" in capsys.readouterr().err
+    assert "give at least 2 identical baseline runs" in capsys.readouterr().err

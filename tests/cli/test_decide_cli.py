@@ -94,11 +94,10 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
 def test_a_saved_triage_walk_goes_into_the_decision(
     workspace: Path, isolated_git: Path, make_key: KeyMaker
 ) -> None:
-    from flipgate.cli import build_parser, load_comparison, resolve_inputs
     from flipgate.core.triage.walk import save_walk, start_walk, walk_path
+    from flipgate.session import GateRequest, gate, read
 
-    args = build_parser().parse_args(["gate", str(workspace)])
-    walk = start_walk(load_comparison(resolve_inputs(args)))
+    walk = start_walk(gate(read(GateRequest.of([workspace]))))
     walk = walk.record("infra", finding="ruled_out", note="one timeout, on a case that passed")
     save_walk(walk_path(workspace), walk.record("regression", finding="cause", note="refunds"))
     assert _decide(workspace, make_key("ana")) == 0

@@ -181,10 +181,13 @@ def test_a_linked_gate_file_at_the_base_is_followed_within_the_tree(
     code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
     assert (code, data["base"]["loosened"]) == (4, ["alpha: 0.1 in the base, 0.05 here"])
 
+    here = (workspace / "gate.yaml").read_text()
     (workspace / "gate.yaml").unlink()
     (workspace / "gate.yaml").symlink_to("/etc/hostname")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a link out of the tree")
+    (workspace / "gate.yaml").unlink()
+    (workspace / "gate.yaml").write_text(here)  # the gate as the change has it: a file
     code, _, err = gate(capsys, str(workspace), "--base-ref", "HEAD")
     assert code == 2
     assert err == (

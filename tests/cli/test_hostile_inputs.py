@@ -228,8 +228,7 @@ def test_a_bug_is_exit_70_never_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """What no input should cause (a bug) is said as a bug, exit 70: exit 1 would read as BLOCK."""
     driver = DRIVER.replace(
         "import flipgate.cli  # imported once, before the forks",
-        "import flipgate.cli\nflipgate.cli.cmd_gate = lambda args: 1 / 0\n"
-        "flipgate.cli.build_parser = (lambda build: lambda: build())(flipgate.cli.build_parser)",
+        "import flipgate.cli.gate\nflipgate.cli.gate.cmd_gate = lambda args: 1 / 0",
     )
     monkeypatch.setattr(sys.modules[__name__], "DRIVER", driver)
     (ran,) = run_all([["gate", str(SAMPLES / "agent-suite")]], tmp_path)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-import flipgate.tui.app
+import flipgate.tui.factory
 from flipgate.cli import main
+from flipgate.tui.app import GateApp
 from tests.conftest import SAMPLES, write_run
 
 
@@ -19,7 +20,7 @@ def _no_app(app: object) -> int:
 def test_bad_run_exits_2_before_the_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.app, "run_app", _no_app)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", _no_app)
     good = write_run(tmp_path / "good", [{"case": "a", "passed": True}])
     bad = write_run(tmp_path / "bad", [{"case": "a", "passed": True}])
     (bad / "results.jsonl").write_text(json.dumps({"case": 5, "passed": True}) + "\n")
@@ -30,7 +31,7 @@ def test_bad_run_exits_2_before_the_app(
 def test_bad_spec_and_missing_workspace_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.app, "run_app", _no_app)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", _no_app)
     spec = tmp_path / "gate.yaml"
     spec.write_text("alpah: 0.1\n")
     assert main(["open", str(SAMPLES / "agent-suite"), "--gate", str(spec)]) == 2
@@ -40,7 +41,7 @@ def test_bad_spec_and_missing_workspace_exit_2(
 def test_a_baseline_repeat_of_another_system_exits_2_before_the_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.app, "run_app", _no_app)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", _no_app)
     workspace = SAMPLES / "agent-suite"
     other = write_run(tmp_path / "other", [{"case": "a", "passed": True}], key={"model": "other"})
     assert main(["open", str(workspace), "--baseline-repeat", str(other)]) == 2
@@ -53,21 +54,21 @@ def test_good_input_starts_the_app_with_the_runs_already_read(
 ) -> None:
     started: list[object] = []
 
-    def fake_run(app: flipgate.tui.app.FlipgateApp) -> int:
+    def fake_run(app: GateApp) -> int:
         started.append(app)
         return 0
 
-    monkeypatch.setattr(flipgate.tui.app, "run_app", fake_run)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", fake_run)
     assert main(["open", str(SAMPLES / "agent-suite")]) == 0
     [app] = started
-    assert isinstance(app, flipgate.tui.app.FlipgateApp) and app.loaded is not None
-    assert len(app.loaded.repeats) == 2  # the workspace's baseline-repeats/
+    assert isinstance(app, GateApp) and app.inputs is not None
+    assert len(app.inputs.repeats) == 2  # the workspace's baseline-repeats/
 
 
 def test_plain_flipgate_opens_the_bundled_listing_reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[flipgate.tui.app.FlipgateApp] = []
-    monkeypatch.setattr(flipgate.tui.app, "run_app", lambda app: started.append(app) or 0)
+    started: list[GateApp] = []
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", lambda app: started.append(app) or 0)
     assert main([]) == 0
     [app] = started
-    assert app.sources.plan_folder == SAMPLES / "listing-reviewer"
-    assert app.loaded is not None and app.loaded.baseline.run_id == "lr-2026-11-18-main"
+    assert app.request.folder == SAMPLES / "listing-reviewer"
+    assert app.inputs is not None and app.inputs.baseline.run_id == "lr-2026-11-18-main"

@@ -142,15 +142,15 @@ def test_untrusted_names_are_shown_literally(
 def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import flipgate.tui.app
+    import flipgate.tui.factory
     from flipgate.tui.campaign import CampaignApp
 
     started: list[object] = []
-    monkeypatch.setattr(flipgate.tui.app, "run_app", lambda app: started.append(app) or 0)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", lambda app: started.append(app) or 0)
     assert main(["open", SAMPLE]) == 0
     [app] = started
-    assert isinstance(app, CampaignApp) and app.campaign_runs is not None
-    assert [name for name, _ in app.campaign_runs.candidates] == ["CLAUDE", "HURRIED", "MERGE"]
+    assert isinstance(app, CampaignApp) and app.campaign is not None
+    assert [name for name, _ in app.campaign.candidates] == ["CLAUDE", "HURRIED", "MERGE"]
 
     workspace = tmp_path / "campaign"
     shutil.copytree(REPO / SAMPLE, workspace)

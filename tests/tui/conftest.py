@@ -1,6 +1,5 @@
-"""A tiny app that shows one screen, and the comparison of the fixture workspace it shows.
-
-The app shell is built elsewhere; these tests drive the case screens on their own.
+"""The app as a user opens it (`open_app`), a tiny app that shows one screen, and the comparison
+of the fixture workspace it shows: every app and every comparison through the application layer.
 """
 
 from __future__ import annotations
@@ -15,11 +14,10 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-from flipgate.core.gate.compare import Comparison, compare
-from flipgate.core.gate.flaky import load_flaky
-from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import load_workspace
+from flipgate.session import Comparison, GateRequest, gate, read
+from flipgate.tui.app import GateApp
+from flipgate.tui.bindings import Keymap
+from flipgate.tui.factory import make_app
 from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -27,14 +25,19 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 CASES_WORKSPACE = FIXTURES / "cases"
 
 
-def load_comparison(path: Path) -> Comparison:
-    workspace = load_workspace(path)
-    return compare(
-        load_run(workspace.baseline),
-        load_run(workspace.candidate),
-        load_spec(workspace.gate),
-        load_flaky(workspace.flaky),
-    )
+def load_comparison(*runs: Path, **options: Any) -> Comparison:
+    """The comparison `flipgate open` shows on `runs` (a workspace, or two runs) and `options`
+    (`GateRequest.of`'s)."""
+    return gate(read(GateRequest.of(runs, **options)))
+
+
+def open_app(
+    *runs: Path, theme: str = "dark", keymap: Keymap | None = None, **options: Any
+) -> GateApp:
+    """The app `flipgate open` starts on `runs` (a workspace, two runs, or a campaign) and
+    `options`, left to read them in its worker."""
+    request = GateRequest.of(runs, shape="pair_or_campaign", **options)
+    return make_app(request, theme=theme, keymap=keymap)
 
 
 async def settled(pilot: Pilot[Any]) -> None:
@@ -158,5 +161,5 @@ def agent_comparison(tmp_path_factory: pytest.TempPathFactory) -> Comparison:
     runs = []
     for arm, confirms in (("baseline", (True, True, True)), ("candidate", (True, False, False))):
         rows = agent_rows(confirms, "refund-001") + agent_rows(confirms, "refund-002")
-        runs.append(load_run(write_run(root / arm, rows, key={"prompt": arm})))
-    return compare(*runs, load_spec(None), load_flaky(None), declared_change=("prompt",))
+        runs.append(write_run(root / arm, rows, key={"prompt": arm}))
+    return load_comparison(*runs, change=("prompt",))

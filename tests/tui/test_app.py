@@ -13,7 +13,6 @@ from rich.text import Text
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
-from flipgate.tui.app import make_app, make_app_for_workspace
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import case_ids, literal, safe
 from flipgate.tui.screens.help import HelpScreen
@@ -27,7 +26,7 @@ from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.trajectory import TrajectoryView
 from flipgate.tui.widgets.verdict import SAFETY_SHOWN
 from tests.conftest import SAMPLES, passfail_rows, write_run
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 
 WORKSPACES = Path(__file__).parent / "workspaces"
 HOSTILE = "[bold red]boom[/] [link=https://evil.example]click[/link] \x1b[31mred\x1b[0m"
@@ -49,23 +48,23 @@ def test_format_literal_never_reads_markup_or_escapes() -> None:
 
 def test_factory_rejects_a_folder_that_is_not_a_workspace(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a workspace"):
-        make_app_for_workspace(tmp_path)
+        open_app(tmp_path)
     with pytest.raises(ValueError, match="unknown theme"):
-        make_app_for_workspace(WORKSPACES / "block", theme="sepia")
+        open_app(WORKSPACES / "block", theme="sepia")
 
 
 def test_plan_folder_is_the_workspace_or_beside_the_candidate(tmp_path: Path) -> None:
-    assert make_app_for_workspace(WORKSPACES / "block").sources.plan_folder == WORKSPACES / "block"
+    assert open_app(WORKSPACES / "block").request.folder == WORKSPACES / "block"
     for run in ("a/base", "b/cand"):
         (tmp_path / run).mkdir(parents=True)
-    app = make_app(tmp_path / "a" / "base", tmp_path / "b" / "cand")
-    assert app.sources.plan_folder == tmp_path / "b"
+    app = open_app(tmp_path / "a" / "base", tmp_path / "b" / "cand")
+    assert app.request.folder == tmp_path / "b"
     log = tmp_path / "b" / "cand" / "run.yaml"  # a run given by its manifest: same folder
-    assert make_app(tmp_path / "a" / "base", log).sources.plan_folder == tmp_path / "b"
+    assert open_app(tmp_path / "a" / "base", log).request.folder == tmp_path / "b"
 
 
 async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     steps: list[str] = []
     original = LoadingScreen.show_progress
 
@@ -90,7 +89,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
 
 
 async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
-    app = make_app_for_workspace(WORKSPACES / "bad")
+    app = open_app(WORKSPACES / "bad")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         assert isinstance(app.screen, LoadingScreen)
@@ -105,7 +104,7 @@ async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
 
 
 async def test_switching_theme_reapplies_the_stylesheet() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive", theme="dark")
+    app = open_app(WORKSPACES / "inconclusive", theme="dark")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)
@@ -124,7 +123,7 @@ async def test_switching_theme_reapplies_the_stylesheet() -> None:
 async def test_a_new_theme_recolours_the_drill_down_and_the_red_cases() -> None:
     """The case screen and the red-case table coloured their text from the theme they opened
     in: after `t`, the turn under the cursor kept dark-theme grey behind light-theme text."""
-    app = make_app_for_workspace(SAMPLES / "agent-suite", theme="dark")
+    app = open_app(SAMPLES / "agent-suite", theme="dark")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         dark = Palette.of(app)
@@ -150,7 +149,7 @@ async def test_a_new_theme_recolours_the_drill_down_and_the_red_cases() -> None:
 
 
 async def test_help_lists_every_binding_and_closes() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await pilot.press("question_mark")
@@ -163,7 +162,7 @@ async def test_help_lists_every_binding_and_closes() -> None:
 
 
 async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         bar = app.screen.query_one(KeyBar)
@@ -185,7 +184,7 @@ async def test_key_bar_shows_the_screens_keys_fits_the_width_and_clicks() -> Non
 
 
 async def test_palette_switches_theme_and_quits() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await pilot.press("ctrl+p")
@@ -204,7 +203,7 @@ async def test_palette_switches_theme_and_quits() -> None:
 
 
 async def test_q_quits() -> None:
-    app = make_app_for_workspace(WORKSPACES / "block")
+    app = open_app(WORKSPACES / "block")
     async with app.run_test() as pilot:
         await settled(pilot)
         await pilot.press("q")
@@ -223,7 +222,7 @@ async def test_untrusted_run_ids_and_key_values_show_literally(tmp_path: Path) -
         if arm == "candidate":
             manifest["change"] = {"keys": ["model"], "summary": HOSTILE}
         (workspace / arm / "run.yaml").write_text(json.dumps(manifest))
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(200, 45)) as pilot:
         await settled(pilot)
         shown = literal(HOSTILE).plain
@@ -246,7 +245,7 @@ async def test_the_banner_names_twelve_failed_safety_cases_and_counts_the_rest(
     cases = [f"case-{i:02}" for i in range(SAFETY_SHOWN + 8)]
     for arm, passed in (("baseline", True), ("candidate", False)):
         write_run(tmp_path / arm, passfail_rows({c: [passed] for c in cases}, safety=cases))
-    app = make_app_for_workspace(tmp_path)
+    app = open_app(tmp_path)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())

@@ -9,12 +9,12 @@ from typing import Any
 
 from textual.widgets import DataTable, Static
 
-from flipgate.tui.campaign import CampaignApp, make_app_for_campaign
+from flipgate.tui.campaign import CampaignApp
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from tests.conftest import SAMPLES
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 
 WINNER_RULE = SAMPLES / "winner-rule"
 
@@ -24,7 +24,7 @@ def cell(table: DataTable[Any], row: str, column: str) -> str:
 
 
 async def test_the_table_ranks_by_the_release_key_and_marks_the_labels() -> None:
-    app = make_app_for_campaign(WINNER_RULE)
+    app = open_app(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         assert isinstance(app.screen, CandidatesScreen)
@@ -43,7 +43,7 @@ async def test_the_table_ranks_by_the_release_key_and_marks_the_labels() -> None
 
 
 async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -> None:
-    app = make_app_for_campaign(WINNER_RULE)
+    app = open_app(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await pilot.press("down", "enter")
@@ -53,7 +53,7 @@ async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -
             "baseline": "wr-incumbent",
             "candidate": "wr-merge",
         }
-        assert app.sources.candidate == WINNER_RULE / "candidates" / "MERGE"
+        assert app.request.candidate == WINNER_RULE / "candidates" / "MERGE"
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, CandidatesScreen)
@@ -64,7 +64,7 @@ async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -
 
 
 async def test_the_incumbent_row_opens_nothing(notices: list[str]) -> None:
-    app = make_app_for_campaign(WINNER_RULE)
+    app = open_app(WINNER_RULE)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await pilot.press("down", "down", "down", "enter")
@@ -74,7 +74,7 @@ async def test_the_incumbent_row_opens_nothing(notices: list[str]) -> None:
 
 
 async def test_a_theme_switch_recolours_the_table_in_place() -> None:
-    app = make_app_for_campaign(WINNER_RULE)
+    app = open_app(WINNER_RULE)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
         table = app.screen.query_one(DataTable)
@@ -91,7 +91,8 @@ async def test_a_bad_candidate_is_shown_with_its_file_and_line(tmp_path: Path) -
     shutil.copytree(WINNER_RULE, workspace)
     results = workspace / "candidates" / "MERGE" / "results.jsonl"
     results.write_text(results.read_text() + '{"case": "i7", "rep": 0, "passed": "yes"}\n')
-    app = CampaignApp(make_app_for_campaign(workspace).campaign)
+    app = open_app(workspace)
+    assert isinstance(app, CampaignApp)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         assert isinstance(app.screen, LoadingScreen) and app.load_error is not None

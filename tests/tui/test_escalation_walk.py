@@ -6,19 +6,18 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import VerdictBanner
 from tests.conftest import SAMPLES
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import plain
 
 
 async def test_reruns_then_triage_then_flaky_list(tmp_path: Path, notices: list[str]) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         first = app.screen

@@ -11,7 +11,6 @@ from textual.widgets import Button, Static
 
 from flipgate.cli import main
 from flipgate.core.errors import InputError
-from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.bindings import KEY_BINDINGS, WHERE, check_keymap
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.triage import TriageScreen
@@ -20,7 +19,7 @@ from flipgate.tui.widgets.key_bar import KeyBar
 from tests.conftest import REPO, SAMPLES
 from tests.tui.test_app import plain
 
-from .conftest import settled
+from .conftest import open_app, settled
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -122,7 +121,7 @@ async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path
         "quit": "ctrl+q",
         "export-plan": "E",
     }
-    app = make_app_for_workspace(workspace, keymap=keymap)
+    app = open_app(workspace, keymap=keymap)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         assert "E exports rerun-plan.yaml" in plain(app.screen.query_one("#escalation").render())

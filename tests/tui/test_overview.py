@@ -15,7 +15,6 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 
 import flipgate.core.io.atomic as atomic
-from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens import overview
 from flipgate.tui.screens.overview import ConfirmPlanScreen
 from flipgate.tui.widgets import (
@@ -27,7 +26,7 @@ from flipgate.tui.widgets import (
     PowerPanel,
     ReconciliationPanel,
 )
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import WORKSPACES, plain
 
 
@@ -53,7 +52,7 @@ def red_cases(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, bool]]:
 
 
 async def test_panels_show_the_core_figures() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         screen = app.screen
@@ -80,7 +79,7 @@ async def test_panels_show_the_core_figures() -> None:
 
 
 async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:
-    app = make_app_for_workspace(WORKSPACES / "passfail")
+    app = open_app(WORKSPACES / "passfail")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         outcomes = plain(app.screen.query_one(OutcomesPanel).render())
@@ -91,7 +90,7 @@ async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:
 async def test_enter_on_a_cell_opens_its_red_cases(
     red_cases: list[tuple[str | None, bool]],
 ) -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)
@@ -123,7 +122,7 @@ async def test_enter_on_a_cell_opens_its_red_cases(
 async def test_arrows_leave_the_matrix_for_the_next_panel(
     red_cases: list[tuple[str | None, bool]],
 ) -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await pilot.press("right")  # on to what the gate can see, then the cache key
@@ -146,7 +145,7 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
     workspace = tmp_path / "ws"
     shutil.copytree(WORKSPACES / "inconclusive", workspace)
     plan = workspace / "rerun-plan.yaml"
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await export(pilot)
@@ -188,7 +187,7 @@ async def test_a_plan_the_disk_refuses_is_said_and_the_app_runs_on(
     plan = workspace / "rerun-plan.yaml"
     plan.write_text("edited by hand\n")
     monkeypatch.setattr(atomic, "_write_synced", disk_full)
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await export(pilot, "o")  # overwrite, under the file's lock
@@ -205,7 +204,7 @@ async def test_no_rerun_plan_outside_inconclusive_full_runs(
 ) -> None:
     workspace = tmp_path / "ws"
     shutil.copytree(WORKSPACES / "block", workspace)
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         await export(pilot)
@@ -214,7 +213,7 @@ async def test_no_rerun_plan_outside_inconclusive_full_runs(
 
 
 async def test_narrow_terminal_stacks_panels_and_scrolls_to_focus() -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
         screen = app.screen
@@ -233,7 +232,7 @@ async def test_narrow_terminal_stacks_panels_and_scrolls_to_focus() -> None:
 async def test_clicking_a_cell_selects_it_and_a_second_click_opens_it(
     red_cases: list[tuple[str | None, bool]],
 ) -> None:
-    app = make_app_for_workspace(WORKSPACES / "inconclusive")
+    app = open_app(WORKSPACES / "inconclusive")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         matrix = app.screen.query_one(FlipMatrix)

@@ -9,18 +9,17 @@ from pathlib import Path
 import yaml
 from textual.widgets import Static
 
-from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import PowerPanel, VerdictBanner
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import plain
 
 SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
 
 async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
-    app = make_app_for_workspace(SAMPLES / "agent-suite")
+    app = open_app(SAMPLES / "agent-suite")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
@@ -34,7 +33,7 @@ async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
 
 
 async def test_a_pass_says_what_it_is_worth() -> None:
-    app = make_app_for_workspace(SAMPLES / "listing-reviewer")
+    app = open_app(SAMPLES / "listing-reviewer")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
@@ -42,7 +41,7 @@ async def test_a_pass_says_what_it_is_worth() -> None:
 
 
 async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
-    app = make_app_for_workspace(SAMPLES / "agent-suite")
+    app = open_app(SAMPLES / "agent-suite")
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         app.screen.query_one(PowerPanel).focus()
@@ -60,7 +59,7 @@ async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
 async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Path) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
     gate = (workspace / "gate.yaml").read_bytes()
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
         await pilot.press("k")
@@ -84,7 +83,7 @@ async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Pat
 
 
 async def test_calibration_without_repeats_says_where_to_put_them() -> None:
-    app = make_app_for_workspace(SAMPLES / "listing-reviewer")
+    app = open_app(SAMPLES / "listing-reviewer")
     async with app.run_test(size=(80, 24)) as pilot:
         await settled(pilot)
         await pilot.press("k")

@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from flipgate.tui.campaign import make_app_for_campaign
 from tests.conftest import SAMPLES
-from tests.tui.conftest import keys, settled
+from tests.tui.conftest import keys, open_app, settled
 
 WIDE, NARROW = (140, 45), (80, 24)
 
@@ -31,10 +30,10 @@ WIDE, NARROW = (140, 45), (80, 24)
     ids=lambda value: value if isinstance(value, str) else f"{value[0]}x{value[1]}",
 )
 def test_candidates(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:
-    app = make_app_for_campaign(SAMPLES / "winner-rule", theme=theme)
+    app = open_app(SAMPLES / "winner-rule", theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 def test_a_candidate_s_overview(snap_compare: Any) -> None:
-    app = make_app_for_campaign(SAMPLES / "winner-rule")
+    app = open_app(SAMPLES / "winner-rule")
     assert snap_compare(app, terminal_size=WIDE, run_before=keys("enter"))  # compared in a worker

@@ -10,15 +10,11 @@ from typing import Any
 
 import pytest
 
-from flipgate.core.gate.compare import Comparison, compare
-from flipgate.core.gate.flaky import load_flaky
-from flipgate.core.gate.spec import load_spec
-from flipgate.core.runs.reading import load_run
-from flipgate.tui.app import make_app_for_workspace
+from flipgate.session import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 
-from .conftest import SAMPLES, ScreenApp, keys, load_comparison
+from .conftest import SAMPLES, ScreenApp, keys, load_comparison, open_app
 
 WIDE = (140, 45)
 NARROW = (80, 24)
@@ -108,13 +104,7 @@ def test_trajectory_unfolded_turn_diff_narrow(
 def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
     """The real Inspect log of a refund agent: the candidate skips the confirmation."""
     logs = Path(__file__).parents[1] / "fixtures" / "inspect_agent"
-    comparison = compare(
-        load_run(logs / "baseline.eval"),
-        load_run(logs / "candidate.eval"),
-        load_spec(None),
-        load_flaky(None),
-        declared_change=("prompt",),
-    )
+    comparison = load_comparison(logs / "baseline.eval", logs / "candidate.eval", change=["prompt"])
     app = red_cases(comparison)
     assert snap_compare(app, run_before=keys("enter"), terminal_size=WIDE)
 
@@ -134,5 +124,5 @@ def test_inspect_agent_log_wide(snap_compare: Snap) -> None:
 def test_sample_agent_case_in_each_theme(
     snap_compare: Snap, theme: str, size: tuple[int, int]
 ) -> None:
-    app = make_app_for_workspace(SAMPLES / "agent-suite", theme=theme)
+    app = open_app(SAMPLES / "agent-suite", theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=keys("r", "enter"))

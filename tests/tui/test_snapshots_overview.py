@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from flipgate.tui.app import make_app_for_workspace
-from tests.tui.conftest import keys, settled
+from tests.tui.conftest import keys, open_app, settled
 
 HERE = Path(__file__).parent
 SAMPLES = HERE.parents[1] / "sample_runs"  # the workspaces `flipgate` opens with no argument
@@ -49,10 +48,10 @@ def test_screen(snap_compare: Any, workspace: str, theme: str, size: tuple[int, 
     folder = (
         SAMPLES / workspace if (SAMPLES / workspace).is_dir() else Path("workspaces") / workspace
     )
-    app = make_app_for_workspace(folder, theme=theme)
+    app = open_app(folder, theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=settled)
 
 
 def test_help(snap_compare: Any) -> None:
-    app = make_app_for_workspace(Path("workspaces") / "inconclusive")
+    app = open_app(Path("workspaces") / "inconclusive")
     assert snap_compare(app, terminal_size=WIDE, run_before=keys("question_mark"))

@@ -15,10 +15,9 @@ from typing import Any
 
 import pytest
 
-from flipgate.tui.app import make_app_for_workspace
 from flipgate.tui.screens import flaky
 from tests.conftest import SAMPLES
-from tests.tui.conftest import keys
+from tests.tui.conftest import keys, open_app
 
 WIDE, NARROW = (140, 45), (80, 24)
 WORKSPACE = Path("ws")
@@ -70,5 +69,5 @@ CASES = [
     [pytest.param(*case, id=f"{case[0]}-{case[1]}-{case[2][0]}x{case[2][1]}") for case in CASES],
 )
 def test_screen(snap_compare: Any, screen: str, theme: str, size: tuple[int, int]) -> None:
-    app = make_app_for_workspace(WORKSPACE, theme=theme)
+    app = open_app(WORKSPACE, theme=theme)
     assert snap_compare(app, terminal_size=size, run_before=keys(*SCREENS[screen]))

@@ -18,14 +18,14 @@ from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
-from flipgate.tui.app import make_app_for_workspace, make_suite_app
+from flipgate.tui.factory import make_suite_app
 from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.themes import TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
-from tests.tui.conftest import settled
+from tests.tui.conftest import open_app, settled
 
 SUPPORT = Path(__file__).resolve().parents[2] / "sample_runs" / "support-assistant"
 WIDE, NARROW = (140, 45), (80, 24)
@@ -93,7 +93,7 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
     tmp_path: Path,
 ) -> None:
     support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
-    app = make_app_for_workspace(support)
+    app = open_app(support)
     async with app.run_test(size=WIDE) as pilot:
         await settled(pilot)
         before = app.screen.comparison.result
@@ -128,8 +128,8 @@ async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
 
         return load_suite(path, step)
 
-    monkeypatch.setattr(suite_screen, "load_suite", held)
-    app = make_app_for_workspace(SUPPORT)
+    monkeypatch.setattr(suite_screen, "read_suite", held)
+    app = open_app(SUPPORT)
     async with app.run_test(size=WIDE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -158,7 +158,7 @@ async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: P
     support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
     traffic = support / "traffic.yaml"
     traffic.write_text(traffic.read_text().replace("multi_turn_ops: 0.221", "multi_turn_ops: lots"))
-    app = make_app_for_workspace(support)
+    app = open_app(support)
     async with app.run_test(size=WIDE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

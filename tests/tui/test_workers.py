@@ -20,8 +20,7 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.walk import start_walk, walk_path
-from flipgate.tui import app as app_module
-from flipgate.tui.app import make_app_for_workspace
+from flipgate.session import gating
 from flipgate.tui.screens import decision, flaky, triage
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.flaky import FlakyScreen
@@ -30,7 +29,7 @@ from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from tests.conftest import SAMPLES
 
-from .conftest import ScreenApp, load_comparison, settled
+from .conftest import ScreenApp, load_comparison, open_app, settled
 
 
 class Gate:
@@ -136,13 +135,13 @@ async def test_the_gate_is_applied_again_in_a_worker_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         first = app.screen
         assert isinstance(first, OverviewScreen)
-        gate = Gate(app_module.compare)
-        monkeypatch.setattr(app_module, "compare", gate)
+        gate = Gate(gating.compare)
+        monkeypatch.setattr(gating, "compare", gate)
         await pilot.press("f", "escape")  # leaving the flaky list applies the gate again
         await gate.held(pilot)
         assert app.screen is first
@@ -158,7 +157,7 @@ async def test_a_failed_re_gate_is_said_and_the_overview_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notices: list[str]
 ) -> None:
     workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
-    app = make_app_for_workspace(workspace)
+    app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         first = app.screen

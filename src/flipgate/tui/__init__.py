@@ -1,5 +1,7 @@
-"""The terminal app: it shows what `flipgate.core` computed and never computes the gate itself."""
+"""The terminal app: it shows what the application layer (`flipgate.session`) read and gated, and
+never computes the gate itself. `factory.make_app` builds it."""
 
-from flipgate.tui.app import FlipgateApp, make_app, make_app_for_workspace, run_app
+from flipgate.tui.app import FlipgateApp
+from flipgate.tui.factory import make_app, make_suite_app, run_app
 
-__all__ = ["FlipgateApp", "make_app", "make_app_for_workspace", "run_app"]
+__all__ = ["FlipgateApp", "make_app", "make_suite_app", "run_app"]

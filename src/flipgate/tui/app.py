@@ -1,13 +1,14 @@
-"""The flipgate app: one factory builds it for the CLI and the tests.
+"""The flipgate app: its themes, help and keymap (`FlipgateApp`), and the app on a pair of runs
+(`GateApp`); `factory.make_app` builds it, or its campaign sibling, for the CLI and the tests.
 
-The app only formats and navigates: a thread worker reads both runs and runs `flipgate.core`'s
-gate, posting typed messages back (progress, then the comparison or the error), and the overview
-replaces the loading screen when the comparison arrives.
+The app only formats and navigates: a thread worker asks the application layer
+(`flipgate.session`) to read the request and gate it, posting typed messages back (progress,
+then the comparison or the error), and the overview replaces the loading screen when the
+comparison arrives.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
 from textual import work
@@ -15,17 +16,17 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
-from flipgate.core.gate.compare import Comparison, compare
-from flipgate.core.gate.flaky import load_flaky
-from flipgate.core.gate.reruns import compare_with_reruns
-from flipgate.core.gate.retired import Retirements
-from flipgate.core.importers import ImportOptions
-from flipgate.core.runs.model import Run
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import find_repeats, load_workspace
-from flipgate.core.suite.audit import SuiteAudit, audit
-from flipgate.core.suite.manifest import MANIFEST, load_retirements
-from flipgate.core.suite.workspace import SuiteInputs
+from flipgate.core.suite.audit import SuiteAudit
+from flipgate.session import (
+    Comparison,
+    GateInputs,
+    GateRequest,
+    gate,
+    gate_again,
+    read,
+    read_again,
+    reading_steps,
+)
 from flipgate.tui.bindings import Keymap, bindings_for
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import (
@@ -40,35 +41,25 @@ from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
-from flipgate.tui.session import LoadedRuns, Sources, load_runs, read_gate
 from flipgate.tui.themes import STYLESHEET, TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 
 class FlipgateApp(App[None]):
+    """What every flipgate app shares: themes, help, the user's keymap, progress shown. Its
+    first screen is each kind's own (`open_first_screen`)."""
+
     TITLE = "flipgate"
     CSS = STYLESHEET
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("app")
     COMMANDS: ClassVar = {FlipgateCommands}
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
-    def __init__(
-        self,
-        sources: Sources,
-        theme: str = "dark",
-        *,
-        loaded: LoadedRuns | None = None,
-        suite: SuiteAudit | None = None,
-        keymap: Keymap | None = None,
-    ) -> None:
+    def __init__(self, theme: str = "dark", *, keymap: Keymap | None = None) -> None:
         if theme not in TEXTUAL_THEMES:
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
         super().__init__()
-        self.sources = sources
         self.load_error: Exception | None = None
-        self.loaded = loaded  # runs the CLI read (and checked) before the app started
-        self.repeats: tuple[Run, ...] = ()  # identical baseline runs, for triage and flaky curation
-        self.suite = suite  # opened on the suite-health screen alone (`flipgate suite open`)
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
@@ -76,92 +67,10 @@ class FlipgateApp(App[None]):
 
     def on_mount(self) -> None:
         self.set_keymap(self.user_keymap)
-        if self.suite is not None:
-            self.push_screen(SuiteScreen(self.suite.inputs.path, self.suite, can_go_back=False))
-            return
-        self.push_screen(LoadingScreen())
-        self.load()
+        self.open_first_screen()
 
-    # ------------------------------------------------------------------ loading
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load(self) -> None:
-        """Read and compare off the event loop; the answer, or the error, goes to the app."""
-        try:
-            answer = self.read()
-        except Exception as error:  # shown on screen; an unexpected one is labelled as such
-            self.post_message(LoadFailed(error))
-            return
-        self.post_message(answer)
-
-    def read(self) -> Message:
-        """The load worker's job: both runs read and compared, for the overview."""
-        sources = self.sources
-        progress = Steps(self, 7)  # spec, flaky list, read + check for each run, pairing
-        spec, flaky = read_gate(progress, sources.gate, sources.flaky)
-        runs = self.loaded or load_runs(sources, progress)
-        self.repeats = runs.repeats
-        progress("pairing the cases and counting the flips")
-        comparison = compare(
-            runs.baseline,
-            runs.candidate,
-            spec,
-            flaky,
-            declared_change=sources.declared_change,
-            retired=self.retirements(),
-        )
-        return Loaded(comparison)
-
-    def retirements(self) -> Retirements:
-        """The cases the workspace's suite manifest retired, read again each time the gate is."""
-        manifest = self.sources.plan_folder / MANIFEST
-        return load_retirements(manifest if manifest.is_file() else None)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
-    def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
-        """Apply the gate again: with the flaky list as it now is, or with the rerun results.
-
-        The new overview replaces the old one; after a rerun its banner shows the first verdict.
-        """
-        sources = self.sources
-        try:
-            if reruns:
-                paths = sources.rerun_paths()
-                assert paths is not None
-                progress = Steps(self, 5)  # read + check each arm, then the rule
-                options = sources.import_options
-                rerun_baseline, rerun_candidate = (
-                    load_run(path, progress=progress, import_options=options) for path in paths
-                )
-                progress("applying the rule to the rerun results")
-                updated = compare_with_reruns(
-                    comparison,
-                    rerun_baseline,
-                    rerun_candidate,
-                    declared_change=sources.declared_change,
-                )
-            else:
-                progress = Steps(self, 2)
-                progress("reading the flaky list")
-                flaky = sources.flaky_path
-                flaky_list = load_flaky(flaky if flaky.exists() else None)
-                progress("pairing the cases and counting the flips, with the list as it is")
-                updated = compare(
-                    comparison.baseline,
-                    comparison.candidate,
-                    comparison.spec,
-                    flaky_list,
-                    declared_change=sources.declared_change,
-                    previous=comparison.result.previous,
-                    retired=self.retirements(),
-                )
-        except Exception as error:  # a bad rerun file: said on screen, the overview stays
-            self.post_message(RegateFailed(error))
-            return
-        self.post_message(Loaded(updated))
-
-    def on_regate_requested(self, message: RegateRequested) -> None:
-        self.regate(message.comparison, reruns=message.reruns)
+    def open_first_screen(self) -> None:
+        raise NotImplementedError
 
     def on_progress(self, message: Progress) -> None:
         if isinstance(self.screen, LoadingScreen):
@@ -169,19 +78,6 @@ class FlipgateApp(App[None]):
         else:  # applying the gate again: the overview shows how far it got
             for line in self.screen.query(ProgressLine):
                 line.show(message)
-
-    def on_loaded(self, message: Loaded) -> None:
-        self.switch_screen(OverviewScreen(message.comparison, self.sources, self.repeats))
-
-    def on_regate_failed(self, message: RegateFailed) -> None:
-        for line in self.screen.query(ProgressLine):
-            line.finish()
-        self.notify(str(message.error), title="gate", severity="error", markup=False)
-
-    def on_load_failed(self, message: LoadFailed) -> None:
-        self.load_error = message.error
-        if isinstance(self.screen, LoadingScreen):
-            self.screen.show_error(message.error)
 
     # ------------------------------------------------------------------ help and themes
 
@@ -204,80 +100,99 @@ class FlipgateApp(App[None]):
         self.theme = TEXTUAL_THEMES[name].name
 
 
-def make_app(
-    baseline: Path,
-    candidate: Path,
-    gate: Path | None = None,
-    flaky: Path | None = None,
-    theme: str = "dark",
-    declared_change: tuple[str, ...] | list[str] = (),
-    *,
-    workspace: Path | None = None,
-    import_options: ImportOptions | None = None,
-    repeats: tuple[Path, ...] = (),
-    reruns: tuple[Path, Path] | None = None,
-    keymap: Keymap | None = None,
-) -> FlipgateApp:
-    """The app on two runs; files are read in the app's worker, errors shown on its screen.
+class SuiteApp(FlipgateApp):
+    """The suite-health screen alone (`flipgate suite open`), on a suite read and audited."""
 
-    The rerun plan goes into `workspace` when the runs come from one, else beside the candidate.
-    Identical baseline runs (`repeats`) default to the workspace's `baseline-repeats/`; rerun
-    results (`reruns`, baseline and candidate) to its `reruns/`. `keymap`: the user's, from
-    `settings.load_settings`.
+    def __init__(self, suite: SuiteAudit, theme: str = "dark") -> None:
+        super().__init__(theme)
+        self.suite = suite
+
+    def open_first_screen(self) -> None:
+        self.push_screen(SuiteScreen(self.suite.inputs.path, self.suite, can_go_back=False))
+
+
+class GateApp(FlipgateApp):
+    """The app on a pair of runs: the loading screen, then the gate overview and what it opens.
+
+    `inputs`: the request read and checked already (by the CLI, before the app started), else
+    read by the loading worker. Both workers ask the session: `load` to read and gate, `regate`
+    to gate again after an edit or with the rerun results.
     """
-    run_folder = candidate if candidate.is_dir() else candidate.parent
-    sources = Sources(
-        baseline=baseline,
-        candidate=candidate,
-        gate=gate,
-        flaky=flaky,
-        declared_change=tuple(declared_change),
-        plan_folder=workspace or run_folder.parent,
-        import_options=import_options,
-        repeats=repeats or (find_repeats(workspace) if workspace else ()),
-        reruns=reruns,
-    )
-    return FlipgateApp(sources, theme=theme, keymap=keymap)
+
+    def __init__(
+        self,
+        request: GateRequest,
+        theme: str = "dark",
+        *,
+        inputs: GateInputs | None = None,
+        keymap: Keymap | None = None,
+    ) -> None:
+        super().__init__(theme, keymap=keymap)
+        self.request = request
+        self.inputs = inputs
+
+    def open_first_screen(self) -> None:
+        self.push_screen(LoadingScreen())
+        self.load()
+
+    # ------------------------------------------------------------------ loading
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load(self) -> None:
+        """Read and compare off the event loop; the answer, or the error, goes to the app."""
+        try:
+            answer = self.read()
+        except Exception as error:  # shown on screen; an unexpected one is labelled as such
+            self.post_message(LoadFailed(error))
+            return
+        self.post_message(answer)
+
+    def read(self) -> Message:
+        """The load worker's job: the request read (unless the CLI read it) and gated."""
+        inputs = self.inputs
+        reruns = self.request.reruns is not None
+        reading = 0 if inputs is not None else reading_steps(self.request)
+        progress = Steps(self, reading + 1 + reruns)  # the reads, the gate, the gate again
+        inputs = self.inputs = inputs or read(self.request, progress)
+        return Loaded(gate(inputs, progress))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
+    def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
+        """Apply the gate again: with the flaky list and the suite as they now are, or with the
+        rerun results. The new overview replaces the old one; after a rerun its banner shows
+        the first verdict."""
+        try:
+            updated = self.regated(comparison, reruns=reruns)
+        except Exception as error:  # a bad rerun file: said on screen, the overview stays
+            self.post_message(RegateFailed(error))
+            return
+        self.post_message(Loaded(updated))
+
+    def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
+        """The regate worker's job: what may have changed read again, and the gate applied."""
+        inputs = self.inputs
+        assert inputs is not None  # an overview is only shown once the inputs were read
+        fresh = reruns and inputs.reruns is None  # each rerun arm read and checked first
+        progress = Steps(self, 2 + (self.request.suite is not None) + 4 * fresh)
+        inputs = self.inputs = read_again(inputs, progress, reruns=reruns)
+        return gate_again(comparison, inputs, progress, reruns=reruns)
+
+    def on_regate_requested(self, message: RegateRequested) -> None:
+        self.regate(message.comparison, reruns=message.reruns)
+
+    def on_loaded(self, message: Loaded) -> None:
+        repeats = self.inputs.repeats if self.inputs is not None else ()
+        self.switch_screen(OverviewScreen(message.comparison, self.request, repeats))
+
+    def on_regate_failed(self, message: RegateFailed) -> None:
+        for line in self.screen.query(ProgressLine):
+            line.finish()
+        self.notify(str(message.error), title="gate", severity="error", markup=False)
+
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.load_error = message.error
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_error(message.error)
 
 
-def make_app_for_workspace(
-    path: Path, theme: str = "dark", *, keymap: Keymap | None = None
-) -> FlipgateApp:
-    """The app on a workspace folder (baseline/, candidate/, optional gate.yaml, flaky.yaml).
-
-    Raises `InputError` when `path` is not a workspace, before any screen is drawn.
-    """
-    workspace = load_workspace(path)
-    return make_app(
-        workspace.baseline,
-        workspace.candidate,
-        workspace.gate,
-        workspace.flaky,
-        theme,
-        workspace=workspace.path,
-        keymap=keymap,
-    )
-
-
-def make_suite_app(inputs: SuiteInputs, theme: str = "dark") -> FlipgateApp:
-    """The app on the suite-health screen of a suite workspace, read and checked already."""
-    path = inputs.path
-    sources = Sources(path / "baseline", path / "candidate", None, None, (), plan_folder=path)
-    return FlipgateApp(sources, theme=theme, suite=audit(inputs))
-
-
-def run_app(app: FlipgateApp) -> int:
-    """Run the app in the terminal; the exit status for the CLI: 2 when the input was bad."""
-    app.run()
-    if app.load_error is not None:
-        return 2
-    return app.return_code or 0
-
-
-__all__ = [
-    "FlipgateApp",
-    "make_app",
-    "make_app_for_workspace",
-    "make_suite_app",
-    "run_app",
-]
+__all__ = ["FlipgateApp", "GateApp", "SuiteApp"]

@@ -1,87 +1,66 @@
 """The app on a campaign workspace (`baseline/` and `candidates/NAME/`): the candidates screen
 first, then, for the candidate chosen, the usual gate overview of the incumbent against it.
 
-It is the flipgate app with another job for its loading worker (`read`): the runs are read (or
-taken as the CLI read them), every candidate is compared with the incumbent and ranked; opening
-a candidate compares it again in a worker (the incumbent's side judged once, kept).
+It is the gate app with another job for its loading worker (`read`): the campaign is read (or
+taken as the CLI read it), every candidate compared with the incumbent and ranked; opening a
+candidate gates that pair in a worker (the incumbent's side judged once, kept), under the same
+terms as `flipgate gate BASELINE candidates/NAME` with the same arguments.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
 from textual.binding import BindingType
 from textual.message import Message
 
-from flipgate.core.gate.compare import ArmResults, compare, judge_arm
-from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.rank.campaign import Campaign, CampaignRuns, load_campaign, load_campaign_runs
-from flipgate.core.rank.ranking import rank
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import find_repeats
-from flipgate.tui.app import FlipgateApp
+from flipgate.session import (
+    ArmResults,
+    CampaignInputs,
+    Comparison,
+    GateRequest,
+    gate,
+    rank_campaign,
+    read_campaign,
+    reading_steps,
+)
+from flipgate.tui.app import GateApp
 from flipgate.tui.bindings import Keymap, bindings_for
 from flipgate.tui.messages import CandidateCompared, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from flipgate.tui.session import Sources, read_gate
 
 
-def candidate_sources(campaign: Campaign, candidate: Path) -> Sources:
-    """One candidate's overview is opened on the incumbent and it; what the overview writes (a
-    rerun plan, the triage walk, decisions) goes into the campaign's folder."""
-    return Sources(
-        baseline=campaign.incumbent,
-        candidate=candidate,
-        gate=campaign.gate,
-        flaky=campaign.flaky,
-        declared_change=(),
-        plan_folder=campaign.path,
-        repeats=find_repeats(campaign.path),
-    )
-
-
-class CampaignApp(FlipgateApp):
-    BINDINGS: ClassVar[list[BindingType]] = [*FlipgateApp.BINDINGS, *bindings_for("campaign")]
+class CampaignApp(GateApp):
+    BINDINGS: ClassVar[list[BindingType]] = [*GateApp.BINDINGS, *bindings_for("campaign")]
 
     def __init__(
         self,
-        campaign: Campaign,
+        request: GateRequest,
         theme: str = "dark",
         *,
-        loaded: CampaignRuns | None = None,
+        campaign: CampaignInputs | None = None,
         keymap: Keymap | None = None,
     ) -> None:
-        sources = candidate_sources(campaign, campaign.candidates[0][1])
-        super().__init__(sources, theme, keymap=keymap)
-        self.campaign = campaign
-        self.campaign_runs = loaded  # runs the CLI read (and checked) before the app started
+        # The pair the overview gates is set when a candidate is opened; until then, the first.
+        super().__init__(request, theme, keymap=keymap)
+        self.campaign_request = request
+        self.campaign = campaign  # read (and checked) by the CLI before the app started
         # Set by the loading worker: what a candidate's overview is compared with. The ranking
         # keeps no comparison, one is made when a candidate is opened: on ten candidates of
         # 100,000 cases, keeping all ten took the app's peak RSS from 2.1 to 2.4 GB.
         self.judged: ArmResults | None = None
-        self.flaky = FlakyList()
 
     def read(self) -> Message:
         """Every candidate compared with the incumbent and ranked, for the candidates screen."""
-        campaign = self.campaign
-        # the spec, the flaky list, each run read and checked, the ranking, each candidate compared
-        progress = Steps(self, 5 + 3 * len(campaign.candidates))
-        spec, self.flaky = read_gate(progress, campaign.gate, campaign.flaky)
-        runs = self.campaign_runs = self.campaign_runs or load_campaign_runs(campaign, progress)
-        self.repeats = tuple(load_run(path) for path in self.sources.repeats)
-        progress("comparing each candidate with the incumbent")
-        self.judged = judge_arm("baseline", runs.incumbent, spec)
-        ranking = rank(
-            runs.incumbent,
-            runs.candidates,
-            spec,
-            self.flaky,
-            judged_baseline=self.judged,
-            on_compared=lambda name, _: progress(f"compared {name} with the incumbent"),
-        )
+        request = self.campaign_request
+        reading = 0 if self.campaign is not None else reading_steps(request)
+        # the reads, the incumbent judged, each candidate compared
+        progress = Steps(self, reading + 1 + len(request.candidates))
+        campaign = self.campaign = self.campaign or read_campaign(request, progress)
+        ranking, self.judged = rank_campaign(campaign, progress)
         return Ranked(ranking)
 
     def on_ranked(self, message: Ranked) -> None:
@@ -89,17 +68,27 @@ class CampaignApp(FlipgateApp):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="candidate")
     def on_candidates_screen_chosen(self, message: CandidatesScreen.Chosen) -> None:
-        """The incumbent against the candidate chosen, compared as `flipgate open` compares."""
-        assert self.campaign_runs is not None and self.judged is not None
-        run = dict(self.campaign_runs.candidates)[message.name]
-        incumbent, spec = self.campaign_runs.incumbent, self.judged.spec
-        comparison = compare(incumbent, run, spec, self.flaky, judged_baseline=self.judged)
-        self.post_message(CandidateCompared(message.name, comparison))
+        self.post_message(CandidateCompared(message.name, self.compare_candidate(message.name)))
+
+    def compare_candidate(self, name: str) -> Comparison:
+        """The chosen candidate's worker's job: the incumbent against it, gated as `flipgate
+        open` gates the pair (the incumbent's side taken as the ranking judged it)."""
+        assert self.campaign is not None and self.judged is not None
+        return gate(self.campaign.pair(name), judged=self.judged)
+
+    def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
+        """The pair's re-gate; the next candidate opened is judged by the lists as they now are
+        (the ranking on the candidates screen stays as it was made)."""
+        updated = super().regated(comparison, reruns=reruns)
+        if self.campaign is not None and self.inputs is not None:
+            self.campaign = replace(self.campaign, terms=self.inputs.terms)
+        return updated
 
     def on_candidate_compared(self, message: CandidateCompared) -> None:
-        path = dict(self.campaign.candidates)[message.name]
-        self.sources = candidate_sources(self.campaign, path)  # the overview re-gates through it
-        self.push_screen(OverviewScreen(message.comparison, self.sources, self.repeats))
+        assert self.campaign is not None
+        self.inputs = self.campaign.pair(message.name)  # the overview re-gates through it
+        self.request = self.inputs.request
+        self.push_screen(OverviewScreen(message.comparison, self.request, self.inputs.repeats))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "candidates":  # back to the candidates, from a candidate's overview only
@@ -109,10 +98,3 @@ class CampaignApp(FlipgateApp):
     def action_candidates(self) -> None:
         if isinstance(self.screen, OverviewScreen):
             self.pop_screen()
-
-
-def make_app_for_campaign(
-    path: Path, theme: str = "dark", *, loaded: CampaignRuns | None = None
-) -> CampaignApp:
-    """The app on a campaign folder; `InputError` when it is not one, before any screen is drawn."""
-    return CampaignApp(load_campaign(path), theme, loaded=loaded)

@@ -8,8 +8,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.worker import get_current_worker
 
-from flipgate.core.gate.compare import Comparison
-from flipgate.core.rank.ranking import Ranking
+from flipgate.session import Comparison, Ranking
 
 
 @dataclass

@@ -14,7 +14,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.io.listing import folders_in
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import CANDIDATES
+from flipgate.core.runs.workspace import CANDIDATES, FLAKY_LIST, GATE_SPEC
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def load_campaign(path: Path) -> Campaign:
     candidates = tuple((p.name, p) for p in folders_in(folder))
     if not candidates:
         raise InputError(folder, "no candidates: put each candidate's run in candidates/NAME/")
-    gate, flaky = path / "gate.yaml", path / "flaky.yaml"
+    gate, flaky = path / GATE_SPEC, path / FLAKY_LIST
     return Campaign(
         path=path,
         incumbent=path / "baseline",

@@ -8,11 +8,11 @@ merged into one:
                    incumbent's AND the gate's PASS against it; a tie keeps the incumbent
 
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
-release key counts the cases its collapse passes, flaky-listed cases left out as the gate leaves
-them out of b and c, and cases the incumbent was not graded on left out as the gate leaves the
-unpaired out. A candidate lacking a case or a repetition that another candidate holds, or
-holding an infra repetition, is incomplete: shown, never the winner, since it would be judged on
-an easier set of cells.
+release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
+gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
+leaves the unpaired out. A candidate lacking a case or a repetition that another candidate
+holds, or holding an infra repetition, is incomplete: shown, never the winner, since it would be
+judged on an easier set of cells.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.loosening import GateBase
 from flipgate.core.gate.mcnemar import format_p, mcnemar_p
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
@@ -226,7 +228,7 @@ class _Measured:
     run_id: str
     path: Path
     reps: pl.DataFrame  # case, rep, status, passed
-    verdicts: pl.DataFrame  # case, passed: the gate's collapse, flaky-listed cases left out
+    verdicts: pl.DataFrame  # case, passed: the gate's collapse, listed and retired cases left out
     gate: GateResult
 
 
@@ -234,7 +236,7 @@ def _arm(comparison: Comparison, arm: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     prefix = PREFIX[arm]
     reps = comparison.reps[arm].select("case", "rep", "status", "passed")
     verdicts = comparison.cases.filter(
-        ~pl.col("listed") & pl.col(f"{prefix}_reps").is_not_null()
+        ~pl.col("listed") & ~pl.col("retired") & pl.col(f"{prefix}_reps").is_not_null()
     ).select("case", pl.col(f"{prefix}_passed").alias("passed"))
     return reps, verdicts
 
@@ -259,12 +261,15 @@ def rank(
     declared_change: tuple[str, ...] = (),
     on_compared: Compared | None = None,
     judged_baseline: ArmResults | None = None,
+    retired: Retirements = NO_RETIREMENTS,
+    base: GateBase | None = None,
 ) -> Ranking:
     """Compare each (name, run) with the incumbent and rank them.
 
     `candidates` is consumed one at a time and each comparison dropped once measured, so a
     generator that loads the runs keeps one candidate in memory; `on_compared` sees each.
-    `judged_baseline` is the incumbent's side of the gate when the caller already made it.
+    `judged_baseline` is the incumbent's side of the gate when the caller already made it;
+    `retired` and `base` are the gate's, as `compare` takes them.
     """
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
@@ -274,7 +279,14 @@ def rank(
         if other := next((m for m in measured if m.name == name), None):
             raise InputError(run.path, f"two candidates are named {name!r}: {other.path}")
         comparison = compare(
-            incumbent, run, spec, flaky, declared_change=declared_change, judged_baseline=judged
+            incumbent,
+            run,
+            spec,
+            flaky,
+            declared_change=declared_change,
+            judged_baseline=judged,
+            retired=retired,
+            base=base,
         )
         if on_compared is not None:
             on_compared(name, comparison)

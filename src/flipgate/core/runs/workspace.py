@@ -20,7 +20,12 @@ class Workspace:
     flaky: Path | None
 
 
+# What a workspace may hold beside its runs, each name said once.
+GATE_SPEC = "gate.yaml"
+FLAKY_LIST = "flaky.yaml"
+SUITE_MANIFEST = "suite.yaml"  # the suite's own record (core.suite.manifest): its retired cases
 REPEATS_FOLDER = "baseline-repeats"  # a workspace's identical baseline runs
+RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results
 CANDIDATES = "candidates"  # a ranking workspace's candidates, one run in each CANDIDATES/NAME/
 
 
@@ -44,7 +49,7 @@ def load_workspace(path: Path) -> Workspace:
         )
     if not is_workspace(path):
         raise InputError(path, "not a workspace: it needs baseline/ and candidate/ folders")
-    gate, flaky = path / "gate.yaml", path / "flaky.yaml"
+    gate, flaky = path / GATE_SPEC, path / FLAKY_LIST
     return Workspace(
         path=path,
         baseline=path / "baseline",

@@ -31,9 +31,10 @@ from flipgate.core.io.edit import edit
 from flipgate.core.io.gitref import read_at_ref
 from flipgate.core.io.yamledit import append_items, apply, drop_item
 from flipgate.core.io.yamlio import LineIndex, SafeDumper, dump_yaml
+from flipgate.core.runs.workspace import SUITE_MANIFEST
 from flipgate.core.suite.fields import FieldChecker, load_mapping
 
-MANIFEST = "suite.yaml"
+MANIFEST = SUITE_MANIFEST
 TOP_FIELDS = ("suite", "version", "started", "coverage", "intake", "cases", "archive")
 CASE_FIELDS = ("case", "intent", "added", "flags", "endpoints")
 ARCHIVE_FIELDS = (*CASE_FIELDS, "retired", "reason")

@@ -20,8 +20,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from flipgate.core.plural import plural
-from flipgate.core.rank.ranking import Ranking
 from flipgate.present.ranking import COLUMNS, LABEL_WORDS, summary_lines, table_rows
+from flipgate.session import Ranking
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.widgets.key_bar import KeyBar

@@ -22,10 +22,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import Comparison
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.trajectory import Alignment, align, parse_turns
+from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.collector import building
 from flipgate.tui.format import literal, passed_word

@@ -39,12 +39,12 @@ from flipgate.core.decision.record import InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import Comparison
 from flipgate.core.plural import plural
 from flipgate.core.triage.walk import TriageWalk, checklist
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, TriageClass
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES
+from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
 from flipgate.tui.messages import Progress, Steps

@@ -19,13 +19,11 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import Comparison
-from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import MANIFEST
-from flipgate.core.suite.workspace import is_suite_workspace
 from flipgate.core.triage.walk import walk_path
 from flipgate.present.reasons import summary
+from flipgate.session import Comparison, GateRequest, write_rerun_plan
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import RegateRequested
@@ -34,7 +32,6 @@ from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.screens.triage import TriageScreen
-from flipgate.tui.session import RERUNS_FOLDER, Sources
 from flipgate.tui.widgets import (
     BudgetsPanel,
     EscalationPanel,
@@ -133,12 +130,12 @@ class OverviewScreen(Screen[None]):
     """
 
     def __init__(
-        self, comparison: Comparison, sources: Sources, repeats: tuple[Run, ...] = ()
+        self, comparison: Comparison, request: GateRequest, repeats: tuple[Run, ...] = ()
     ) -> None:
         super().__init__()
         self.comparison = comparison
-        self.sources = sources
-        self.plan_folder = sources.plan_folder
+        self.request = request
+        self.plan_folder = request.folder
         self.repeats = repeats
 
     def compose(self) -> ComposeResult:
@@ -269,7 +266,7 @@ class OverviewScreen(Screen[None]):
         """Curate the flaky list; the gate is applied again with the list as it is afterwards."""
         comparison = self.comparison
         screen = FlakyScreen(
-            self.sources.flaky_path,
+            self.request.flaky_path,
             [comparison.baseline, comparison.candidate],
             list(self.repeats),
             comparison.spec,
@@ -288,16 +285,21 @@ class OverviewScreen(Screen[None]):
                 [comparison.baseline, *self.repeats],
                 comparison.spec,
                 comparison.flaky,
-                self.sources.gate,
+                self.request.gate,
                 self.plan_folder,
             )
         )
 
     def action_suite_health(self) -> None:
-        """The suite-health screen of the workspace's suite.yaml (seed 002)."""
-        if not is_suite_workspace(self.plan_folder):
+        """The suite-health screen of the suite whose manifest the gate reads (seed 002)."""
+        workspace = self.request.suite_workspace
+        if workspace is None:
+            suite = self.request.suite
+            read = (
+                "no suite manifest" if suite is None else f"{suite}, not a workspace's {MANIFEST}"
+            )
             self.notify(
-                f"No suite manifest: {self.plan_folder / MANIFEST} does not exist.",
+                f"No suite health to show: the gate reads {read}.",
                 title="suite health",
                 severity="warning",
                 markup=False,
@@ -309,7 +311,7 @@ class OverviewScreen(Screen[None]):
             if retired:  # the gate leaves the newly retired cases out of b and c
                 self.post_message(RegateRequested(comparison))
 
-        self.app.push_screen(SuiteScreen(self.plan_folder), closed)
+        self.app.push_screen(SuiteScreen(workspace), closed)
 
     def action_load_reruns(self) -> None:
         """Load the rerun results of both arms and show the second verdict beside the first."""
@@ -324,8 +326,8 @@ class OverviewScreen(Screen[None]):
                 f"No reruns to load: {why}.", title="reruns", severity="warning", markup=False
             )
             return
-        if self.sources.rerun_paths() is None:
-            folder = self.plan_folder / RERUNS_FOLDER
+        if self.request.rerun_paths() is None:
+            folder = self.request.rerun_folder
             self.notify(
                 f"Put the rerun results in {folder}/baseline and {folder}/candidate, or open with "
                 "--rerun-baseline RUN --rerun-candidate RUN.",

@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
-from flipgate.core.gate.compare import Comparison
 from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
 from flipgate.present.reasons import clusters_line
+from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
 from flipgate.tui.screens.case import CaseScreen

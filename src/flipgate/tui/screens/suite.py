@@ -29,9 +29,9 @@ from textual_fastdatatable import DataTable, create_backend
 from flipgate.core.errors import InputError
 from flipgate.core.suite.audit import StaleReferences, SuiteAudit, audit
 from flipgate.core.suite.manifest import MANIFEST, Retirement, retire
-from flipgate.core.suite.workspace import load_suite
 from flipgate.present.suite_report import findings, headline
 from flipgate.present.text import safe_column
+from flipgate.session.suite import read_suite
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
@@ -143,7 +143,7 @@ class SuiteScreen(Screen[bool]):
         """Read every file of the workspace and audit it (as of the newest day it records)."""
         progress = Steps(self, 4)  # the three steps of reading the workspace, then the audit
         try:
-            inputs = load_suite(self.workspace, progress)
+            inputs = read_suite(self.workspace, progress)
             progress("auditing the suite")
             result = audit(inputs)
         except InputError as error:

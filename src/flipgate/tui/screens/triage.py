@@ -25,13 +25,13 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import Comparison
 from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, summary_of
+from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled

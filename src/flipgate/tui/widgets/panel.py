@@ -11,7 +11,7 @@ from typing import ClassVar
 from rich.style import Style
 from textual.widget import Widget
 
-from flipgate.core.gate.compare import Comparison
+from flipgate.session import Comparison
 
 # Named styles each theme file sets, e.g. `Panel > .panel--pass { color: green; }`.
 STYLE_NAMES = (

@@ -4,9 +4,10 @@
                    [--pass-rate P] [--gate FILE] [--suite full|smoke]
                    [--unpaired PASSES/N PASSES/N] [--threshold RATE] [--case-rate P --reps K]
                    [--format text|json]
-    flipgate calibrate RUN RUN [RUN ...] | --workspace DIR  [--gate FILE] [--flaky FILE]
+    flipgate calibrate RUN RUN [RUN ...] | WORKSPACE | -w WORKSPACE  [--gate FILE] [--flaky FILE]
                    [--out FILE] [--format text|json]
 
+`calibrate` prints the proposed gate spec, and writes it only to the new file `--out` names.
 Exit codes: 0 done, 2 bad usage or bad input (nothing written).
 """
 
@@ -20,15 +21,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from flipgate.cli_args import share
-from flipgate.core.curation.calibrate import (
-    calibrate,
-    free_name,
-    proposed_spec,
-    write_proposed,
-)
+from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request, share
+from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.gate.stats import (
     POWER,
@@ -42,11 +37,10 @@ from flipgate.core.gate.stats import (
     unpaired_p,
     verdict_chances,
 )
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import find_repeats, is_workspace, load_workspace
 from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
+from flipgate.session import read_flaky, read_identical, read_spec
 
 # Seed 001's worked example: 200 cases, 12 of them flipped, a 92% suite.
 DEFAULT_CASES, DEFAULT_FLIP_SHARE, DEFAULT_PASS_RATE = 200, 0.06, 0.92
@@ -232,49 +226,33 @@ def cmd_power(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- calibrate
 
 
-def _calibration_inputs(args: argparse.Namespace) -> tuple[list[Path], Path | None, Path | None]:
-    """The identical runs, the gate spec and the flaky list, from RUN ... or a workspace."""
-    paths = [Path(p) for p in args.runs]
-    workspace = Path(args.workspace) if args.workspace else None
-    if len(paths) == 1 and is_workspace(paths[0]) and workspace is None:
-        workspace, paths = paths[0], []
-    gate, flaky = args.gate, args.flaky
-    if workspace is not None:
-        found = load_workspace(workspace)
-        paths = paths or [found.baseline, *find_repeats(workspace)]
-        gate = gate or found.gate
-        flaky = flaky or found.flaky
-    if len(paths) < 2:
-        where = workspace or (paths[0] if paths else Path("."))
-        raise InputError(
-            where,
-            "give two or more identical baseline runs (or a workspace with baseline-repeats/)",
-        )
-    return paths, gate, flaky
-
-
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    paths, gate, flaky_path = _calibration_inputs(args)
-    spec = load_spec(gate)
-    flaky = load_flaky(flaky_path)
-    runs = [load_run(path) for path in paths]
-    calibration = calibrate(runs, spec, flaky)
-    folder = gate.parent if gate is not None else Path(".")
-    target = Path(args.out) if args.out else free_name(folder)
-    write_proposed(proposed_spec(calibration, gate, date.today()), target, gate)
+    request = curation_request(args)
+    runs = read_identical(request, at_least=2)
+    spec = read_spec(request)
+    calibration = calibrate(runs, spec, read_flaky(request))
+    proposal = proposed_spec(calibration, request.gate, date.today())
+    if args.out is not None:
+        write_proposed(proposal, args.out, request.gate)
     if args.format == "json":
-        print(json_text({**calibration.to_json(), "written": str(target)}))
+        written = str(args.out) if args.out is not None else None
+        print(json_text({**calibration.to_json(), "written": written, "proposal": proposal}))
+        return 0
+    console = _console()
+    console.print(calibration_report(calibration))
+    if args.out is not None:
+        console.print(literal(f"proposed spec written to {args.out} (the gate spec is untouched)"))
     else:
-        console = _console()
-        console.print(calibration_report(calibration))
-        console.print(literal(f"proposed spec written to {target} (gate.yaml is untouched)"))
+        console.print(
+            literal(f"proposed spec (written nowhere; --out FILE writes it):\n{proposal}")
+        )
     return 0
 
 
 # --------------------------------------------------------------------------- parsers
 
 
-def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(sub: Commands) -> None:
     power = sub.add_parser(
         "power",
         help="what a gate can see: each verdict's chances for a regression, and the cases needed",
@@ -326,14 +304,14 @@ def add_stats_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "calibrate",
         help="gate identical baseline runs against each other; propose a margin and flip cap",
     )
-    cal.add_argument("runs", nargs="*", metavar="RUN", help="two or more identical baseline runs")
-    cal.add_argument("--workspace", type=Path, help="its baseline and baseline-repeats/")
-    cal.add_argument("--gate", type=Path, help="the current gate spec")
-    cal.add_argument("--flaky", type=Path, help="the current flaky list")
+    add_curation_arguments(
+        cal, runs="two or more identical baseline runs, or a workspace (its baseline-repeats/)"
+    )
     cal.add_argument(
         "--out",
         type=Path,
-        help="where the proposal goes (default: gate.calibrated.yaml beside gate.yaml); never an existing file",
+        metavar="FILE",
+        help="write the proposed spec to this new file (default: print it, write nothing)",
     )
     cal.add_argument("--format", choices=("text", "json"), default="text")
     cal.set_defaults(handler=cmd_calibrate)

@@ -6,8 +6,9 @@
     flipgate flaky check [RUN ...] [--window N] [--format text|json]
 
 Every subcommand takes `--workspace DIR` (its flaky.yaml, gate.yaml, baseline and
-baseline-repeats/ become the defaults), `--flaky FILE` and `--gate FILE`. Exit codes: 0 done,
-1 `check` found a problem in the list, 2 bad usage or bad input (nothing written).
+baseline-repeats/ become the defaults), `--flaky FILE` and `--gate FILE`; `add` and `remove` edit
+only a list so named. Exit codes: 0 done, 1 `check` found a problem in the list, 2 bad usage or
+bad input (nothing written).
 """
 
 from __future__ import annotations
@@ -22,68 +23,25 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.curation.entries import add, load_list, remove
+from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request
+from flipgate.core.curation.entries import add, remove
 from flipgate.core.curation.flips import FlipRecord, Proposal, propose
 from flipgate.core.curation.review import CheckReport, check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.runs.model import Run
-from flipgate.core.runs.reading import load_run
-from flipgate.core.runs.workspace import REPEATS_FOLDER, find_repeats
 from flipgate.present.report import json_text
 from flipgate.present.text import literal, safe
+from flipgate.session import (
+    CurationRequest,
+    read_arms,
+    read_flaky,
+    read_identical,
+    read_runs,
+    read_spec,
+)
 
 OK, PROBLEM = 0, 1
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-def _flaky_path(args: argparse.Namespace) -> Path:
-    if args.flaky is not None:
-        return Path(args.flaky)
-    if args.workspace is not None:
-        return Path(args.workspace) / "flaky.yaml"
-    return Path("flaky.yaml")
-
-
-def _spec(args: argparse.Namespace) -> GateSpec:
-    if args.gate is not None:
-        return load_spec(Path(args.gate))
-    if args.workspace is not None and (Path(args.workspace) / "gate.yaml").exists():
-        return load_spec(Path(args.workspace) / "gate.yaml")
-    return load_spec(None)
-
-
-def _workspace_runs(workspace: Path | None, *, repeats: bool, candidate: bool) -> list[Path]:
-    """The baseline, then its identical repeats (baseline-repeats/*) or the candidate."""
-    if workspace is None:
-        return []
-    found = [workspace / "baseline"]
-    if repeats:
-        found += find_repeats(workspace)
-    if candidate:
-        found.append(workspace / "candidate")
-    return [p for p in found if p.exists()]
-
-
-def _load(paths: Sequence[Path]) -> list[Run]:
-    return [load_run(Path(p)) for p in paths]
-
-
-def _baseline_runs(args: argparse.Namespace, *, at_least: int) -> list[Run]:
-    paths = [Path(p) for p in args.runs] or _workspace_runs(
-        args.workspace, repeats=True, candidate=False
-    )
-    if len(paths) < at_least:
-        where = args.workspace or Path(".")
-        raise InputError(
-            where,
-            f"give at least {at_least} runs of the same baseline (or --workspace with "
-            f"{REPEATS_FOLDER}/)",
-        )
-    return _load(paths)
 
 
 def _console() -> Console:
@@ -100,14 +58,13 @@ def _print_json(data: dict[str, Any]) -> None:
 
 
 def cmd_propose(args: argparse.Namespace) -> int:
-    runs = _baseline_runs(args, at_least=2)
-    path = _flaky_path(args)
-    flaky = load_list(path)
-    proposal = propose(runs, _spec(args), flaky, args.owner)
+    request = curation_request(args)
+    runs = read_identical(request, at_least=2)
+    proposal = propose(runs, read_spec(request), read_flaky(request), args.owner)
     if args.format == "json":
         _print_json(proposal.to_json())
     else:
-        _print_proposal(_console(), proposal, path)
+        _print_proposal(_console(), proposal, request.flaky)
     return OK
 
 
@@ -121,7 +78,7 @@ def _flips_table(records: Sequence[FlipRecord]) -> Table:
     return table
 
 
-def _print_proposal(console: Console, proposal: Proposal, path: Path) -> None:
+def _print_proposal(console: Console, proposal: Proposal, path: Path | None) -> None:
     console.print(
         Text.assemble(
             f"{len(proposal.runs)} identical baseline runs: ",
@@ -130,7 +87,7 @@ def _print_proposal(console: Console, proposal: Proposal, path: Path) -> None:
     )
     console.print(
         Text.assemble(
-            f"flaky list {safe(path)}: {proposal.listed} listed, cap {proposal.cap} of "
+            f"flaky list {safe(path or 'none')}: {proposal.listed} listed, cap {proposal.cap} of "
             f"{proposal.suite_cases} cases, {proposal.slots_left} slots left\n",
             (f"digest {proposal.flaky_digest}", "dim"),
         )
@@ -170,12 +127,12 @@ def _print_proposal(console: Console, proposal: Proposal, path: Path) -> None:
 # --------------------------------------------------------------------------- add, remove
 
 
-def _measured_evidence(case: str, suite: Sequence[Run], args: argparse.Namespace) -> str:
+def _measured_evidence(case: str, suite: Sequence[Run], request: CurationRequest) -> str:
     """How `case` flipped across the workspace's identical baseline runs (else the suite runs)."""
-    identical = _load(_workspace_runs(args.workspace, repeats=True, candidate=False))
+    identical = read_runs(request.identical) if request.workspace else []
     try:
         proposal = propose(
-            identical if len(identical) >= 2 else list(suite), _spec(args), FlakyList(), None
+            identical if len(identical) >= 2 else list(suite), read_spec(request), FlakyList(), None
         )
     except InputError:
         proposal = None
@@ -185,7 +142,7 @@ def _measured_evidence(case: str, suite: Sequence[Run], args: argparse.Namespace
     record = next((r for r in records if r.case == case), None)
     if record is None:
         raise InputError(
-            _flaky_path(args),
+            request.flaky_file,
             f"--evidence is required: {case!r} did not flip in identical baseline runs given "
             "here; say how often it flipped across how many runs",
             field="evidence",
@@ -194,24 +151,24 @@ def _measured_evidence(case: str, suite: Sequence[Run], args: argparse.Namespace
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    suite_paths = [Path(p) for p in args.suite] or _workspace_runs(
-        args.workspace, repeats=False, candidate=True
-    )
+    request = curation_request(args)
+    path = request.flaky_file
+    suite_paths = [Path(p) for p in args.suite] or list(request.arms or ())
     if not suite_paths:
         raise InputError(
-            _flaky_path(args), "give --suite RUN (or --workspace): the suite says which cases exist"
+            path, "give --suite RUN (or --workspace): the suite says which cases exist"
         )
-    suite = _load(suite_paths)
-    evidence = args.evidence or _measured_evidence(args.case, suite, args)
+    suite = read_runs(suite_paths)
+    evidence = args.evidence or _measured_evidence(args.case, suite, request)
     edit = add(
-        _flaky_path(args),
+        path,
         args.case,
         args.owner,
         args.reason,
         evidence,
         date.today(),
         suite=suite,
-        spec=_spec(args),
+        spec=read_spec(request),
         by=args.by,
     )
     _console().print(Text.assemble(literal(edit.message), f"\nwrote {edit.path}"))
@@ -219,7 +176,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    edit = remove(_flaky_path(args), args.case, args.note, date.today(), by=args.by)
+    edit = remove(curation_request(args).flaky_file, args.case, args.note, date.today(), by=args.by)
     _console().print(Text.assemble(literal(edit.message), f"\nwrote {edit.path}"))
     return OK
 
@@ -228,20 +185,20 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    runs = _baseline_runs(args, at_least=1)
-    arms = _load(_workspace_runs(args.workspace, repeats=False, candidate=True))
+    request = curation_request(args)
+    path = request.flaky_file
     report = check(
-        _flaky_path(args),
-        runs,
-        _spec(args),
+        path,
+        read_identical(request, at_least=1),
+        read_spec(request),
         today=date.today(),
         window=args.window,
-        judged=(arms[0], arms[1]) if len(arms) == 2 else None,
+        judged=read_arms(request),
     )
     if args.format == "json":
         _print_json(report.to_json())
     else:
-        _print_check(_console(), report, _flaky_path(args))
+        _print_check(_console(), report, path)
     return PROBLEM if report.problems else OK
 
 
@@ -282,36 +239,17 @@ def _print_check(console: Console, report: CheckReport, path: Path) -> None:
 # --------------------------------------------------------------------------- parser
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--workspace",
-        "-w",
-        type=Path,
-        metavar="DIR",
-        help="a workspace: its flaky.yaml, gate.yaml, baseline/, baseline-repeats/ by default",
-    )
-    parser.add_argument(
-        "--flaky", type=Path, metavar="FILE", help="the flaky list (default: WORKSPACE/flaky.yaml)"
-    )
-    parser.add_argument(
-        "--gate", type=Path, metavar="FILE", help="gate spec (for the cap and the collapse rules)"
-    )
-
-
-def add_flaky_parser(
-    subparsers: argparse._SubParsersAction,  # type: ignore[type-arg]
-) -> argparse.ArgumentParser:
+def add_parser(sub: Commands) -> None:
     """Register `flaky` and its subcommands; each sets `handler(args) -> exit code`."""
-    flaky: argparse.ArgumentParser = subparsers.add_parser(
+    flaky = sub.add_parser(
         "flaky", help="curate the flaky list: propose, add, remove (retire), check"
     )
     sub = flaky.add_subparsers(dest="flaky_command", metavar="SUBCOMMAND", required=True)
 
     p = sub.add_parser("propose", help="propose entries from runs of one baseline (same key)")
-    p.add_argument("runs", nargs="*", metavar="RUN", help="two or more identical baseline runs")
+    add_curation_arguments(p, runs="two or more identical baseline runs")
     p.add_argument("--owner", help="who will own the proposed entries")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    _common(p)
     p.set_defaults(handler=cmd_propose)
 
     a = sub.add_parser("add", help="list a case, with an owner, a reason and evidence")
@@ -331,20 +269,20 @@ def add_flaky_parser(
         help="a run of the suite: which cases exist and which are safety cases (repeatable)",
     )
     a.add_argument("--by", help="who makes this change (default: the owner)")
-    _common(a)
+    add_curation_arguments(a, runs=None)
     a.set_defaults(handler=cmd_add)
 
     r = sub.add_parser("remove", help="retire a repaired entry (kept under `retired:`)")
     r.add_argument("case", metavar="CASE")
     r.add_argument("--note", required=True, help="how it was repaired")
     r.add_argument("--by", help="who retires it (default: the entry's owner)")
-    _common(r)
+    add_curation_arguments(r, runs=None)
     r.set_defaults(handler=cmd_remove)
 
     c = sub.add_parser(
         "check", help="flag entries gone from the suite, or quiet long enough to release"
     )
-    c.add_argument("runs", nargs="*", metavar="RUN", help="identical baseline runs, oldest first")
+    add_curation_arguments(c, runs="identical baseline runs, oldest first")
     c.add_argument(
         "--window",
         type=int,
@@ -353,6 +291,4 @@ def add_flaky_parser(
         help="quiet in the last N runs: ready to release (default 3)",
     )
     c.add_argument("--format", choices=("text", "json"), default="text")
-    _common(c)
     c.set_defaults(handler=cmd_check)
-    return flaky

@@ -1,7 +1,7 @@
 """`flipgate suite`: is the suite still measuring the product? (seed 002)
 
     flipgate suite audit WORKSPACE [--format text|markdown|json] [--fail-under SHARE] [--as-of DATE]
-    flipgate suite retire CASE --reason TEXT [-w WORKSPACE]
+    flipgate suite retire CASE --reason TEXT -w WORKSPACE
     flipgate suite open WORKSPACE [--theme NAME]
 
 `audit` exits 0, or 1 when `--fail-under` is given and less traffic than SHARE is covered;
@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from flipgate.cli_args import add_theme_argument, share
+from flipgate.cli.arguments import Commands, add_theme_argument, share
 from flipgate.core.errors import InputError
 from flipgate.present.text import literal
 
@@ -35,10 +35,10 @@ def _day(text: str) -> date:
 def cmd_audit(args: argparse.Namespace) -> int:
     from flipgate.core.suite.audit import audit
     from flipgate.core.suite.traffic import TRAFFIC
-    from flipgate.core.suite.workspace import load_suite
     from flipgate.present import report, suite_report
+    from flipgate.session.suite import read_suite
 
-    inputs = load_suite(args.workspace)
+    inputs = read_suite(args.workspace)
     if args.fail_under is not None and inputs.traffic is None:
         raise InputError(
             args.workspace / TRAFFIC,
@@ -68,7 +68,7 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
     path = args.workspace / MANIFEST
     if not path.is_file():
-        raise InputError(path, "no suite manifest here (give -w WORKSPACE)")
+        raise InputError(path, "no suite manifest here: -w names a suite workspace")
     done = retire(path, args.case, args.reason, date.today())
     Console(highlight=False).print(
         Text.assemble(literal(done.message), f"\nwrote {path}"), soft_wrap=True
@@ -77,25 +77,23 @@ def cmd_retire(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    from flipgate.core.suite.workspace import load_suite
-    from flipgate.tui.app import make_suite_app, run_app
+    from flipgate.session.suite import read_suite
+    from flipgate.tui.factory import make_suite_app, run_app
 
     # Every file is read and checked before the app starts: bad input is exit 2 on the terminal.
     with Console(stderr=True).status("reading the suite") as status:
-        inputs = load_suite(args.workspace, progress=status.update)
+        inputs = read_suite(args.workspace, progress=status.update)
     return run_app(make_suite_app(inputs, theme=args.theme))
 
 
-def add_suite_parser(
-    subparsers: argparse._SubParsersAction,  # type: ignore[type-arg]
-) -> argparse.ArgumentParser:
+def add_parser(sub: Commands) -> None:
     """Register `suite` and its subcommands; each sets `handler(args) -> exit code`."""
-    suite: argparse.ArgumentParser = subparsers.add_parser(
+    suite = sub.add_parser(
         "suite", help="suite health: coverage, case age, free passes, stale cases, retirement"
     )
-    sub = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", required=True)
+    commands = suite.add_subparsers(dest="suite_command", metavar="SUBCOMMAND", required=True)
 
-    a = sub.add_parser("audit", help="the five diagnostics of a suite workspace")
+    a = commands.add_parser("audit", help="the five diagnostics of a suite workspace")
     a.add_argument("workspace", type=Path, metavar="WORKSPACE")
     a.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     a.add_argument(
@@ -109,16 +107,19 @@ def add_suite_parser(
     )
     a.set_defaults(handler=cmd_audit)
 
-    r = sub.add_parser("retire", help="move a case to the suite's archive, with today's date")
+    r = commands.add_parser("retire", help="move a case to the suite's archive, with today's date")
     r.add_argument("case", metavar="CASE")
     r.add_argument("--reason", required=True, help="why it no longer belongs in the suite")
     r.add_argument(
-        "-w", "--workspace", type=Path, default=Path("."), help="the workspace (default: here)"
+        "-w",
+        "--workspace",
+        type=Path,
+        required=True,
+        help="the suite workspace whose suite.yaml is edited",
     )
     r.set_defaults(handler=cmd_retire)
 
-    o = sub.add_parser("open", help="the suite-health screen of the app")
+    o = commands.add_parser("open", help="the suite-health screen of the app")
     o.add_argument("workspace", type=Path, metavar="WORKSPACE")
     add_theme_argument(o)
     o.set_defaults(handler=cmd_open)
-    return suite

@@ -1,0 +1,122 @@
+"""`flipgate decide` and `flipgate verify`: the signed reviewer decision without the app.
+
+    flipgate decide WORKSPACE | BASELINE CANDIDATE --decision D --cause C --reason TEXT
+                    [--reviewer "Name <email>"] [--key SSH_KEY] [--case CASE ...] [--out FILE]
+    flipgate verify DECISION_FILE [--allowed-signers FILE]
+
+`decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
+and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
+unless `--out` names a file or folder; `verify` exits 0 only when everything checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.text import Text
+
+from flipgate.cli.arguments import (
+    BAD_INPUT,
+    Commands,
+    add_comparison_arguments,
+    add_rerun_arguments,
+    gate_request,
+)
+from flipgate.core.errors import InputError
+from flipgate.core.io.files import writing
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.present.text import literal, safe
+from flipgate.session import gate, read
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from flipgate.core.decision.file import DecisionExistsError, decision_workspace, write_decision
+    from flipgate.core.decision.record import InvalidDecision, Reviewer
+    from flipgate.core.decision.review import build_record
+    from flipgate.core.decision.signing import SigningError, find_signing_key
+    from flipgate.core.triage.walk import checklist, load_walk, walk_path
+
+    request = gate_request(args)
+    out = args.out or request.decisions
+    try:
+        reviewer = Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
+        key = find_signing_key(args.key)
+        comparison = gate(read(request, lean=True))  # as `flipgate gate` reads them
+        unknown = sorted(set(args.case) - set(comparison.cases["case"]))
+        if unknown:
+            raise InputError(Path("--case"), f"in neither run: {', '.join(map(repr, unknown))}")
+        # A triage walk the app left for these runs goes into the record, as the app puts it.
+        walk = load_walk(walk_path(request.folder), comparison)
+        record = build_record(
+            comparison,
+            workspace=decision_workspace(out),
+            decision=args.decision,
+            cause=args.cause,
+            reason=args.reason,
+            reviewer=reviewer,
+            checklist=checklist(walk),
+            cases_reviewed=args.case,
+        )
+        with writing(out):
+            written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
+    except InvalidDecision as bad:
+        raise InputError(
+            Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
+        ) from None
+    except (SigningError, DecisionExistsError) as failed:
+        print(f"flipgate: error: {safe(failed)}", file=sys.stderr)
+        return BAD_INPUT
+    print(f"flipgate: signed decision written to {safe(written)}")
+    print(f"flipgate: verify with: flipgate verify {safe(written)}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from flipgate.core.decision.file import verify_decision
+
+    path = Path(args.decision_file)
+    if not path.is_file():
+        raise InputError(path, "no such decision file")
+    result = verify_decision(path, args.allowed_signers)
+    console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
+    for check in result.checks:
+        mark = "✓" if check.ok else "✗"
+        console.print(Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)))
+    if result.ok:
+        console.print(literal(f"verified: {path}", style="bold green"))
+        return 0
+    console.print(literal(f"NOT verified: {path}", style="bold red"))
+    return 1
+
+
+def add_parser(sub: Commands) -> None:
+    decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
+    add_comparison_arguments(
+        decide, runs="a workspace folder, or BASELINE CANDIDATE (runs or logs, as for `gate`)"
+    )
+    add_rerun_arguments(decide)
+    decide.add_argument("--decision", required=True, choices=REVIEW_DECISIONS)
+    decide.add_argument("--cause", required=True, choices=TRIAGE_CLASSES)
+    decide.add_argument("--reason", required=True, help="why; any Unicode is kept exactly")
+    decide.add_argument("--reviewer", help='"Name <email>" (default: git user.name and user.email)')
+    decide.add_argument(
+        "--key", type=Path, help="SSH key to sign with (default: git user.signingkey)"
+    )
+    decide.add_argument("--case", action="append", default=[], help="a case reviewed (repeatable)")
+    decide.add_argument(
+        "--out",
+        type=Path,
+        help="file or folder (default: WORKSPACE/decisions/, or decisions/ in the folder that "
+        "holds the candidate run)",
+    )
+    decide.set_defaults(handler=cmd_decide)
+
+    verify = sub.add_parser("verify", help="check a decision's signature, signer and runs")
+    verify.add_argument("decision_file", metavar="DECISION_FILE")
+    verify.add_argument(
+        "--allowed-signers", type=Path, help="default: git's gpg.ssh.allowedSignersFile"
+    )
+    verify.set_defaults(handler=cmd_verify)

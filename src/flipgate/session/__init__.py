@@ -1,0 +1,82 @@
+"""The application layer: how a front end gets from what a user named to the gate's answer.
+
+The command line and the app ask the same way, so the same arguments give the same comparison:
+
+    request = GateRequest.of(runs, gate=..., suite=..., ...)   # every default resolved here
+    inputs = read(request, progress)                           # every file read and checked once
+    comparison = gate(inputs)                                  # the gate, reruns and all
+
+`read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
+`rank` compare candidates with an incumbent; `CurationRequest` is the flaky list's and the
+calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
+suite workspace. Above this layer nothing compares runs or reads them: an import-linter contract
+keeps the front ends from the comparison and the readers, and the types they show come from here.
+"""
+
+from flipgate.core.gate.compare import ArmResults, Comparison, GateResult
+from flipgate.core.gate.reruns import write_rerun_plan
+from flipgate.core.importers import ImportedRun, ImportOptions, import_options
+from flipgate.core.importers import options as import_option_flags
+from flipgate.core.importers import takers as import_option_takers
+from flipgate.core.rank.ranking import Ranking
+from flipgate.session.curation import (
+    CurationRequest,
+    read_arms,
+    read_flaky,
+    read_identical,
+    read_runs,
+    read_spec,
+)
+from flipgate.session.gating import gate, gate_again, rank, rank_campaign
+from flipgate.session.logs import import_log
+from flipgate.session.reading import (
+    CampaignInputs,
+    GateInputs,
+    Terms,
+    read,
+    read_again,
+    read_campaign,
+    read_terms,
+    reading_steps,
+    silent,
+)
+from flipgate.session.request import Base, GateRequest, Shape
+from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
+
+__all__ = [
+    "DEFAULT_WORKSPACE",
+    "ArmResults",
+    "Base",
+    "CampaignInputs",
+    "Comparison",
+    "CurationRequest",
+    "GateInputs",
+    "GateRequest",
+    "GateResult",
+    "ImportOptions",
+    "ImportedRun",
+    "Ranking",
+    "Shape",
+    "Terms",
+    "bundled_samples",
+    "gate",
+    "gate_again",
+    "import_log",
+    "import_option_flags",
+    "import_option_takers",
+    "import_options",
+    "rank",
+    "rank_campaign",
+    "read",
+    "read_again",
+    "read_arms",
+    "read_campaign",
+    "read_flaky",
+    "read_identical",
+    "read_runs",
+    "read_spec",
+    "read_terms",
+    "reading_steps",
+    "silent",
+    "write_rerun_plan",
+]

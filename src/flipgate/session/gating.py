@@ -1,0 +1,135 @@
+"""The gate applied to what was read: the only place above the core that compares runs.
+
+`gate` is the first answer (and, given rerun results, the second, SPEC §3.6); `gate_again` is the
+app's after an edit (the flaky list, a retirement) or on loading the reruns; `rank` and
+`rank_campaign` compare each candidate with the incumbent under the same terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TypedDict
+
+from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
+from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.reruns import compare_with_reruns
+from flipgate.core.gate.retired import Retirements
+from flipgate.core.rank.ranking import Ranking
+from flipgate.core.rank.ranking import rank as rank_runs
+from flipgate.core.runs.model import Progress, Run
+from flipgate.core.runs.reading import load_run
+from flipgate.session.reading import CampaignInputs, GateInputs, Terms, read_terms, silent
+from flipgate.session.request import GateRequest
+
+PAIRING = "pairing the cases and counting the flips"
+RERUNNING = "applying the rule to the rerun results"
+
+
+def gate(
+    inputs: GateInputs, progress: Progress = silent, *, judged: ArmResults | None = None
+) -> Comparison:
+    """The gate on the runs read; with rerun results read beside them, applied once more with
+    those (the first verdict kept as `result.previous`): one step, or two. `judged` is the
+    baseline's side when a ranking already judged it."""
+    progress(PAIRING)
+    terms = inputs.terms
+    first = compare(
+        inputs.baseline,
+        inputs.candidate,
+        terms.spec,
+        **_judging(terms, inputs.request),
+        judged_baseline=judged,
+    )
+    if inputs.reruns is None:
+        return first
+    progress(RERUNNING)
+    return compare_with_reruns(
+        first, *inputs.reruns, declared_change=inputs.request.declared_change
+    )
+
+
+def gate_again(
+    shown: Comparison, inputs: GateInputs, progress: Progress = silent, *, reruns: bool = False
+) -> Comparison:
+    """The comparison `shown` gated again under the terms of `inputs` (the flaky list and the
+    retirements as they now are; its arms as they are, reruns and all, and its first verdict
+    kept); with `reruns`, the rerun results of `inputs` applied to it instead. One step."""
+    request = inputs.request
+    if reruns:
+        if inputs.reruns is None:
+            raise ValueError("no rerun results were read (read_again with reruns=True)")
+        progress(RERUNNING)
+        return compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
+    progress(f"{PAIRING}, with the list as it is")
+    terms = inputs.terms
+    return compare(
+        shown.baseline,
+        shown.candidate,
+        terms.spec,
+        **_judging(terms, request),
+        previous=shown.result.previous,
+    )
+
+
+def rank(request: GateRequest, progress: Progress = silent) -> Ranking:
+    """`flipgate rank`: each candidate read (lean) when the ranking reaches it and dropped once
+    measured, so one candidate at a time is in memory."""
+    terms = read_terms(request, progress)
+    options = request.import_options
+
+    def candidates() -> Iterator[tuple[str, Run]]:
+        for name, path in request.candidates:
+            run = load_run(path, progress=progress, lean=True, import_options=options)
+            yield name or run.run_id, run
+
+    incumbent = load_run(request.baseline, progress=progress, lean=True, import_options=options)
+    return _rank(terms, request, incumbent, candidates(), None, progress)
+
+
+def rank_campaign(
+    inputs: CampaignInputs, progress: Progress = silent
+) -> tuple[Ranking, ArmResults]:
+    """A campaign read whole, ranked; with the incumbent's side of the gate, judged once, which
+    `gate` takes again for the candidate opened."""
+    terms = inputs.terms
+    progress("comparing each candidate with the incumbent")
+    judged = judge_arm("baseline", inputs.incumbent, terms.spec)
+    ranking = _rank(terms, inputs.request, inputs.incumbent, inputs.candidates, judged, progress)
+    return ranking, judged
+
+
+class _Judging(TypedDict):
+    """What the gate is told besides the runs and the spec, as `compare` and `rank` take it."""
+
+    flaky: FlakyList
+    declared_change: tuple[str, ...]
+    retired: Retirements
+    base: GateBase | None
+
+
+def _judging(terms: Terms, request: GateRequest) -> _Judging:
+    return _Judging(
+        flaky=terms.flaky,
+        declared_change=request.declared_change,
+        retired=terms.retired,
+        base=terms.base,
+    )
+
+
+def _rank(
+    terms: Terms,
+    request: GateRequest,
+    incumbent: Run,
+    candidates: Iterable[tuple[str, Run]],
+    judged: ArmResults | None,
+    progress: Progress,
+) -> Ranking:
+    return rank_runs(
+        incumbent,
+        candidates,
+        terms.spec,
+        **_judging(terms, request),
+        judged_baseline=judged,
+        on_compared=lambda name, _: progress(f"compared {name} with the incumbent"),
+    )

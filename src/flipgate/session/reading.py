@@ -1,0 +1,221 @@
+"""A request read: every file it names read and checked once, before anything is drawn or written.
+
+`read` is what `flipgate gate`, `open`, `decide` and the app's loading worker call; bad input
+anywhere is an `InputError` naming the file, line and field, raised before any comparison.
+Each step is said to `progress` (a worker's progress bar, a terminal's status line) as it begins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from flipgate.core.curation.flips import identical_runs
+from flipgate.core.errors import InputError
+from flipgate.core.gate.flaky import FlakyList, load_flaky
+from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
+from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
+from flipgate.core.gate.spec import GateSpec, load_spec
+from flipgate.core.plural import plural
+from flipgate.core.runs.model import Progress, Run
+from flipgate.core.runs.reading import load_run
+from flipgate.session.request import GateRequest
+
+
+def silent(_description: str) -> None:
+    """Progress nobody watches."""
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What the runs are judged by: the gate spec, the flaky list, the cases the suite retired
+    and the gate where the change is going (None: not checked)."""
+
+    spec: GateSpec
+    flaky: FlakyList
+    retired: Retirements
+    base: GateBase | None
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """A pair's request, read and checked: what `gate` compares."""
+
+    request: GateRequest
+    terms: Terms
+    baseline: Run
+    candidate: Run
+    repeats: tuple[Run, ...]  # identical baseline runs, checked to be the baseline's system
+    reruns: tuple[Run, Run] | None  # the escalation's results, baseline and candidate
+
+
+@dataclass(frozen=True)
+class CampaignInputs:
+    """A campaign's request, read and checked: the incumbent and every candidate, by name."""
+
+    request: GateRequest
+    terms: Terms
+    incumbent: Run
+    candidates: tuple[tuple[str, Run], ...]
+    repeats: tuple[Run, ...]
+
+    def pair(self, name: str) -> GateInputs:
+        """The incumbent and the candidate `name`, as a pair's inputs (its overview's)."""
+        candidate = dict(self.candidates)[name]
+        request = self.request.with_candidate(name)
+        return GateInputs(request, self.terms, self.incumbent, candidate, self.repeats, None)
+
+
+def read(request: GateRequest, progress: Progress = silent, *, lean: bool = False) -> GateInputs:
+    """Read and check everything `request` names: the spec, the flaky list, the retired cases,
+    the base, both runs, the identical baseline runs and the rerun results.
+
+    `lean` is for the verdict alone (`flipgate gate`): only the columns the gate reads are kept,
+    and the identical baseline runs, which only the triage and the curation read, are not read.
+    """
+    terms = read_terms(request, progress)
+    baseline, candidate = (
+        # One arm after the other: each read already uses every core, and the peak memory halves.
+        _run(path, request, progress, lean=lean, keep=_budgeted(terms.spec))
+        for path in (request.baseline, request.candidate)
+    )
+    repeats = () if lean else _repeats(request, baseline, progress)
+    reruns = _reruns(request.reruns, request, progress)
+    return GateInputs(request, terms, baseline, candidate, repeats, reruns)
+
+
+def read_campaign(request: GateRequest, progress: Progress = silent) -> CampaignInputs:
+    """Read and check a campaign: the terms, the incumbent and every candidate, kept in memory
+    (the app opens any of them), and the identical baseline runs."""
+    terms = read_terms(request, progress)
+    incumbent = _run(request.baseline, request, progress)
+    candidates = []
+    for name, path in request.candidates:
+        run = _run(path, request, progress)
+        candidates.append((name or run.run_id, run))
+    repeats = _repeats(request, incumbent, progress)
+    return CampaignInputs(request, terms, incumbent, tuple(candidates), repeats)
+
+
+def read_again(
+    inputs: GateInputs, progress: Progress = silent, *, reruns: bool = False
+) -> GateInputs:
+    """`inputs` with what may have changed since it was read: the flaky list and the suite
+    manifest, which the app edits; with `reruns`, the rerun results found now (the workspace's
+    `reruns/`, filled after the plan was exported) unless some were read already."""
+    request = inputs.request
+    progress("reading the flaky list")
+    listed = request.flaky_path
+    terms = replace(
+        inputs.terms,
+        flaky=load_flaky(listed if listed.exists() else None),
+        retired=_retirements(request, progress),
+    )
+    found = inputs.reruns
+    if reruns and found is None:
+        paths = request.rerun_paths()
+        if paths is None:
+            raise InputError(
+                request.rerun_folder, "no rerun results: put them in baseline/ and candidate/"
+            )
+        found = _reruns(paths, request, progress)
+    return replace(inputs, terms=terms, reruns=found)
+
+
+def read_terms(request: GateRequest, progress: Progress = silent) -> Terms:
+    progress("reading the gate spec")
+    spec = load_spec(request.gate)
+    progress("reading the flaky list")
+    flaky = load_flaky(request.flaky)
+    return Terms(spec, flaky, _retirements(request, progress), _base(request, progress))
+
+
+def reading_steps(request: GateRequest) -> int:
+    """How many steps `read` (or, for a campaign, `read_campaign`) says: a progress bar's length.
+    Each run is read, then checked; an imported log is one step."""
+    steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
+    steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
+    steps += bool(request.repeats) + 4 * (request.reruns is not None)
+    return steps
+
+
+# --------------------------------------------------------------------------- the parts
+
+
+def _run(
+    path: Path,
+    request: GateRequest,
+    progress: Progress,
+    *,
+    lean: bool = False,
+    keep: frozenset[str] = frozenset(),
+) -> Run:
+    return load_run(
+        path, progress=progress, import_options=request.import_options, lean=lean, keep=keep
+    )
+
+
+def _budgeted(spec: GateSpec) -> frozenset[str]:
+    """The second metrics a budget reads: kept in a lean run."""
+    return frozenset(budget.metric for budget in spec.budgets)
+
+
+def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:
+    if not request.repeats:
+        return ()
+    progress(f"reading {plural(len(request.repeats), 'identical baseline run')}")
+    repeats = tuple(
+        load_run(path, import_options=request.import_options) for path in request.repeats
+    )
+    identical_runs([baseline, *repeats], at_least=1)  # refused as `flaky propose` refuses them
+    return repeats
+
+
+def _reruns(
+    paths: tuple[Path, Path] | None, request: GateRequest, progress: Progress
+) -> tuple[Run, Run] | None:
+    if paths is None:
+        return None
+    baseline, candidate = (_run(path, request, progress) for path in paths)
+    return baseline, candidate
+
+
+def _reads_retirements(request: GateRequest) -> bool:
+    base = request.base
+    return request.suite is not None or (base is not None and base.suite is not None)
+
+
+def _retirements(request: GateRequest, progress: Progress) -> Retirements:
+    """The suite manifest's retired cases, and those retired where the change is going. Its
+    reader imports pyarrow, which the gate on Parquet otherwise never loads (a tenth of a second
+    of start-up): only when a manifest is named."""
+    if not _reads_retirements(request):
+        return NO_RETIREMENTS
+    from flipgate.core.suite.manifest import load_retirements
+
+    base = request.base
+    progress("reading the suite manifest")
+    return load_retirements(
+        request.suite,
+        base.suite if base is not None else None,
+        base_ref=base.ref if base is not None else None,
+    )
+
+
+def _reads_base(request: GateRequest) -> bool:
+    """A base spec or flaky list to read: at a revision, or named (a base suite manifest alone
+    is read with the retirements)."""
+    base = request.base
+    return base is not None and (base.ref, base.gate, base.flaky) != (None, None, None)
+
+
+def _base(request: GateRequest, progress: Progress) -> GateBase | None:
+    """The gate spec and flaky list where the change is going (SPEC §8 `--base-*`)."""
+    base = request.base
+    if base is None or not _reads_base(request):
+        return None
+    if base.ref is None:
+        progress("reading the base's gate spec and flaky list")
+        return base_from_files(base.gate, base.flaky)
+    progress(f"reading the gate spec and flaky list at {base.ref}")
+    return base_at_ref(base.ref, base.gate, base.flaky)

@@ -1,0 +1,250 @@
+"""What a front end asks of the gate, with every default filled in at one place.
+
+A command names a workspace or its runs, and perhaps some files; `GateRequest.of` resolves the
+rest: the workspace's `gate.yaml`, `flaky.yaml`, `suite.yaml`, `baseline-repeats/` and `reruns/`,
+the base the change is going to, and the folder where plans, the triage walk, decisions and a new
+flaky list are written. The command line and the app build their requests with it and nothing
+else, so the same arguments mean the same files everywhere.
+
+A later option is one keyword of `of`, one field here and, where it is read, one step of
+`reading.read`; the front ends pass it through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from flipgate.core.errors import InputError
+from flipgate.core.importers import ImportOptions
+from flipgate.core.rank.campaign import is_campaign, load_campaign
+from flipgate.core.runs.workspace import (
+    FLAKY_LIST,
+    GATE_SPEC,
+    RERUNS_FOLDER,
+    SUITE_MANIFEST,
+    find_repeats,
+    is_workspace,
+    load_workspace,
+)
+from flipgate.core.vocab import ARMS
+
+DECISIONS_FOLDER = "decisions"  # where a signed decision goes, inside the request's folder
+
+# What a command accepts for its RUNs: a workspace or BASELINE CANDIDATE (`gate`, `decide`);
+# those or a campaign workspace (`open`); a campaign or INCUMBENT CANDIDATE ... (`rank`).
+Shape = Literal["pair", "pair_or_campaign", "ranking"]
+
+
+@dataclass(frozen=True)
+class Base:
+    """Where the change under test is going (SPEC §8 `--base-*`): the gate spec, flaky list and
+    suite manifest there, read at a git revision (`ref`) or named file by file. With `ref`,
+    `gate` and `flaky` are the files to look up at it (the ones this gate reads, or where a
+    workspace would hold them); a None half is not checked."""
+
+    ref: str | None
+    gate: Path | None
+    flaky: Path | None
+    suite: Path | None  # named files only: with `ref`, the request's own manifest is read at it
+
+
+@dataclass(frozen=True)
+class GateRequest:
+    """The runs to compare and the files that judge them, each resolved; frozen, so a worker
+    and the screen that started it read the same thing."""
+
+    baseline: Path
+    candidate: Path  # the one gated; of a campaign, the one opened
+    gate: Path | None  # None: the spec's defaults
+    flaky: Path | None  # None: no list
+    suite: Path | None  # the suite manifest, whose retired cases are left out of b and c
+    base: Base | None  # None: nothing checked against where the change is going
+    declared_change: tuple[str, ...]  # key components the change may move, beside change.keys
+    import_options: ImportOptions  # for a run that is an Inspect or promptfoo log
+    repeats: tuple[Path, ...]  # identical baseline runs: triage, flaky curation, calibration
+    reruns: tuple[Path, Path] | None  # the escalation's results given on the command line
+    folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
+    workspace: Path | None
+    candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+
+    @classmethod
+    def of(
+        cls,
+        runs: Sequence[str | Path],
+        *,
+        shape: Shape = "pair",
+        gate: Path | None = None,
+        flaky: Path | None = None,
+        suite: Path | None = None,
+        base_ref: str | None = None,
+        base_gate: Path | None = None,
+        base_flaky: Path | None = None,
+        base_suite: Path | None = None,
+        change: Iterable[str] = (),
+        import_options: ImportOptions | None = None,
+        repeats: Sequence[Path] = (),
+        rerun_baseline: Path | None = None,
+        rerun_candidate: Path | None = None,
+    ) -> GateRequest:
+        """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
+        every file not given taken from the workspace. Bad input (no such workspace, a campaign
+        where a pair is wanted, half a base or half the reruns) is an `InputError`."""
+        baseline, candidate, candidates, workspace = _runs(runs, shape)
+        if workspace is not None:
+            gate = gate or _present(workspace / GATE_SPEC)
+            flaky = flaky or _present(workspace / FLAKY_LIST)
+            suite = suite or _present(workspace / SUITE_MANIFEST)
+            repeats = repeats or find_repeats(workspace)
+        reruns = _reruns(rerun_baseline, rerun_candidate)
+        if reruns is not None and candidates:
+            raise InputError(
+                Path("--rerun-candidate"),
+                "rerun results belong to one candidate: give the pair, BASELINE CANDIDATE",
+            )
+        return cls(
+            baseline=baseline,
+            candidate=candidate,
+            gate=gate,
+            flaky=flaky,
+            suite=suite,
+            base=_base(base_ref, base_gate, base_flaky, base_suite, gate, flaky, workspace),
+            declared_change=_components(change),
+            import_options=import_options or ImportOptions(),
+            repeats=tuple(repeats),
+            reruns=reruns,
+            folder=workspace or _run_folder(candidate).parent,
+            workspace=workspace,
+            candidates=candidates,
+        )
+
+    @property
+    def is_campaign(self) -> bool:
+        """Candidates to rank before one is gated (`candidates` empty: a pair)."""
+        return bool(self.candidates)
+
+    def with_candidate(self, name: str) -> GateRequest:
+        """The pair of the incumbent and the candidate `name`: what its overview gates. What
+        that overview writes still goes into the campaign's folder."""
+        path = dict(self.candidates)[name]
+        return replace(self, candidate=path, candidates=())
+
+    @property
+    def flaky_path(self) -> Path:
+        """Where the flaky list is, or will be once a first entry is accepted."""
+        return self.flaky or self.folder / FLAKY_LIST
+
+    @property
+    def decisions(self) -> Path:
+        """The folder a signed decision is written to, unless the command names another."""
+        return self.folder / DECISIONS_FOLDER
+
+    @property
+    def suite_workspace(self) -> Path | None:
+        """The suite workspace whose manifest the gate reads, for the suite-health screen;
+        None when the gate reads none, or one that is no workspace's `suite.yaml`."""
+        suite = self.suite
+        return suite.parent if suite is not None and suite.name == SUITE_MANIFEST else None
+
+    @property
+    def rerun_folder(self) -> Path:
+        return self.folder / RERUNS_FOLDER
+
+    def rerun_paths(self) -> tuple[Path, Path] | None:
+        """The rerun results given on the command line, else the request's `reruns/` folder
+        when it holds both arms (put there after the plan was exported, say)."""
+        if self.reruns is not None:
+            return self.reruns
+        pair = (self.rerun_folder / ARMS[0], self.rerun_folder / ARMS[1])
+        return pair if all(path.exists() for path in pair) else None
+
+
+def _runs(
+    given: Sequence[str | Path], shape: Shape
+) -> tuple[Path, Path, tuple[tuple[str | None, Path], ...], Path | None]:
+    """The baseline, the candidate, a ranking's candidates and the workspace, from the RUNs."""
+    paths = [Path(p) for p in given]
+    if not paths:
+        raise InputError(Path("RUN"), "give a workspace, or the runs")
+    first = paths[0]
+    if len(paths) == 1:
+        if shape != "pair" and is_campaign(first):
+            campaign = load_campaign(first)
+            named = tuple((name, path) for name, path in campaign.candidates)
+            return campaign.incumbent, named[0][1], named, first
+        if shape == "ranking":
+            if first.exists():
+                raise InputError(
+                    first,
+                    "not a campaign workspace (baseline/ and candidates/NAME/): give one, or the "
+                    "runs, INCUMBENT CANDIDATE [CANDIDATE ...]",
+                )
+            load_campaign(first)  # says there is no such workspace
+        workspace = load_workspace(first)
+        return workspace.baseline, workspace.candidate, (), first
+    if is_workspace(first) or is_campaign(first):
+        runs = "INCUMBENT CANDIDATE ..." if shape == "ranking" else "BASELINE CANDIDATE"
+        raise InputError(first, f"a workspace stands alone: give a workspace, or {runs}")
+    if shape == "ranking":
+        return first, paths[1], tuple((None, path) for path in paths[1:]), None
+    if len(paths) > 2:
+        raise InputError(paths[2], "give a workspace, or exactly two runs: BASELINE CANDIDATE")
+    return first, paths[1], (), None
+
+
+def _present(path: Path) -> Path | None:
+    return path if path.is_file() else None
+
+
+def _run_folder(run: Path) -> Path:
+    """The run's own folder; a run given by its run.yaml, or a log, is the folder holding it."""
+    return run if run.is_dir() else run.parent
+
+
+def _components(change: Iterable[str]) -> tuple[str, ...]:
+    """The components of every --change, given one at a time or separated by commas."""
+    parts = (part.strip() for item in change for part in item.split(","))
+    return tuple(part for part in parts if part)
+
+
+def _reruns(baseline: Path | None, candidate: Path | None) -> tuple[Path, Path] | None:
+    if (baseline is None) != (candidate is None):
+        raise InputError(
+            Path("--rerun-baseline"), "give both --rerun-baseline and --rerun-candidate, or neither"
+        )
+    if baseline is None or candidate is None:
+        return None
+    for path in (baseline, candidate):
+        if not path.exists():
+            raise InputError(path, "no such run (expected a run directory, its run.yaml, or a log)")
+    return baseline, candidate
+
+
+def _base(
+    ref: str | None,
+    gate: Path | None,
+    flaky: Path | None,
+    suite: Path | None,
+    read_gate: Path | None,
+    read_flaky: Path | None,
+    workspace: Path | None,
+) -> Base | None:
+    """The base named on the command line. At a revision, the files to look up there are those
+    this gate reads, or where the workspace would hold them: a file added in the change is
+    checked against the defaults, and one deleted in it, as the defaults against the base."""
+    if ref is None:
+        given = any(path is not None for path in (gate, flaky, suite))
+        return Base(None, gate, flaky, suite) if given else None
+    if any(path is not None for path in (gate, flaky, suite)):
+        raise InputError(
+            Path("--base-ref"),
+            "give --base-ref, or --base-gate/--base-flaky/--base-suite: not both",
+        )
+    return Base(
+        ref,
+        read_gate or (workspace / GATE_SPEC if workspace else None),
+        read_flaky or (workspace / FLAKY_LIST if workspace else None),
+        None,
+    )
