@@ -40,6 +40,7 @@ def gate(
         terms.spec,
         **_judging(terms, inputs.request),
         judged_baseline=judged,
+        look=inputs.request.look,
     )
     if inputs.reruns is None:
         return first

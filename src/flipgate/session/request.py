@@ -69,6 +69,7 @@ class GateRequest:
     folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+    look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
 
     @classmethod
     def of(
@@ -88,6 +89,7 @@ class GateRequest:
         repeats: Sequence[Path] = (),
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
+        look: int | None = None,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -118,6 +120,7 @@ class GateRequest:
             folder=workspace or _run_folder(candidate).parent,
             workspace=workspace,
             candidates=candidates,
+            look=look,
         )
 
     @property
