@@ -241,8 +241,11 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     if "rep" not in df.columns:
         df = df.with_columns(rep=pl.lit(0, pl.Int64))
     df = df.with_columns(pl.col("rep").cast(pl.Int64).fill_null(0))
-    extra_cols = [c for c in df.columns if c not in KNOWN_FIELDS and c != "line"]
-    extra = pl.struct(extra_cols).struct.json_encode() if extra_cols else pl.lit(None, pl.String)
+    # a field of the team's, by place: `*` or `^a$` as a name would be a pattern to polars
+    extra_at = [i for i, c in enumerate(df.columns) if c not in KNOWN_FIELDS and c != "line"]
+    extra = (
+        pl.struct(pl.nth(extra_at)).struct.json_encode() if extra_at else pl.lit(None, pl.String)
+    )
     reps = df.select(
         pl.col("case"),
         pl.col("rep"),
