@@ -199,3 +199,21 @@ def test_calibrate_refuses_runs_of_different_systems(
 def test_calibrate_needs_two_runs(agent_suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["calibrate", str(agent_suite / "baseline")]) == 2
     assert "give at least 2 identical baseline runs" in capsys.readouterr().err
+
+
+def test_a_run_id_cannot_write_settings_into_the_proposal(
+    agent_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28 item 6: the run ids went raw into the proposal's `#` header, so a line break in
+    one added settings to the file the team is told to review and adopt; ESC went in raw."""
+    manifest = agent_suite / "baseline" / "run.yaml"
+    data = yaml.safe_load(manifest.read_text())
+    data["run_id"] = "main\nsmuggled: {max_share: 1.0}\r\u2028\x1b[2J\u0085\u202e"
+    manifest.write_text(yaml.safe_dump(data))
+    out = tmp_path / "gate.calibrated.yaml"
+    assert main(["calibrate", str(agent_suite), "--out", str(out)]) == 0
+    capsys.readouterr()
+    text = out.read_text()
+    assert "smuggled" not in yaml.safe_load(text)
+    assert not {"\x1b", "\u2028", "\r", "\u202e"} & set(text)
+    assert "main\\nsmuggled: {max_share: 1.0}\\r\\u2028\\x1b[2J\\x85\\u202e" in text.splitlines()[0]
