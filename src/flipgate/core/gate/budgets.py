@@ -16,6 +16,7 @@ swaps from `permutations.seed`.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -180,9 +181,15 @@ def _check(
     limits, exceeded = [], False
     if budget.max_increase is not None:
         assert base is not None and noise is not None
-        limits.append(base * (1 + budget.max_increase) * noise.noise)
+        limits.append(_relative_limit(base, (1 + budget.max_increase) * noise.noise))
         exceeded = noise.beyond(budget.max_increase)
     if budget.max is not None:
         limits.append(budget.max)
         exceeded = exceeded or cand > budget.max
     return BudgetCheck(budget, base, cand, min(limits), exceeded, noise)
+
+
+def _relative_limit(base: float, reach: float) -> float:
+    """The candidate figure whose ratio to `base` (excess.ratio) is `reach`: on a negative
+    baseline a rise is measured against its size, so -10 at +10% reaches -9, never -11."""
+    return math.inf if math.isinf(reach) else base + abs(base) * (reach - 1)
