@@ -17,9 +17,11 @@ twice as often as its alpha, 5.4% against 2.7%, issue 27). Both tests are the ga
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
 gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
-leaves the unpaired out. A candidate lacking a case or a repetition that another candidate
-holds, or holding an infra repetition, is incomplete: shown, never the winner, since it would be
-judged on an easier set of cells.
+leaves the unpaired out. The campaign's grid is the incumbent's (case, rep) cells on the cases
+the keys count: a candidate lacking one of them, holding an infra repetition there or a
+repetition beyond them is incomplete: shown, never the winner, since it would be judged on other
+cells than the incumbent it must beat. A cell that one candidate adds is its own gap, never its
+rivals' (issue 28: an extra repetition made every rival incomplete, and its holder won).
 """
 
 from __future__ import annotations
@@ -85,15 +87,17 @@ class Cells:
 
 @dataclass(frozen=True)
 class Gaps:
-    """What a candidate lacks of the campaign's grid: every (case, rep) some candidate holds."""
+    """How a candidate's cells differ from the campaign's grid: the incumbent's (case, rep) on
+    the cases the keys count."""
 
     missing_cases: int
     missing_reps: int  # absent repetitions, those of the missing cases included
     infra_reps: int  # present, but not graded
+    extra_reps: int = 0  # repetitions of those cases the incumbent does not hold
 
     @property
     def complete(self) -> bool:
-        return self.missing_reps == 0 and self.infra_reps == 0
+        return self.missing_reps == 0 and self.infra_reps == 0 and self.extra_reps == 0
 
     def describe(self) -> str:
         if self.complete:
@@ -106,6 +110,8 @@ class Gaps:
             parts.append(f"{plural(self.missing_reps, 'repetition')} missing")
         if self.infra_reps:
             parts.append(plural(self.infra_reps, "infra repetition"))
+        if self.extra_reps:
+            parts.append(f"{plural(self.extra_reps, 'repetition')} the incumbent does not hold")
         return ", ".join(parts)
 
 
@@ -202,14 +208,14 @@ class Ranking:
     incumbent: Incumbent
     standings: tuple[Standing, ...]  # the eligible by release key then mean, then the incomplete
     cases: int  # the cases a key counts: graded for the incumbent, not flaky-listed
-    repetitions: int  # the campaign's grid: every (case, rep) some candidate holds
+    repetitions: int  # the campaign's grid: the incumbent's (case, rep) on the counted cases
     rule: str  # the release rule in words
     alpha: float
     highest_mean: tuple[str, ...]  # several when tied
     winner: str | None
     clearance: Clearance  # whether the winner clears the incumbent, and why
     disagreement: str | None  # when the mean and the release key pick differently
-    lead: Lead | None  # None with fewer than two eligible candidates
+    lead: Lead | None  # None without a winner or with one eligible candidate
 
     @property
     def clears(self) -> bool:
@@ -317,16 +323,7 @@ def rank(
         raise ValueError("ranking needs at least one candidate")
 
     everyone = pl.concat([m.reps.with_columns(name=pl.lit(m.name)) for m in measured])
-    grid = everyone.select("case", "rep").unique().height
     campaign_cases = everyone.select(pl.col("case").unique())["case"]
-    held = {
-        row[0]: row[1:]
-        for row in everyone.group_by("name")
-        .agg(
-            pl.len(), pl.col("case").n_unique(), (pl.col("status") == "infra").sum().alias("infra")
-        )
-        .iter_rows()
-    }
     # The cases a key counts: the campaign's, graded for the incumbent, not flaky-listed. A case
     # the incumbent has no graded result for is new or unpaired, in neither b nor c of the gate,
     # and in no key: no candidate gains on a case the incumbent was never judged on.
@@ -336,16 +333,25 @@ def rank(
     per_case = {
         m.name: m.verdicts.filter(pl.col("case").is_in(counted["case"].implode())) for m in measured
     }
+    grid = base_reps.join(counted.select("case"), on="case").select("case", "rep")
+    gaps = _gaps(everyone, grid)
     improvement = [_improvement_p(m.gate, spec.test) for m in measured]
     adjusted = holm(improvement)
     standings = []
     for m, p, p_holm in zip(measured, improvement, adjusted, strict=True):
-        reps_held, cases_held, infra = held[m.name]
-        gaps = Gaps(campaign_cases.len() - cases_held, grid - reps_held, infra)
         key = _passing(per_case[m.name])
         standings.append(
             Standing(
-                m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p_holm, spec.alpha
+                m.name,
+                m.run_id,
+                m.path,
+                _cells(m.reps),
+                key,
+                gaps[m.name],
+                m.gate,
+                p,
+                p_holm,
+                spec.alpha,
             )
         )
     standings.sort(key=lambda s: (not s.eligible, -s.release_key, -s.cells.mean, s.name))
@@ -355,7 +361,32 @@ def rank(
         _cells(base_reps.filter(in_campaign)),
         _passing(counted),
     )
-    return _label(held_by_incumbent, tuple(standings), per_case, counted.height, grid, spec)
+    return _label(held_by_incumbent, tuple(standings), per_case, counted.height, grid.height, spec)
+
+
+def _gaps(everyone: pl.DataFrame, grid: pl.DataFrame) -> dict[str, Gaps]:
+    """Each candidate's cells (`everyone`: name, case, rep, status) against the `grid` (case,
+    rep): what it lacks, what it holds there ungraded, and what it holds beyond it on the grid's
+    cases (a case the incumbent never had is in no key, and no gap)."""
+    names = everyone.select(pl.col("name").unique())
+    on_cases = everyone.join(grid.select(pl.col("case").unique()), on="case")
+    held = on_cases.join(grid, on=["case", "rep"])
+
+    def per_name(frame: pl.DataFrame, **count: pl.Expr) -> pl.DataFrame:
+        return names.join(frame.group_by("name").agg(**count), on="name", how="left")
+
+    expected = names.join(grid, how="cross")
+    lacking = expected.join(held, on=["name", "case", "rep"], how="anti")
+    gone = expected.select("name", "case").unique().join(held, on=["name", "case"], how="anti")
+    extra = on_cases.join(grid, on=["case", "rep"], how="anti")
+    counts = (
+        per_name(gone, cases=pl.len())
+        .join(per_name(lacking, reps=pl.len()), on="name")
+        .join(per_name(held, infra=(pl.col("status") == "infra").sum()), on="name")
+        .join(per_name(extra, extra=pl.len()), on="name")
+        .fill_null(0)
+    )
+    return {name: Gaps(*map(int, row)) for name, *row in counts.iter_rows()}
 
 
 def _label(
@@ -373,8 +404,8 @@ def _label(
     winner = eligible[0] if len(tied) == 1 else None
     clearance = _clearance(winner, tied, incumbent)
     lead = None
-    if len(eligible) >= 2:
-        lead = _lead(eligible[0].name, eligible[1].name, verdicts, spec)
+    if winner is not None and len(eligible) >= 2:  # on a tie nobody leads (issue 28 item 17)
+        lead = _lead(winner.name, eligible[1].name, verdicts, spec)
     return Ranking(
         incumbent=incumbent,
         standings=standings,
