@@ -786,6 +786,19 @@ def test_a_budget_on_a_field_no_line_records_names_the_gate_line(tmp_path: Path)
     assert error.value.line == 3  # `  tokens:` under `budgets:`
 
 
+def test_an_all_infra_candidate_with_a_budget_is_invalid_not_bad_input(tmp_path: Path) -> None:
+    """Issue 28 item 13: the budget found no candidate repetition that records latency_ms and
+    called gate.yaml bad input (exit 2), where without the budget the verdict is INVALID (4)."""
+    infra = [
+        {"case": row["case"], "rep": row["rep"], "status": "infra", "infra": "timeout"}
+        for row in metric_rows(BASE_LATENCY)
+    ]
+    spec = spec_from(tmp_path, {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}})
+    result = compare(run("b", metric_rows(BASE_LATENCY)), run("c", infra), spec).result
+    assert (result.verdict, result.budgets) == ("INVALID", ())
+    assert "infra_share" in {reason.code for reason in result.invalid_reasons}
+
+
 @pytest.mark.parametrize(
     ("budget", "field", "message"),
     [

@@ -57,10 +57,14 @@ class BudgetCheck:
 
 
 def check_budgets(
-    spec: GateSpec, baseline: Run, candidate: Run, paired: pl.DataFrame
+    spec: GateSpec, baseline: Run, candidate: Run, paired: pl.DataFrame, *, invalid: bool = False
 ) -> tuple[BudgetCheck, ...]:
     """Every budget of `spec`, met or not, over the gradable repetitions of the `paired` cases
-    (`case`, and the `cluster` the permutation test swaps whole: its template, or itself)."""
+    (`case`, and the `cluster` the permutation test swaps whole: its template, or itself).
+
+    A budget no gradable repetition measures is bad input in gate.yaml, unless the comparison is
+    `invalid` anyway (an all-infra arm measures nothing): then it is left out, and the verdict is
+    INVALID with its reasons, not an error about the budget (issue 28 item 13)."""
     if not spec.budgets:
         return ()
     arms, frames = {}, {}
@@ -86,6 +90,8 @@ def check_budgets(
     for i, budget in enumerate(spec.budgets):
         base, cand = arms["baseline"][i], arms["candidate"][i]
         if cand is None or (budget.max_increase is not None and base is None):
+            if invalid:
+                continue
             arm = "candidate" if cand is None else "baseline"
             raise InputError(
                 spec.source or Path("gate.yaml"),

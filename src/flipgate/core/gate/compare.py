@@ -199,7 +199,8 @@ def compare(
         if spec.limits.false_negative_max == "baseline"
         else None,
     )
-    budgets = check_budgets(spec, baseline, candidate, clustered)
+    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
+    budgets = check_budgets(spec, baseline, candidate, clustered, invalid=bool(invalid_reasons))
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
@@ -216,7 +217,7 @@ def compare(
         margin=rule_set.margin,
         flip_cap=rule_set.flip_cap,
         safety_failures=failures,
-        invalid_reasons=evidence.reasons(judged, invalid.INVALID_CHECKS),
+        invalid_reasons=invalid_reasons,
         limit_breaches=evidence.reasons(judged, evidence.LIMIT_CHECKS),
         budget_breaches=tuple(check for check in budgets if check.exceeded),
         look=looking,
