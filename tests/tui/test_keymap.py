@@ -153,3 +153,20 @@ def test_docs_list_every_binding_with_its_id_and_default_keys() -> None:
         where = WHERE.get(entry.screen, entry.screen)
         row = f"| `{entry.id}` | `{entry.key}` | {entry.description} | {where} |"
         assert row in doc
+
+
+def test_suite_open_takes_the_keymap_and_refuses_a_wrong_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28 item 17: `suite open` read no settings: a keymap was ignored, a bad one too."""
+    from flipgate.tui import factory
+
+    opened = []
+    monkeypatch.setattr(factory, "run_app", lambda app: opened.append(app) or 0)
+    support = str(SAMPLES / "support-assistant")
+    bad = write(tmp_path, "keymap:\n  suite-retire: ctrl+ctrl+x\n")
+    assert main(["suite", "open", support, "--config", str(bad)]) == 2
+    assert f"{bad}:2: field 'keymap.suite-retire'" in capsys.readouterr().err and not opened
+    good = write(tmp_path, "keymap:\n  suite-retire: x\n")
+    assert main(["suite", "open", support, "--config", str(good)]) == 0
+    assert [app.user_keymap for app in opened] == [{"suite-retire": "x"}]

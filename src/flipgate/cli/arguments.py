@@ -186,5 +186,12 @@ def share(text: str) -> float:
     return value
 
 
-def add_theme_argument(parser: argparse.ArgumentParser) -> None:
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    """What every command that opens the app takes: its colours and the user's settings."""
     parser.add_argument("--theme", default="dark", choices=THEMES, help="colours")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
+    )

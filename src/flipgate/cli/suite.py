@@ -2,7 +2,7 @@
 
     flipgate suite audit WORKSPACE [--format text|markdown|json] [--fail-under SHARE] [--as-of DATE]
     flipgate suite retire CASE --reason TEXT -w WORKSPACE
-    flipgate suite open WORKSPACE [--theme NAME]
+    flipgate suite open WORKSPACE [--theme NAME] [--config FILE]
 
 `audit` exits 0, or 1 when `--fail-under` is given and less traffic than SHARE is covered;
 `retire` exits 0 once the case is in the archive; bad input and refusals exit 2.
@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from flipgate.cli.arguments import Commands, add_theme_argument, share
+from flipgate.cli.arguments import Commands, add_app_arguments, share
 from flipgate.core.errors import InputError
 from flipgate.present.text import literal
 
@@ -79,11 +79,13 @@ def cmd_retire(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.session.suite import read_suite
     from flipgate.tui.factory import make_suite_app, run_app
+    from flipgate.tui.settings import load_settings
 
     # Every file is read and checked before the app starts: bad input is exit 2 on the terminal.
+    settings = load_settings(args.config)
     with Console(stderr=True).status("reading the suite") as status:
         inputs = read_suite(args.workspace, progress=status.update)
-    return run_app(make_suite_app(inputs, theme=args.theme))
+    return run_app(make_suite_app(inputs, theme=args.theme, keymap=settings.keymap))
 
 
 def add_parser(sub: Commands) -> None:
@@ -121,5 +123,5 @@ def add_parser(sub: Commands) -> None:
 
     o = commands.add_parser("open", help="the suite-health screen of the app")
     o.add_argument("workspace", type=Path, metavar="WORKSPACE")
-    add_theme_argument(o)
+    add_app_arguments(o)
     o.set_defaults(handler=cmd_open)
