@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import SAMPLES, KeyMaker
+from tests.conftest import KeyMaker, copy_sample
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    return copy_sample("agent-suite", tmp_path / "ws")
 
 
 def _decide(workspace: Path, key: Path, *extra: str) -> int:

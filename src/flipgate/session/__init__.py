@@ -41,7 +41,7 @@ from flipgate.session.reading import (
     silent,
 )
 from flipgate.session.request import Base, GateRequest, Shape
-from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
+from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
 __all__ = [
     "DEFAULT_WORKSPACE",
@@ -59,6 +59,7 @@ __all__ = [
     "Shape",
     "Terms",
     "bundled_samples",
+    "copy_samples",
     "gate",
     "gate_again",
     "import_log",
