@@ -18,10 +18,11 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import SAMPLES, passfail_rows, write_run
+from tests.conftest import SAMPLES, copy_sample, passfail_rows, write_run
 
 NOT_UTF8 = os.fsdecode(b"q\xff")
 ESC = "\x1b]0;PWNED\x07"
@@ -102,13 +103,14 @@ def _meant_exit_1(ran: Ran) -> bool:
 
 def _workspace(root: Path) -> dict[str, Path]:
     """Copies of the samples and runs made hostile, under `root`."""
-    made = {name: Path(shutil.copytree(SAMPLES / name, root / name)) for name in (
-        "agent-suite", "support-assistant", "winner-rule"
-    )}  # fmt: skip
+    made = {
+        name: copy_sample(name, root / name)
+        for name in ("agent-suite", "support-assistant", "winner-rule")
+    }
     runs = root / "runs"
     rows = passfail_rows({f"case-{i}": [True] for i in range(4)})
 
-    def hostile(name: str, change: dict[str, object], **manifest: object) -> Path:
+    def hostile(name: str, change: dict[str, object], **manifest: Any) -> Path:
         return write_run(runs / name, [row | change for row in rows], **manifest)
 
     made["base"] = hostile("base", {})

@@ -35,6 +35,6 @@ def test_a_metric_named_like_a_pattern_is_read_as_its_name(
     ]
     gate = tmp_path / "gate.yaml"
     gate.write_text(json.dumps({"budgets": {name: {"stat": "mean", "max": 5}}}))
-    (check,) = compare(*runs, load_spec(gate), FlakyList()).result.budgets
+    (check,) = compare(runs[0], runs[1], load_spec(gate), FlakyList()).result.budgets
     assert (check.baseline, check.candidate) == (2.5, 7.5 if worse else 2.5)
     assert check.exceeded is worse

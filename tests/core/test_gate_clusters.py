@@ -12,6 +12,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.changes import TemplateEdit
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.evidence import FlipsConcentrated
+from flipgate.core.gate.invalid import CasesEdited
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
@@ -155,7 +156,7 @@ def test_the_flips_by_template_are_summed_once_however_often_they_are_read() -> 
 
 def _templated(
     run_writer: RunWriter, base_template: str | None, cand_template: str | None
-) -> tuple:
+) -> tuple[Run, Run]:
     """200 cases, 40 of which break: by case a BLOCK at p 9e-13."""
     rows = []
     for arm, template in (("baseline", base_template), ("candidate", cand_template)):
@@ -166,7 +167,7 @@ def _templated(
                 for i in range(200)
             ]
         )
-    return tuple(load_run(run_writer(arm, r)) for arm, r in zip(("b", "c"), rows, strict=True))
+    return load_run(run_writer("b", rows[0])), load_run(run_writer("c", rows[1]))
 
 
 def test_a_candidate_cannot_put_every_case_in_one_template(
@@ -179,7 +180,7 @@ def test_a_candidate_cannot_put_every_case_in_one_template(
     baseline, candidate = _templated(run_writer, None, "everything")
     result = compare(baseline, candidate, load_spec(gate)).result
     assert (result.verdict, result.rule) == ("INVALID", "invalid")
-    (edited,) = [r for r in result.invalid_reasons if r.code == "cases_edited"]
+    (edited,) = [r for r in result.invalid_reasons if isinstance(r, CasesEdited)]
     assert len(edited.cases) == 200
     assert edited.cases[0].edits == (TemplateEdit(None, "everything"),)
     assert summary(result).startswith(
@@ -187,7 +188,8 @@ def test_a_candidate_cannot_put_every_case_in_one_template(
         "baseline, everything in the candidate; "
     )
     # the same templates in both arms are no edit (one template counted once cannot block)
-    same = compare(*_templated(run_writer, "everything", "everything"), default_spec()).result
+    base, cand = _templated(run_writer, "everything", "everything")
+    same = compare(base, cand, default_spec()).result
     assert (same.verdict, same.changes.edited) == ("INCONCLUSIVE", {})
 
 

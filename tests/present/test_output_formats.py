@@ -15,6 +15,7 @@ reasons, outputs, budget metric names and intents a pull request chose.
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 import shutil
@@ -105,7 +106,7 @@ def hostile(chars: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 ANY_TEXT = hostile(st.characters(categories=None, exclude_categories=()))  # surrogates too
 # What a UTF-8 file can hold: the readers refuse a lone surrogate (exit 2, line and field); and
 # what YAML gives back as written (it reads U+2028 and a lone CR in a value as line breaks).
-FILE_TEXT = hostile(st.characters(exclude_categories=("Cs",))).filter(
+FILE_TEXT = hostile(st.characters(exclude_categories=["Cs"])).filter(
     lambda text: yaml.safe_load(yaml.safe_dump(text)) == text
 )
 NAME = FILE_TEXT.filter(str.strip)  # a case id, a run id, a rule named in gate.yaml
@@ -121,17 +122,11 @@ def terminal_problem(text: str) -> str | None:
 
 
 def shown_on_terminal(renderable: RenderableType) -> str:
-    console = Console(record=True, width=120, color_system=None, force_terminal=False, file=_Null())
+    console = Console(
+        record=True, width=120, color_system=None, force_terminal=False, file=io.StringIO()
+    )
     console.print(renderable, soft_wrap=True)
     return console.export_text()
-
-
-class _Null:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
 
 
 # The tags our Markdown writers make themselves; anything else came from the text.
@@ -286,7 +281,7 @@ def hostile_comparison(draw: st.DrawFn, where: Path) -> Comparison:
             }
         )
     )
-    return compare(*runs, load_spec(gate), FlakyList())
+    return compare(runs[0], runs[1], load_spec(gate), FlakyList())
 
 
 @settings(max_examples=40)

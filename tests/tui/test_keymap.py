@@ -159,9 +159,15 @@ def test_suite_open_takes_the_keymap_and_refuses_a_wrong_one(
 ) -> None:
     """Issue 28 item 17: `suite open` read no settings: a keymap was ignored, a bad one too."""
     from flipgate.tui import factory
+    from flipgate.tui.app import FlipgateApp
 
-    opened = []
-    monkeypatch.setattr(factory, "run_app", lambda app: opened.append(app) or 0)
+    opened: list[FlipgateApp] = []
+
+    def run_app(app: FlipgateApp) -> int:
+        opened.append(app)
+        return 0
+
+    monkeypatch.setattr(factory, "run_app", run_app)
     support = str(SAMPLES / "support-assistant")
     bad = write(tmp_path, "keymap:\n  suite-retire: ctrl+ctrl+x\n")
     assert main(["suite", "open", support, "--config", str(bad)]) == 2

@@ -162,7 +162,7 @@ def long_comparison(tmp_path: Path, turns: int = 3_000) -> Comparison:
             messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"entry {n}"})
         row = {"case": "long-001", "passed": arm == "baseline", "messages": messages}
         runs.append(load_run(write_run(tmp_path / arm, [row])))
-    return compare(*runs, default_spec())
+    return compare(runs[0], runs[1], default_spec())
 
 
 async def test_a_long_trajectory_is_aligned_in_a_worker_with_progress(tmp_path: Path) -> None:
