@@ -93,7 +93,7 @@ class Gaps:
     missing_cases: int
     missing_reps: int  # absent repetitions, those of the missing cases included
     infra_reps: int  # present, but not graded
-    extra_reps: int = 0  # repetitions of those cases the incumbent does not hold
+    extra_reps: int  # repetitions of those cases the incumbent does not hold
 
     @property
     def complete(self) -> bool:
