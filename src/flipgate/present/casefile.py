@@ -6,14 +6,13 @@
                sorting and searching are vectorised polars work on 100,000 rows
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
-    diff       two stored outputs as unified or side-by-side lines (difflib)
+    diff       two stored outputs side by side or unified: `present/diff.py`
 
 Pure functions over a `Comparison`: no terminal, no textual. The app only shows what these return.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -23,12 +22,11 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
-from flipgate.present.trajectory import Alignment, align, parse_turns
+from flipgate.present.trajectory import Alignment, Ending, align, parse_turns
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -41,6 +39,15 @@ DIRECTIONS: dict[str, str] = {
     "both_pass": "both pass",  # red only through a wrong decision the majority outvoted
 }
 ARM_SHORT = {"baseline": "base", "candidate": "cand"}
+# what an unpaired case's state reads as after its arm, shortly (`unpaired: cand all infra`)
+STATE_SHORT = {
+    "new": "only",
+    "deleted": "only",
+    "infra": "all infra",
+    "excluded": "excluded",
+    "missing_repetitions": "reps missing",
+    "run_not_finished": "not finished",
+}
 OUTCOME_SHORT = {
     "false_negative": "false neg",
     "mirror": "mirror",
@@ -70,7 +77,8 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("cost Δ", "cost_shown", "cost"),
 )
 
-# sort key -> (columns, descending per column); ties always end on the case id
+# sort key -> (columns, descending per column); ties always end on the case id, in its natural
+# order (`order`, the paired table's row)
 SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "direction": (("direction_rank", "safety", "worst_rank"), (False, True, False)),
     "case": ((), ()),
@@ -149,6 +157,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
     kind = pl.when(pl.col("unpaired").is_not_null()).then(pl.lit("unpaired")).otherwise("cell")
     table = (
         cases.lazy()
+        .with_row_index("order")  # the table's: case ids in their natural order
         .filter(red)
         .join(_failures_by_case(comparison), on="case", how="left")
         .with_columns(
@@ -194,11 +203,8 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
 def _unpaired_short() -> pl.Expr:
     """`unpaired: base only`, `unpaired: cand all infra`: an unpaired case's state, shortly."""
     arm = pl.col("unpaired_arm").replace_strict(ARM_SHORT, default=None)
-    return (
-        pl.when(pl.col("unpaired") == "infra")
-        .then(pl.format("unpaired: {} all infra", arm))
-        .otherwise(pl.format("unpaired: {} only", arm))
-    )
+    state = pl.col("unpaired").replace_strict(STATE_SHORT, default=None)
+    return pl.format("unpaired: {} {}", arm, state)
 
 
 def _signed_cost_expr() -> pl.Expr:
@@ -278,7 +284,7 @@ class CaseQuery:
 
 def sort_cases(table: pl.DataFrame, key: str, *, descending: bool = False) -> pl.DataFrame:
     columns, order = SORTS[key]
-    by = [*columns, "case"]
+    by = [*columns, "order"]
     desc = [d != descending for d in order] + [descending]
     return table.sort(by, descending=desc, nulls_last=True, maintain_order=True)
 
@@ -357,6 +363,18 @@ class RepDetail:
     metrics: dict[str, float | None]
     extra: dict[str, Any]
 
+    def ending(self) -> Ending | None:
+        """How it ended where it did not end by itself: infra (its kind), or stopped by the
+        limit an importer recorded on it (`limit: {type, limit}`, docs/importers.md)."""
+        if self.status == "infra":
+            return Ending(self.rep, errored=self.infra or "infra")
+        limit = self.extra.get("limit")
+        if isinstance(limit, dict):
+            kind, value = limit.get("type"), limit.get("limit")
+            if isinstance(kind, str) and isinstance(value, int | float):
+                return Ending(self.rep, limit=(kind, float(value)))
+        return None
+
 
 @dataclass(frozen=True)
 class CaseDetail:
@@ -386,9 +404,23 @@ class CaseDetail:
         return (base.messages if base else None, cand.messages if cand else None)
 
     def trajectory(self, index: int) -> Alignment:
-        """Both arms' turns of repetition `index`, aligned."""
+        """Both arms' turns of repetition `index`, aligned, with how each ended where it errored,
+        a limit stopped it, or it never ran."""
         base, cand = self.messages(index)
-        return align(parse_turns(base), parse_turns(cand))
+        return align(parse_turns(base), parse_turns(cand), self.endings(index))
+
+    def endings(self, index: int) -> dict[str, Ending]:
+        """How each arm's repetition `index` ended, where it did not end by itself."""
+        return {
+            arm: ending
+            for arm in ARMS
+            if (ending := _ending(self.rep(arm, index), self.reps[index])) is not None
+        }
+
+
+def _ending(rep: RepDetail | None, number: int) -> Ending | None:
+    """How an arm's repetition `number` ended, where it did not end by itself."""
+    return Ending(number, never_ran=True) if rep is None else rep.ending()
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:
@@ -447,6 +479,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
     lines = _decision_lines(comparison, case, position) + _check_lines(comparison, case, position)
     state = info["unpaired"]
     kind = info["cell"] if state is None else "unpaired"
+    left_out = comparison.result.unpaired_by_case.get(case)
     return CaseDetail(
         case=case,
         safety=bool(info["safety"]),
@@ -454,7 +487,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
         listed=bool(info["listed"]),
         kind=kind,
         direction=DIRECTIONS.get(kind or "", ABSENT),
-        unpaired=None if state is None else sentence(Unpaired(case, state, info["unpaired_arm"])),
+        unpaired=None if left_out is None else sentence(left_out),
         reps=reps,
         arms=arms,
         collapsed={arm: info[f"{PREFIX[arm]}_passed"] for arm in ARMS},
@@ -507,66 +540,6 @@ def _check_lines(
     return tuple(lines)
 
 
-# --------------------------------------------------------------------------- diff of two outputs
-
-DiffTag = Literal[" ", "+", "-", "@"]
-
-
-@dataclass(frozen=True)
-class DiffLine:
-    tag: DiffTag  # context, added (candidate), removed (baseline), hunk header
-    text: str
-
-
-@dataclass(frozen=True)
-class DiffRow:
-    """One row of a side-by-side diff; a side is None where the other arm has a line alone."""
-
-    tag: Literal["equal", "replace", "delete", "insert"]
-    left: str | None
-    right: str | None
-
-
-def unified_diff(
-    baseline: str | None, candidate: str | None, context: int = 3
-) -> tuple[DiffLine, ...]:
-    """The candidate's output against the baseline's, line by line (`-` baseline, `+` candidate)."""
-    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
-    lines = []
-    for raw in difflib.unified_diff(a, b, n=context, lineterm=""):
-        if raw.startswith(("---", "+++")):
-            continue  # file headers: there are no files, the arms are named on screen
-        tag = raw[:1]
-        if tag == "@":
-            lines.append(DiffLine("@", raw))
-        else:
-            lines.append(DiffLine(tag if tag in "+-" else " ", raw[1:]))  # type: ignore[arg-type]
-    return tuple(lines)
-
-
-def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, ...]:
-    """Both outputs aligned line by line, changed lines paired where difflib pairs them."""
-    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
-    rows: list[DiffRow] = []
-    # autojunk (difflib's default) leaves out lines found everywhere (`},` in long JSON), which
-    # keeps long outputs from taking minutes; it changes nothing under 200 lines
-    matcher = difflib.SequenceMatcher(a=a, b=b)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        left, right = a[i1:i2], b[j1:j2]
-        for k in range(max(len(left), len(right))):
-            lhs = left[k] if k < len(left) else None
-            rhs = right[k] if k < len(right) else None
-            if tag == "equal":
-                rows.append(DiffRow("equal", lhs, rhs))
-            elif lhs is None:
-                rows.append(DiffRow("insert", None, rhs))
-            elif rhs is None:
-                rows.append(DiffRow("delete", lhs, None))
-            else:
-                rows.append(DiffRow("replace", lhs, rhs))
-    return tuple(rows)
-
-
 __all__ = [
     "COLUMNS",
     "DIRECTIONS",
@@ -574,8 +547,6 @@ __all__ = [
     "OUTCOME_SHORT",
     "CaseDetail",
     "CaseQuery",
-    "DiffLine",
-    "DiffRow",
     "RepDetail",
     "RuleLine",
     "Verdict",
@@ -584,7 +555,5 @@ __all__ = [
     "describe",
     "red_table",
     "select_cases",
-    "side_by_side",
     "sort_cases",
-    "unified_diff",
 ]

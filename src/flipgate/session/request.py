@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import ImportOptions, detect_format
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -70,6 +70,7 @@ class GateRequest:
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
     look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
+    allow_partial: bool = False  # gate a run not whole (never to PASS) rather than refuse it
 
     @classmethod
     def of(
@@ -90,6 +91,7 @@ class GateRequest:
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
         look: int | None = None,
+        allow_partial: bool = False,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -117,10 +119,11 @@ class GateRequest:
             import_options=import_options or ImportOptions(),
             repeats=tuple(repeats),
             reruns=reruns,
-            folder=workspace or _run_folder(candidate).parent,
+            folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
             look=look,
+            allow_partial=allow_partial,
         )
 
     @property
@@ -201,9 +204,12 @@ def _present(path: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _run_folder(run: Path) -> Path:
-    """The run's own folder; a run given by its run.yaml, or a log, is the folder holding it."""
-    return run if run.is_dir() else run.parent
+def _holder(run: Path) -> Path:
+    """The folder that holds the run: a run folder's parent (the folder given, or the one its
+    run.yaml is in), a log file's own folder."""
+    if run.is_dir() or (run.is_file() and detect_format(run) is not None):
+        return run.parent
+    return run.parent.parent
 
 
 def _components(change: Iterable[str]) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from textual.widgets import Static
 
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
-from flipgate.present.trajectory import Alignment, align, parse_turns
+from flipgate.present.trajectory import Alignment, Ending, align, parse_turns
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.collector import building
@@ -162,7 +162,7 @@ class CaseScreen(Screen[str]):
             messages = self.detail.messages(self.focus_rep)
             size = sum(len(m or "") for m in messages)
             if size <= BIG_TRAJECTORY:
-                self.alignment = align(*(parse_turns(m) for m in messages))
+                self.alignment = self.detail.trajectory(self.focus_rep)
                 trajectory.show(self.alignment)
                 self.call_after_refresh(self._scroll_to_turn)
             else:
@@ -184,6 +184,7 @@ class CaseScreen(Screen[str]):
             self.detail.case,
             self.focus_rep,
             messages,
+            self.detail.endings(self.focus_rep),
             Palette.of(self.app),
             trajectory.diff,
             widths,
@@ -195,6 +196,7 @@ class CaseScreen(Screen[str]):
         case: str,
         rep: int,
         messages: tuple[str | None, str | None],
+        endings: dict[str, Ending],
         palette: Palette,
         diff: bool,
         widths: tuple[int, int],
@@ -204,9 +206,9 @@ class CaseScreen(Screen[str]):
         step = Steps(self, 3)
         with building():
             step("reading the turns of both arms")
-            turns = [parse_turns(m) for m in messages]
-            step(f"aligning {len(turns[0]):,} baseline and {len(turns[1]):,} candidate turns")
-            alignment = align(*turns)
+            base, cand = (parse_turns(m) for m in messages)
+            step(f"aligning {len(base):,} baseline and {len(cand):,} candidate turns")
+            alignment = align(base, cand, endings)
             step(f"laying out {len(alignment.pairs):,} pairs of turns")
             drawn = draw(alignment, unfolded=set(), diff=diff, palette=palette, widths=widths)
         post_unless_cancelled(self, self.Aligned(case, rep, drawn))

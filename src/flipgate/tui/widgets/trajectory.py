@@ -20,7 +20,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 
-from flipgate.present.casefile import MINUS, side_by_side
+from flipgate.present.casefile import MINUS
+from flipgate.present.diff import side_by_side
 from flipgate.present.trajectory import Alignment, Turn, TurnPair
 from flipgate.tui.collector import building
 from flipgate.tui.messages import post_unless_cancelled
