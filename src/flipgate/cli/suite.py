@@ -20,6 +20,7 @@ from rich.text import Text
 
 from flipgate.cli.arguments import Commands, add_app_arguments, share
 from flipgate.core.errors import InputError
+from flipgate.present.numbers import percent_beside, written_percent
 from flipgate.present.text import literal
 
 OK, BELOW = 0, 1
@@ -54,9 +55,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         Console(highlight=False).print(suite_report.to_text(result), soft_wrap=True)
     if args.fail_under is not None and result.below(args.fail_under):
         assert result.coverage is not None  # measured: there is traffic (above)
-        covered = result.coverage.covered_share
+        covered = result.coverage.covered
         print(
-            f"flipgate: covered traffic {covered:.1%} is below --fail-under {args.fail_under:.1%}",
+            f"flipgate: covered traffic {percent_beside(covered, args.fail_under)} is below "
+            f"--fail-under {written_percent(args.fail_under)}",
             file=sys.stderr,
         )
         return BELOW
