@@ -107,7 +107,7 @@ def test_the_calendar_s_first_and_last_days_audit(
         assert out if code == 0 else err.startswith("flipgate: error: ")
 
 
-def test_an_intake_past_64_bits_is_written_exactly(
+def test_an_intake_past_any_suite_s_is_refused_naming_its_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     huge = 10**26
@@ -115,7 +115,7 @@ def test_an_intake_past_64_bits_is_written_exactly(
         f"suite: s\nintake: {{sampled_per_month: {huge}}}\n"
         "cases:\n  - {case: c1, intent: a, added: 2026-01-02}\n"
     )
-    code, out, _ = run(
+    code, out, err = run(
         capsys,
         "suite",
         "audit",
@@ -123,8 +123,8 @@ def test_an_intake_past_64_bits_is_written_exactly(
         "--format",
         "json",
     )
-    assert code == 0
-    assert json.loads(out)["case_age"]["quotas"]["sampled_per_month"] == huge
+    assert code == 2 and not out
+    assert "field 'intake.sampled_per_month': at most 1,000,000,000" in err
 
 
 def test_as_of_moves_the_ages(capsys: pytest.CaptureFixture[str]) -> None:

@@ -163,6 +163,7 @@ def test_an_exact_tie_between_candidates_names_no_winner(every_rep: GateSpec) ->
     # each passes i1 and i2 (the release key) and 5 of its 12 repetitions
     assert ranking.clearance == Clearance("tied", None, ("A", "B"), 2, 1, 5 / 12, 4 / 12)
     assert ranking.highest_mean == ("A", "B")
+    assert ranking.lead is None  # issue 28 item 17: the JSON named A the leader of a tie
 
 
 def test_with_no_complete_candidate_none_can_win(every_rep: GateSpec) -> None:

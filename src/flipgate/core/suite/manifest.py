@@ -44,6 +44,9 @@ REFERENCES = ("flags", "endpoints")  # what a case may point at in the registry
 MONTH = 365.25 / 12  # days: ages are told in months
 MIN_CASES = 3  # an intent with fewer live cases than this is a gap (seed 002)
 QUOTAS = ("sampled_per_month", "escalations_per_month", "retirements_per_month")
+# Past any suite's intake; the quotas are counted in 64-bit columns (a year of 10^26 a month was
+# a traceback in the intake's table, issue 28 item 14)
+MAX_PER_MONTH = 10**9
 ARROW_SCHEMA = pa.schema(
     [
         ("case", pa.string()),
@@ -150,7 +153,9 @@ def _parse(
     coverage = check.mapping(data.get("coverage"), "coverage", ("min_cases",))
     min_cases = check.count(coverage.get("min_cases", MIN_CASES), "coverage.min_cases", least=1)
     intake = check.mapping(data.get("intake"), "intake", QUOTAS)
-    quotas = Quotas(*(check.count(intake.get(q, 0), f"intake.{q}") for q in QUOTAS))
+    quotas = Quotas(
+        *(check.count(intake.get(q, 0), f"intake.{q}", most=MAX_PER_MONTH) for q in QUOTAS)
+    )
     rows = [
         *_entries(check, data.get("cases"), "cases", CASE_FIELDS, archived=False),
         *_entries(check, data.get("archive"), "archive", ARCHIVE_FIELDS, archived=True),
