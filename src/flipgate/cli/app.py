@@ -14,6 +14,7 @@ from flipgate.cli.arguments import (
     Commands,
     add_app_arguments,
     add_comparison_arguments,
+    add_record_arguments,
     add_repeat_arguments,
     add_rerun_arguments,
     gate_request,
@@ -46,5 +47,6 @@ def add_parser(sub: Commands) -> None:
     add_comparison_arguments(parser, runs=RUNS)
     add_app_arguments(parser)
     add_rerun_arguments(parser)
+    add_record_arguments(parser)
     add_repeat_arguments(parser)
     parser.set_defaults(handler=cmd_open)

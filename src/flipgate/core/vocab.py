@@ -81,6 +81,19 @@ FINDINGS: tuple[Finding, ...] = get_args(Finding)
 # What a signed reviewer decision decides (SPEC §6).
 ReviewDecision = Literal["accept", "reject", "rerun", "rebaseline"]
 REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
+# What a decision's review log records (`core/decision/review_log.py`): what the reviewer opened
+# and viewed, each triage finding recorded or undone, each case added to the cases reviewed.
+ReviewEvent = Literal[
+    "case_opened",
+    "rep_viewed",
+    "outputs_viewed",
+    "turn_viewed",
+    "finding_recorded",
+    "finding_undone",
+    "case_added",
+    "case_removed",
+]
+REVIEW_EVENTS: tuple[ReviewEvent, ...] = get_args(ReviewEvent)
 
 # The three labels of a ranking of candidates (seed 003), never merged into one.
 RankLabel = Literal["highest_mean", "winner", "clears"]
@@ -113,6 +126,9 @@ InvalidCode = Literal[
     "gate_loosened",
     "flaky_added",
     "retirement_added",
+    "registration_differs",
+    "registered_after_candidate",
+    "rerun_until_green",
     "run_not_finished",
     "missing_repetitions",
 ]

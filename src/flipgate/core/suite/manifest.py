@@ -29,12 +29,14 @@ import yaml
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import RetiredCase, Retirements
+from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.edit import edit
 from flipgate.core.io.gitref import read_at_ref
 from flipgate.core.io.yamledit import append_items, apply, drop_item
 from flipgate.core.io.yamlio import LineIndex, SafeDumper, dump_yaml
 from flipgate.core.runs.workspace import SUITE_MANIFEST
 from flipgate.core.suite.fields import FieldChecker, load_mapping
+from flipgate.core.vocab import BaseFile
 
 MANIFEST = SUITE_MANIFEST
 TOP_FIELDS = ("suite", "version", "started", "anchor", "coverage", "intake", "cases", "archive")
@@ -227,14 +229,16 @@ def load_retirements(
             raise InputError(base, "a base suite manifest needs --suite (or a workspace's)")
         return Retirements()
     cases = load_manifest(path).retirements
+    digest = bytes_digest(path.read_bytes())  # what a pre-registration fixes
     if base is not None:
-        return Retirements(cases, load_manifest(base).retired_names)
+        return Retirements(cases, load_manifest(base).retired_names, digest)
     if base_ref is None:
-        return Retirements(cases)
+        return Retirements(cases, digest=digest)
     at = read_at_ref(path, base_ref)
     if at.content is None:  # the change adds (or moves) the manifest: every retirement is its own
-        return Retirements(cases, frozenset(), (("suite_manifest", str(at.name)),))
-    return Retirements(cases, load_manifest(at.name, at.content).retired_names)
+        not_found: tuple[tuple[BaseFile, str], ...] = (("suite_manifest", str(at.name)),)
+        return Retirements(cases, frozenset(), digest, base_not_found=not_found)
+    return Retirements(cases, load_manifest(at.name, at.content).retired_names, digest)
 
 
 @dataclass(frozen=True)

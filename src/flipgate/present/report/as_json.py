@@ -14,8 +14,15 @@ from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.outcomes import outcome_json
-from flipgate.present.reasons import BASE_FILE_WORDS, base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import failing
+from flipgate.present.reasons import (
+    BASE_FILE_WORDS,
+    base_words,
+    reason_json,
+    sentence,
+    summary,
+    when,
+)
+from flipgate.present.report.shared import failing, registration_line
 from flipgate.present.text import json_text
 
 __all__ = ["json_text", "to_json"]
@@ -61,7 +68,40 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     }
     if result.previous is not None:
         data["previous"] = _result_json(result.previous, {})
+    data["registration"] = _registration_json(comparison)
+    data["attempt"] = _attempt_json(result)
     return data
+
+
+def _registration_json(comparison: Comparison) -> dict[str, Any]:
+    """`{code: registered | not_registered, message, ...}`: the rule the gate was held to."""
+    registration = comparison.result.registration
+    message = registration_line(comparison)
+    if registration is None:
+        return {"code": "not_registered", "message": message}
+    return {
+        "code": "registered",
+        "message": message,
+        "registered": when(registration.registered),
+        "signer": registration.signer,
+        "file": str(registration.path),
+        "digest": registration.digest,
+        "before_run": comparison.candidate.run_id,
+    }
+
+
+def _attempt_json(result: GateResult) -> dict[str, Any] | None:
+    """Which attempt at its change this gate is (null: no ledger)."""
+    earlier = result.earlier
+    if earlier is None:
+        return None
+    return {
+        "change_id": earlier.change_id,
+        "attempt": earlier.attempt,
+        "look": earlier.look,
+        "earlier": list(earlier.verdicts),
+        "refusing": list(earlier.refusing),
+    }
 
 
 def _budget_json(check: BudgetCheck) -> dict[str, Any]:
