@@ -34,9 +34,16 @@ def make_app(
     return GateApp(request, theme, inputs=inputs, keymap=keymap, settings_path=settings_path)
 
 
-def make_suite_app(inputs: SuiteInputs, *, theme: str = "dark") -> SuiteApp:
-    """The app on the suite-health screen of a suite workspace, read and checked already."""
-    return SuiteApp(audit(inputs), theme)
+def make_suite_app(
+    inputs: SuiteInputs,
+    *,
+    theme: str = "dark",
+    keymap: Keymap | None = None,
+    settings_path: Path | None = None,
+) -> SuiteApp:
+    """The app on the suite-health screen of a suite workspace, read and checked already, with
+    the user's `keymap` and `settings_path` as `make_app` takes them."""
+    return SuiteApp(audit(inputs), theme, keymap=keymap, settings_path=settings_path)
 
 
 def run_app(app: FlipgateApp) -> int:

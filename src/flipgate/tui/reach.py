@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -163,15 +163,21 @@ def comparison_shown(app: App[Any]) -> Comparison | None:
     return None
 
 
-def open_case(app: App[Any], case: str, cases: Sequence[str] = ()) -> None:
-    """The drill-down of `case` (n/p walk `cases`), or a toast when no comparison open has it."""
+def open_case(
+    app: App[Any],
+    case: str,
+    cases: Sequence[str] = (),
+    back: Callable[[str | None], None] | None = None,
+) -> None:
+    """The drill-down of `case` (n/p walk `cases`; `back` called with the case it shows last
+    when it closes), or a toast when no comparison open has it."""
     from flipgate.tui.screens.case import CaseScreen  # the case screen lists cases it reaches
 
     comparison = comparison_shown(app)
     if comparison is None or case not in comparison.cases["case"]:
         app.notify(f"{safe(case)} is not a case of the runs open", title="open", markup=False)
         return
-    app.push_screen(CaseScreen(comparison, case, cases))
+    app.push_screen(CaseScreen(comparison, case, cases), back)
 
 
 class CaseIds(Suggester):
