@@ -117,7 +117,7 @@ def markdown_column(column: str) -> pl.Expr:
     import polars as pl
 
     text = pl.col(column).cast(pl.String).fill_null("")
-    text = text.str.replace_many(list(HIDDEN), [shown(c) for c in HIDDEN])
+    text = text.str.replace_many(list(_COLUMN_HIDDEN), [shown(c) for c in _COLUMN_HIDDEN])
     text = text.str.replace_all(_MARKUP.pattern, r"\$1")
     for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("@", "@&#8203;")):
         text = text.str.replace_all(char, entity, literal=True)
