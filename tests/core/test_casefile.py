@@ -21,9 +21,8 @@ from flipgate.present.casefile import (
     describe,
     red_table,
     select_cases,
-    side_by_side,
-    unified_diff,
 )
+from flipgate.present.diff import side_by_side, unified_diff
 
 A, R, E = "approve", "reject", "escalate"
 OK = {"r1": A, "r2": A}

@@ -190,7 +190,8 @@ def labelled(folder: Path) -> Comparison:
 def clones(crowded: bool) -> Comparison:
     """Eight broken cases, two from each of four templates: by case p = 1/256, by template 1/16,
     so the readings disagree; `crowded`, five more from one template, where they crowd. One
-    broken case kept its baseline output under another grade."""
+    broken case kept its baseline output under another grade; one steady case's grader gave one
+    output both verdicts in both arms."""
     base: list[dict[str, Any]] = []
     cand: list[dict[str, Any]] = []
     for t in range(4):
@@ -198,7 +199,13 @@ def clones(crowded: bool) -> Comparison:
             case = f"t{t}-{i}"
             base += passing(case, template=f"tpl-{t}", output=f"{case} is fine")
             cand += failing(case, template=f"tpl-{t}", output=f"{case} is broken")
-    cand[0]["output"] = "t0-0 is fine"
+    for row in cand[:3]:  # t0-0's three repetitions
+        row["output"] = "t0-0 is fine"
+    for arm in (base, cand):
+        arm += [
+            {"case": "n0", "rep": rep, "passed": passed, "output": "n0 as always"}
+            for rep, passed in enumerate((True, False, True))
+        ]
     for i in range(20):
         base += passing(f"k{i:02d}")
         cand += passing(f"k{i:02d}")
@@ -393,4 +400,4 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert KeyHeld() in facts(steps)
     # t0-0 kept its output under another grade: the grader step explains it, 7 remain
     assert first(facts(steps), TemplatesCluster) == TemplatesCluster(broken=7, templates=4)
-    assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1)
+    assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1, flipped=8)

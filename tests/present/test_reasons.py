@@ -41,6 +41,7 @@ from flipgate.core.gate.invalid import (
 )
 from flipgate.core.gate.loosening import BaseSource, Loosened
 from flipgate.core.gate.pairing import Unpaired
+from flipgate.core.gate.sources import SourceCounts
 from flipgate.core.gate.spec import Budget
 from flipgate.core.runs.key import Component
 from flipgate.core.triage.flaky import (
@@ -52,7 +53,9 @@ from flipgate.core.triage.flaky import (
     NoisyCase,
 )
 from flipgate.core.triage.grader import (
+    FlipSplit,
     GraderFindings,
+    GraderSelfNoise,
     JudgeHeld,
     JudgeMoved,
     NoFlipToCompare,
@@ -314,6 +317,31 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
             "case-02",
             "candidate rep 2 output identical to baseline rep 0's; baseline passed, candidate "
             "failed (2 such pairs of repetitions)",
+        ),
+    ),
+    (
+        FlipSplit(SourceCounts(model=11, grader=4), SourceCounts(model=2, unknown=1), 1),
+        (
+            "outputs",
+            "4 of 18 flipped cases have equal outputs (after normalising whitespace, JSON key "
+            "order and 1 volatile pattern): the grader changed its mind · b 15 = 11 model + "
+            "4 grader · c 3 = 2 model + 0 grader + 1 unknown",
+        ),
+    ),
+    (
+        FlipSplit(SourceCounts(model=2), SourceCounts(), 0),
+        (
+            "outputs",
+            "no flipped case kept its output (normalised: whitespace, JSON key order) · "
+            "b 2 = 2 model + 0 grader · c 0 = 0",
+        ),
+    ),
+    (
+        GraderSelfNoise("baseline", 12, 3, ("case-04", "case-09")),
+        (
+            "grader noise, baseline",
+            "3 of 12 pairs of repetitions with the same output got different verdicts: "
+            "case-04, case-09",
         ),
     ),
     (NoFlipToCompare(), ("outputs", "no flipped case to compare")),

@@ -70,6 +70,11 @@ FINDINGS: tuple[Finding, ...] = get_args(Finding)
 ReviewDecision = Literal["accept", "reject", "rerun", "rebaseline"]
 REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
 
+# Who flipped a case (issue 23): the model (its stored output changed), the grader (the same
+# output, another verdict), or unknown (no stored outputs to compare: never guessed).
+FlipSource = Literal["model", "grader", "unknown"]
+FLIP_SOURCES: tuple[FlipSource, ...] = get_args(FlipSource)
+
 # The three labels of a ranking of candidates (seed 003), never merged into one.
 RankLabel = Literal["highest_mean", "winner", "clears"]
 RANK_LABELS: tuple[RankLabel, ...] = get_args(RankLabel)
@@ -164,6 +169,8 @@ TriageFactCode = Literal[
     # grader
     "judge_moved",
     "judge_held",
+    "flip_split",
+    "grader_noise",
     "same_output",
     "no_flip_to_compare",
     "no_output_graded_twice",

@@ -13,7 +13,6 @@ Pure functions over a `Comparison`: no terminal, no textual. The app only shows 
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -25,7 +24,7 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.runs.model import METRICS
-from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS
 from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
 from flipgate.present.trajectory import Alignment, align, parse_turns
@@ -58,6 +57,7 @@ MINUS = "\N{MINUS SIGN}"  # as wide as the plus sign, unlike a hyphen
 COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("case", "case_shown", "case"),
     ("direction", "direction", "direction"),
+    ("flipped by", "source_shown", "source"),
     ("baseline", "base_pattern", "baseline"),
     ("candidate", "cand_pattern", "candidate"),
     ("worst", "worst_shown", "worst"),
@@ -83,6 +83,7 @@ SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "wrong": (("cand_wrong", "base_wrong"), (True, True)),
     "worst": (("worst_rank", "direction_rank"), (False, False)),
     "cost": (("cost_delta",), (True,)),
+    "source": (("source", "direction_rank"), (False, False)),
 }
 
 KINDS = ("pass_to_fail", "fail_to_pass", "both_fail", "both_pass", "unpaired")
@@ -104,6 +105,14 @@ def _pattern_expr(prefix: str) -> pl.Expr:
         .fill_null(ABSENT)
         .alias(f"{prefix}_pattern")
     )
+
+
+def _flip_sources(comparison: Comparison) -> pl.LazyFrame:
+    """Per counted flip: who flipped it (the model, the grader, unknown)."""
+    sources = comparison.result.sources
+    if sources is None:
+        return pl.LazyFrame(schema={"case": pl.String, "source": pl.String})
+    return sources.cases.lazy().select("case", "source")
 
 
 def _failures_by_case(comparison: Comparison) -> pl.LazyFrame:
@@ -151,6 +160,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
         cases.lazy()
         .filter(red)
         .join(_failures_by_case(comparison), on="case", how="left")
+        .join(_flip_sources(comparison), on="case", how="left")
         .with_columns(
             kind=kind,
             outcomes=pl.col("outcomes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
@@ -169,6 +179,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
         .with_columns(
             safe_column("case").alias("case_shown"),
             safe_column("template").alias("template_shown"),
+            source_shown=pl.col("source").fill_null(""),
             safety_shown=pl.when(pl.col("safety")).then(pl.lit("safety")).otherwise(pl.lit("")),
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
             base_pattern=_pattern_expr("base"),
@@ -221,6 +232,7 @@ class CaseQuery:
     outcome: str | None = None  # a wrong outcome, or CHECK_FAILED
     template: str | None = None
     rule: str | None = None
+    source: str | None = None  # who flipped it: model, grader, unknown (vocab.FlipSource)
     search: str = ""
     sort: str = "direction"
     descending: bool = False  # reverses the sort's natural order
@@ -244,9 +256,11 @@ class CaseQuery:
             return cls(template=value)
         if value and name == "rule":
             return cls(rule=value)
+        if value in FLIP_SOURCES and name == "source":
+            return cls(source=value)
         raise ValueError(
             f"unknown filter {text!r}: use one of {', '.join(KINDS)}, safety, flaky, "
-            "or outcome:NAME, template:NAME, rule:NAME"
+            "or outcome:NAME, template:NAME, rule:NAME, source:model|grader|unknown"
         )
 
     def cleared(self) -> CaseQuery:
@@ -271,6 +285,8 @@ class CaseQuery:
             words.append(f"template {safe(self.template)}")
         if self.rule:
             words.append(f"rule {safe(self.rule)}")
+        if self.source:
+            words.append(f"flipped by {self.source}")
         if self.search:
             words.append(f"“{safe(self.search)}”")
         return tuple(words)
@@ -300,6 +316,8 @@ def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
         conditions.append(pl.col("template") == query.template)
     if query.rule:
         conditions.append(pl.col("rules").list.contains(query.rule))
+    if query.source:
+        conditions.append(pl.col("source") == query.source)
     if query.search:
         conditions.append(pl.col("case_lower").str.contains(query.search.lower(), literal=True))
     kept = table.filter(*conditions) if conditions else table
@@ -313,11 +331,13 @@ def describe(query: CaseQuery, shown: int, total: int) -> str:
     return " · ".join((*query.filters, count))
 
 
-def choices(table: pl.DataFrame, column: Literal["rules", "outcomes"]) -> tuple[str, ...]:
+def choices(table: pl.DataFrame, column: Literal["rules", "outcomes", "source"]) -> tuple[str, ...]:
     """The values a filter can cycle through, in a stable order (outcomes worst first)."""
     present = set(table[column].explode().drop_nulls().to_list())
     if column == "outcomes":
         return tuple(o for o in (*WRONG_WORST_FIRST, CHECK_FAILED) if o in present)
+    if column == "source":
+        return tuple(source for source in FLIP_SOURCES if source in present)
     return tuple(sorted(present))
 
 
@@ -505,66 +525,6 @@ def _check_lines(
     return tuple(lines)
 
 
-# --------------------------------------------------------------------------- diff of two outputs
-
-DiffTag = Literal[" ", "+", "-", "@"]
-
-
-@dataclass(frozen=True)
-class DiffLine:
-    tag: DiffTag  # context, added (candidate), removed (baseline), hunk header
-    text: str
-
-
-@dataclass(frozen=True)
-class DiffRow:
-    """One row of a side-by-side diff; a side is None where the other arm has a line alone."""
-
-    tag: Literal["equal", "replace", "delete", "insert"]
-    left: str | None
-    right: str | None
-
-
-def unified_diff(
-    baseline: str | None, candidate: str | None, context: int = 3
-) -> tuple[DiffLine, ...]:
-    """The candidate's output against the baseline's, line by line (`-` baseline, `+` candidate)."""
-    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
-    lines = []
-    for raw in difflib.unified_diff(a, b, n=context, lineterm=""):
-        if raw.startswith(("---", "+++")):
-            continue  # file headers: there are no files, the arms are named on screen
-        tag = raw[:1]
-        if tag == "@":
-            lines.append(DiffLine("@", raw))
-        else:
-            lines.append(DiffLine(tag if tag in "+-" else " ", raw[1:]))  # type: ignore[arg-type]
-    return tuple(lines)
-
-
-def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, ...]:
-    """Both outputs aligned line by line, changed lines paired where difflib pairs them."""
-    a, b = (baseline or "").splitlines(), (candidate or "").splitlines()
-    rows: list[DiffRow] = []
-    # autojunk (difflib's default) leaves out lines found everywhere (`},` in long JSON), which
-    # keeps long outputs from taking minutes; it changes nothing under 200 lines
-    matcher = difflib.SequenceMatcher(a=a, b=b)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        left, right = a[i1:i2], b[j1:j2]
-        for k in range(max(len(left), len(right))):
-            lhs = left[k] if k < len(left) else None
-            rhs = right[k] if k < len(right) else None
-            if tag == "equal":
-                rows.append(DiffRow("equal", lhs, rhs))
-            elif lhs is None:
-                rows.append(DiffRow("insert", None, rhs))
-            elif rhs is None:
-                rows.append(DiffRow("delete", lhs, None))
-            else:
-                rows.append(DiffRow("replace", lhs, rhs))
-    return tuple(rows)
-
-
 __all__ = [
     "COLUMNS",
     "DIRECTIONS",
@@ -572,8 +532,6 @@ __all__ = [
     "OUTCOME_SHORT",
     "CaseDetail",
     "CaseQuery",
-    "DiffLine",
-    "DiffRow",
     "RepDetail",
     "RuleLine",
     "Verdict",
@@ -582,7 +540,5 @@ __all__ = [
     "describe",
     "red_table",
     "select_cases",
-    "side_by_side",
     "sort_cases",
-    "unified_diff",
 ]

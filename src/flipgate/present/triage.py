@@ -19,7 +19,9 @@ from flipgate.core.triage.flaky import (
     NoisyCase,
 )
 from flipgate.core.triage.grader import (
+    FlipSplit,
     GraderFindings,
+    GraderSelfNoise,
     JudgeHeld,
     JudgeMoved,
     NoFlipToCompare,
@@ -50,6 +52,7 @@ from flipgate.core.triage.stale import (
 )
 from flipgate.core.triage.step import TriageStep
 from flipgate.present.reasons import sentence
+from flipgate.present.sources import cell_split
 
 TITLES: dict[str, str] = {  # by triage class (a decision file names it as text)
     "infra": "Infra failures",
@@ -230,8 +233,32 @@ def _(f: JudgeHeld) -> Line:
 
 
 @fact_line.register
+def _(f: FlipSplit) -> Line:
+    flipped = f.broke.total + f.fixed.total
+    grader = f.broke.grader + f.fixed.grader
+    normalised = "whitespace, JSON key order" + (
+        f" and {plural(f.volatile, 'volatile pattern')}" if f.volatile else ""
+    )
+    said = (
+        f"{grader} of {plural(flipped, 'flipped case')} have equal outputs "
+        f"(after normalising {normalised}): the grader changed its mind"
+        if grader
+        else f"no flipped case kept its output (normalised: {normalised})"
+    )
+    return "outputs", (f"{said} · {cell_split('b', f.broke)} · {cell_split('c', f.fixed)}")
+
+
+@fact_line.register
+def _(f: GraderSelfNoise) -> Line:
+    return f"grader noise, {f.arm}", (
+        f"{f.graded_apart} of {plural(f.same_output_pairs, 'pair')} of repetitions with the same "
+        f"output got different verdicts: {_ids(f.cases)}"
+    )
+
+
+@fact_line.register
 def _(f: SameOutput) -> Line:
-    how = "identical" if f.exact else "identical after whitespace normalisation"
+    how = "identical" if f.exact else "identical after normalisation"
 
     def grade(passed: bool) -> str:
         return "passed" if passed else "failed"
@@ -267,7 +294,8 @@ def _(s: GraderFindings) -> str:
         parts.append("the judge moved")
     if s.same_output:
         parts.append(
-            f"{plural(s.same_output, 'flipped case')} kept the same output under another grade"
+            f"{s.same_output} of {plural(s.flipped, 'flipped case')} kept the same output under "
+            "another grade: the grader changed its mind"
         )
     return "; ".join(parts) if parts else "the judge held and no output is graded two ways"
 

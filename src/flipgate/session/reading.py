@@ -76,7 +76,7 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     terms = read_terms(request, progress)
     baseline, candidate = (
         # One arm after the other: each read already uses every core, and the peak memory halves.
-        _run(path, request, progress, lean=lean, keep=_budgeted(terms.spec))
+        _run(path, request, progress, lean=lean, keep=_gate_reads(terms.spec))
         for path in (request.baseline, request.candidate)
     )
     repeats = () if lean else _repeats(request, baseline, progress)
@@ -155,9 +155,10 @@ def _run(
     )
 
 
-def _budgeted(spec: GateSpec) -> frozenset[str]:
-    """The second metrics a budget reads: kept in a lean run."""
-    return frozenset(budget.metric for budget in spec.budgets)
+def _gate_reads(spec: GateSpec) -> frozenset[str]:
+    """What a lean run keeps beyond the verdict's columns: the stored outputs (who flipped a
+    case, the model or the grader) and the second metrics a budget reads."""
+    return frozenset({"output", *(budget.metric for budget in spec.budgets)})
 
 
 def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:

@@ -89,6 +89,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("red-flaky", "f", "flag('flaky')", "Flaky", "red-cases"),
     KeyBinding("red-outcome", "o", "cycle('outcome')", "Outcome", "red-cases"),
     KeyBinding("red-rule", "r", "cycle('rule')", "Rule", "red-cases"),
+    KeyBinding("red-source", "g", "cycle('source')", "Model/grader", "red-cases"),
     KeyBinding("red-template", "T", "same_template", "Template", "red-cases"),
     KeyBinding("red-clear", "x", "clear_filters", "Clear", "red-cases"),
     KeyBinding("red-sort-worst", "w", "sort('worst')", "Sort worst", "red-cases", show=False),

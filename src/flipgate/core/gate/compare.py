@@ -28,6 +28,7 @@ from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import Unpaired, pair
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
+from flipgate.core.gate.sources import FlipSources, flip_sources
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading, Effect, FlipRule, Power, effect, gate_power
 from flipgate.core.runs.key import moved_components
@@ -65,6 +66,7 @@ class GateResult(Evidence):
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
+    sources: FlipSources | None = None  # who flipped each counted flip: the model or the grader
 
     @property
     def paired(self) -> int:
@@ -197,6 +199,13 @@ def compare(
         budget_breaches=tuple(check for check in budgets if check.exceeded),
     )
     rule = decide(found)
+    sources = flip_sources(
+        pairing.flipped,
+        {"baseline": baseline.reps, "candidate": candidate.reps},
+        reps,  # type: ignore[arg-type]
+        {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
+        spec.volatile,
+    )
     result = GateResult(
         **vars(found),
         verdict=rule.verdict,
@@ -234,7 +243,14 @@ def compare(
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
+        sources=sources,
     )
     return Comparison(
         baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base
     )
+
+
+def _split_cases(cases: pl.DataFrame, prefix: str) -> pl.Series:
+    """The cases whose gradable repetitions got both verdicts in one arm."""
+    passes, gradable = pl.col(f"{prefix}_passes"), pl.col(f"{prefix}_gradable")
+    return cases.filter((passes > 0) & (passes < gradable))["case"]

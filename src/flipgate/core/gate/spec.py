@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.sources import check_pattern
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.vocab import (
     AGGREGATES,
@@ -41,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "escalation": {"runs": 5},
     "budgets": {},
     "clusters": "none",
+    "outputs": {"volatile": []},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
@@ -97,6 +99,8 @@ class GateSpec:
     fail_on: frozenset[str]
     budgets: tuple[Budget, ...] = ()
     clusters: Clusters = "none"  # `template`: the significance rule counts each template once
+    # Regexes of the volatile parts of an output (ids, dates): replaced before outputs compare.
+    volatile: tuple[str, ...] = ()
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -264,6 +268,14 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     if clusters not in ("none", "template"):
         raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
 
+    volatile = data["outputs"]["volatile"] or []
+    if not isinstance(volatile, list) or not all(isinstance(v, str) for v in volatile):
+        raise fail("outputs.volatile", "must be a list of regular expressions (strings)")
+    for pattern in volatile:
+        problem = check_pattern(pattern)
+        if problem is not None:
+            raise fail("outputs.volatile", f"{pattern!r} is not a usable pattern: {problem}")
+
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
         sets=sets,
@@ -284,6 +296,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         fail_on=frozenset(fail_on),
         budgets=tuple(budgets),
         clusters="template" if clusters == "template" else "none",
+        volatile=tuple(volatile),
         digest=digest,
         source=path,
     )

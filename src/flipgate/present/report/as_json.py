@@ -15,6 +15,7 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
 from flipgate.present.report.shared import BASE_FILE_WORDS
+from flipgate.present.sources import sources_json
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
@@ -80,7 +81,8 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "suite": result.suite,
         "margin": result.margin,
         "flip_cap": result.flip_cap,
-        "flipped": [{"case": case, "direction": d} for case, d in result.flipped],
+        "flipped": _flipped_json(result),
+        "flip_sources": sources_json(result.sources),
         "unpaired": [u.case for u in result.unpaired],
         "unpaired_reasons": {u.case: sentence(u) for u in result.unpaired},
         "unpaired_states": [reason_json(u) for u in result.unpaired],
@@ -158,6 +160,15 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],
     }
+
+
+def _flipped_json(result: GateResult) -> list[dict[str, Any]]:
+    """Each counted flip, with who flipped it (`model`, `grader`, `unknown`) when it was read."""
+    sources = result.sources
+    if sources is None:
+        return [{"case": case, "direction": d} for case, d in result.flipped]
+    by_case = dict(zip(sources.cases["case"], sources.cases["source"], strict=True))
+    return [{"case": case, "direction": d, "source": by_case[case]} for case, d in result.flipped]
 
 
 def _effect_json(effect: Effect) -> dict[str, Any]:

@@ -12,10 +12,11 @@ from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
 from flipgate.core.plural import plural
-from flipgate.core.vocab import ARMS
+from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.outcomes import outcome_rows
 from flipgate.present.reasons import clusters_line, sentence, summary
 from flipgate.present.report import shared
+from flipgate.present.sources import noise_line, split_line, unknown_note
 from flipgate.present.text import literal
 
 
@@ -35,6 +36,7 @@ def to_text(comparison: Comparison) -> RenderableType:
     parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
+    parts.extend(_sources(result))
     parts.append(_power_table(result))
     if result.verdict == "PASS":
         parts.append(Text(f"what this PASS is worth: {result.power.plainly()}"))
@@ -75,6 +77,19 @@ def _matrix(result: GateResult) -> Table:
     table.add_row("✓ pass", cell("both_pass"), cell("pass_to_fail", "b = "))
     table.add_row("✗ fail", cell("fail_to_pass", "c = "), cell("both_fail"))
     return table
+
+
+def _sources(result: GateResult) -> list[Text]:
+    """Who flipped: b and c split into model and grader flips, the grader's own noise."""
+    sources = result.sources
+    if sources is None or not result.flipped:
+        return []
+    split = " · ".join(split_line(sources, direction) for direction in FLIPS)
+    lines = [Text.assemble(("who flipped  ", "bold"), split)]
+    notes = [unknown_note(sources)]
+    notes += [noise_line(f"grader noise, {arm}", sources.noise[arm]) for arm in ARMS]
+    lines += [Text(note, style="dim") for note in notes if note is not None]
+    return lines
 
 
 def _power_table(result: GateResult) -> Table:

@@ -25,7 +25,8 @@ from textual.worker import get_current_worker
 
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS
-from flipgate.present.casefile import CaseDetail, RepDetail, side_by_side, unified_diff
+from flipgate.present.casefile import CaseDetail, RepDetail
+from flipgate.present.diff import side_by_side, unified_diff
 from flipgate.present.trajectory import readable
 from flipgate.tui.format import literal, passed_word, safe
 from flipgate.tui.widgets.case_format import Palette, metric

@@ -12,7 +12,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 
-from flipgate.present.casefile import MINUS, side_by_side
+from flipgate.present.casefile import MINUS
+from flipgate.present.diff import side_by_side
 from flipgate.present.trajectory import Alignment, Turn, TurnPair
 from flipgate.tui.widgets.case_format import Palette
 from flipgate.tui.widgets.lines import LinesView, Row
