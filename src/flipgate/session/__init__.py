@@ -27,7 +27,7 @@ from flipgate.session.curation import (
     read_runs,
     read_spec,
 )
-from flipgate.session.gating import gate, gate_again, rank, rank_campaign
+from flipgate.session.gating import gate, gate_again, priced, rank, rank_campaign
 from flipgate.session.logs import import_log
 from flipgate.session.reading import (
     CampaignInputs,
@@ -40,10 +40,11 @@ from flipgate.session.reading import (
     reading_steps,
     silent,
 )
-from flipgate.session.request import Base, GateRequest, Shape
+from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
 
 __all__ = [
+    "DEFAULT_RERUN_TARGET",
     "DEFAULT_WORKSPACE",
     "ArmResults",
     "Base",
@@ -65,6 +66,7 @@ __all__ = [
     "import_option_flags",
     "import_option_takers",
     "import_options",
+    "priced",
     "rank",
     "rank_campaign",
     "read",

@@ -8,13 +8,16 @@ app's after an edit (the flaky list, a retirement) or on loading the reruns; `ra
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TypedDict
 
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.rerun_price import price
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
+from flipgate.core.gate.stats import FlipRule
 from flipgate.core.rank.ranking import Ranking
 from flipgate.core.rank.ranking import rank as rank_runs
 from flipgate.core.runs.model import Progress, Run
@@ -42,7 +45,7 @@ def gate(
         judged_baseline=judged,
     )
     if inputs.reruns is None:
-        return first
+        return priced(first, inputs.request.rerun_target)
     progress(RERUNNING)
     return compare_with_reruns(
         first, *inputs.reruns, declared_change=inputs.request.declared_change
@@ -63,13 +66,34 @@ def gate_again(
         return compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
     progress(f"{PAIRING}, with the list as it is")
     terms = inputs.terms
-    return compare(
+    again = compare(
         shown.baseline,
         shown.candidate,
         terms.spec,
         **_judging(terms, request),
         previous=shown.result.previous,
     )
+    return priced(again, request.rerun_target)
+
+
+def priced(comparison: Comparison, target: float) -> Comparison:
+    """`comparison` with its rerun plan priced (on a full run's INCONCLUSIVE; else as it is):
+    what the plan takes, its chance to resolve the verdict, the cheapest plan reaching `target`.
+
+    The chance is taken at the second look's boundary: with the plain rule, alpha again."""
+    escalation = comparison.result.escalation
+    if escalation is None or escalation.action != "rerun_flipped" or escalation.runs is None:
+        return comparison
+    result = comparison.result
+    plan = price(
+        {"baseline": comparison.baseline, "candidate": comparison.candidate},
+        comparison.reps,  # type: ignore[arg-type]
+        escalation.cases,
+        escalation.runs,
+        FlipRule(result.alpha, result.margin, result.flip_cap),
+        target,
+    )
+    return replace(comparison, rerun_price=plan)
 
 
 def rank(request: GateRequest, progress: Progress = silent) -> Ranking:

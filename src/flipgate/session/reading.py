@@ -14,6 +14,7 @@ from flipgate.core.curation.flips import identical_runs
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
+from flipgate.core.gate.rerun_price import USAGE
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
@@ -157,8 +158,9 @@ def _run(
 
 def _gate_reads(spec: GateSpec) -> frozenset[str]:
     """What a lean run keeps beyond the verdict's columns: the stored outputs (who flipped a
-    case, the model or the grader) and the second metrics a budget reads."""
-    return frozenset({"output", *(budget.metric for budget in spec.budgets)})
+    case, the model or the grader), the usage that prices a rerun plan and the second metrics a
+    budget reads."""
+    return frozenset({"output", *USAGE, *(budget.metric for budget in spec.budgets)})
 
 
 def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:

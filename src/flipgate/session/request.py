@@ -31,6 +31,7 @@ from flipgate.core.runs.workspace import (
 )
 from flipgate.core.vocab import ARMS
 
+DEFAULT_RERUN_TARGET = 0.8  # the chance to resolve that the cheapest rerun plan must reach
 DECISIONS_FOLDER = "decisions"  # where a signed decision goes, inside the request's folder
 
 # What a command accepts for its RUNs: a workspace or BASELINE CANDIDATE (`gate`, `decide`);
@@ -69,6 +70,7 @@ class GateRequest:
     folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+    rerun_target: float = DEFAULT_RERUN_TARGET  # the chance the cheapest rerun plan reaches
 
     @classmethod
     def of(
@@ -88,6 +90,7 @@ class GateRequest:
         repeats: Sequence[Path] = (),
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
+        rerun_target: float = DEFAULT_RERUN_TARGET,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -118,6 +121,7 @@ class GateRequest:
             folder=workspace or _run_folder(candidate).parent,
             workspace=workspace,
             candidates=candidates,
+            rerun_target=_target(rerun_target),
         )
 
     @property
@@ -192,6 +196,12 @@ def _runs(
     if len(paths) > 2:
         raise InputError(paths[2], "give a workspace, or exactly two runs: BASELINE CANDIDATE")
     return first, paths[1], (), None
+
+
+def _target(target: float) -> float:
+    if not 0 < target < 1:
+        raise InputError(Path("--target"), f"a chance between 0 and 1, not {target!r}")
+    return target
 
 
 def _present(path: Path) -> Path | None:

@@ -26,6 +26,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import Unpaired, pair
+from flipgate.core.gate.rerun_price import PlanPrice
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.sources import FlipSources, flip_sources
@@ -92,6 +93,7 @@ class Comparison:
     result: GateResult
     retired: Retirements = NO_RETIREMENTS
     base: GateBase | None = None  # the spec and flaky list where the change is going
+    rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate

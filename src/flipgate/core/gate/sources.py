@@ -156,9 +156,7 @@ def flip_sources(
         {"case": [c for c, _ in flipped], "direction": [d for _, d in flipped]},
         schema={"case": pl.String, "direction": pl.String},
     )
-    base, cand = (
-        _rep_outputs(outputs[arm], graded[arm], flips["case"]) for arm in ARMS
-    )
+    base, cand = (_rep_outputs(outputs[arm], graded[arm], flips["case"]) for arm in ARMS)
     pairs = base.join(cand, on=["case", "rep"], suffix="_cand").join(flips, on="case")
     broke = pl.col("direction") == "pass_to_fail"
     # A pair flipped in the case's own direction; its outputs normalised, then compared.

@@ -41,6 +41,8 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     }
     if result.previous is not None:
         data["previous"] = _result_json(result.previous)
+    if comparison.rerun_price is not None and data["escalation"] is not None:
+        data["escalation"]["price"] = comparison.rerun_price.to_data()
     return data
 
 

@@ -12,6 +12,7 @@ from flipgate.core.vocab import ARMS
 from flipgate.present.outcomes import outcome_rows
 from flipgate.present.reasons import clusters_line, sentence, summary
 from flipgate.present.report import shared
+from flipgate.present.rerun_price import price_lines
 from flipgate.present.text import markdown as _md
 from flipgate.present.text import markdown_code
 
@@ -134,4 +135,9 @@ def to_markdown(comparison: Comparison) -> str:
         lines += ["", "</details>", ""]
     if result.escalation is not None:
         lines += [f"**Next:** {_md(result.escalation.message)}", ""]
+    if comparison.rerun_price is not None:
+        lines += [
+            f"- {label}: {_md(value)}" for label, value in price_lines(comparison.rerun_price)
+        ]
+        lines.append("")
     return "\n".join(lines)

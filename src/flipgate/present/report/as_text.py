@@ -16,6 +16,7 @@ from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.outcomes import outcome_rows
 from flipgate.present.reasons import clusters_line, sentence, summary
 from flipgate.present.report import shared
+from flipgate.present.rerun_price import price_lines
 from flipgate.present.sources import noise_line, split_line, unknown_note
 from flipgate.present.text import literal
 
@@ -57,6 +58,11 @@ def to_text(comparison: Comparison) -> RenderableType:
         parts.append(listing)
     if result.escalation is not None:
         parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
+    if comparison.rerun_price is not None:
+        parts += [
+            Text.assemble((f"  {label:<9} ", "dim"), value)
+            for label, value in price_lines(comparison.rerun_price)
+        ]
     return Group(*parts)
 
 
