@@ -30,6 +30,7 @@ from flipgate.tui.messages import RegateRequested
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
+from flipgate.tui.screens.rerun_plan import RerunPlanScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import (
@@ -225,6 +226,16 @@ class OverviewScreen(Screen[None]):
                 markup=False,
             )
             return
+
+        def chosen(priced: Comparison | None) -> None:
+            if priced is not None:
+                self.comparison = priced  # the plan as priced at the target chosen
+                self._export_plan()
+
+        self.app.push_screen(RerunPlanScreen(self.comparison, self.request.rerun_target), chosen)
+
+    def _export_plan(self) -> None:
+        """Write the plan: a new file, or the choice of a new name or overwriting it."""
         target = self.plan_folder / PLAN_NAME
         if not target.exists():
             self._write_plan(target, overwrite=False)
