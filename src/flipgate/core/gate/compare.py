@@ -23,6 +23,7 @@ from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.judge import JudgeRepeats
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import Unpaired, pair
@@ -94,6 +95,7 @@ class Comparison:
     retired: Retirements = NO_RETIREMENTS
     base: GateBase | None = None  # the spec and flaky list where the change is going
     rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
+    judge_repeats: tuple[JudgeRepeats, ...] = ()  # per arm rejudged: the judge measured alone
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
