@@ -65,6 +65,14 @@ def add_comparison_arguments(
         help=f"declare a key component {candidate} may move (repeatable; adds to {candidate}'s "
         "change.keys)",
     )
+    parser.add_argument(
+        "--rejudged",
+        type=Path,
+        metavar="DIR",
+        help="judging passes of the arms' stored outputs (DIR/baseline/, DIR/candidate/: each "
+        "pass a run or an `inspect score` log): the judge's flip rate per rule (default: the "
+        "workspace's rejudged/)",
+    )
     base = parser.add_argument_group("the base: the gate as it stands where the change is going")
     base.add_argument(
         "--base-ref",
@@ -145,6 +153,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         rerun_baseline=getattr(args, "rerun_baseline", None),
         rerun_candidate=getattr(args, "rerun_candidate", None),
         rerun_target=getattr(args, "target", DEFAULT_RERUN_TARGET),
+        rejudged=getattr(args, "rejudged", None),
     )
 
 

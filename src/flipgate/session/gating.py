@@ -13,6 +13,7 @@ from typing import TypedDict
 
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import GateBase
 from flipgate.core.gate.rerun_price import price
 from flipgate.core.gate.reruns import compare_with_reruns
@@ -44,12 +45,27 @@ def gate(
         **_judging(terms, inputs.request),
         judged_baseline=judged,
     )
+    first = _judged_again(first, inputs, progress)
     if inputs.reruns is None:
         return priced(first, inputs.request.rerun_target)
     progress(RERUNNING)
-    return compare_with_reruns(
+    second = compare_with_reruns(
         first, *inputs.reruns, declared_change=inputs.request.declared_change
     )
+    return replace(second, judge_repeats=first.judge_repeats)
+
+
+def _judged_again(comparison: Comparison, inputs: GateInputs, progress: Progress) -> Comparison:
+    """`comparison` with each arm's judging passes measured (`rejudged/`): the judge alone."""
+    if not inputs.rejudged:
+        return comparison
+    progress("measuring the judge on the rejudged outputs")
+    spec = inputs.terms.spec
+    measured = tuple(
+        judge_repeats(arm, comparison.run(arm), passes, spec)
+        for arm, passes in inputs.rejudged.items()
+    )
+    return replace(comparison, judge_repeats=measured)
 
 
 def gate_again(
@@ -63,7 +79,8 @@ def gate_again(
         if inputs.reruns is None:
             raise ValueError("no rerun results were read (read_again with reruns=True)")
         progress(RERUNNING)
-        return compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
+        second = compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
+        return replace(second, judge_repeats=shown.judge_repeats)
     progress(f"{PAIRING}, with the list as it is")
     terms = inputs.terms
     again = compare(
@@ -73,7 +90,7 @@ def gate_again(
         **_judging(terms, request),
         previous=shown.result.previous,
     )
-    return priced(again, request.rerun_target)
+    return priced(replace(again, judge_repeats=shown.judge_repeats), request.rerun_target)
 
 
 def priced(comparison: Comparison, target: float) -> Comparison:

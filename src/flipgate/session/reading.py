@@ -7,7 +7,7 @@ Each step is said to `progress` (a worker's progress bar, a terminal's status li
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flipgate.core.curation.flips import identical_runs
@@ -20,6 +20,8 @@ from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_rejudged
+from flipgate.core.vocab import ARMS, Arm
 from flipgate.session.request import GateRequest
 
 
@@ -48,6 +50,7 @@ class GateInputs:
     candidate: Run
     repeats: tuple[Run, ...]  # identical baseline runs, checked to be the baseline's system
     reruns: tuple[Run, Run] | None  # the escalation's results, baseline and candidate
+    rejudged: dict[Arm, tuple[Run, ...]] = field(default_factory=dict)  # judging passes
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     )
     repeats = () if lean else _repeats(request, baseline, progress)
     reruns = _reruns(request.reruns, request, progress)
-    return GateInputs(request, terms, baseline, candidate, repeats, reruns)
+    rejudged = _rejudged(request, progress)
+    return GateInputs(request, terms, baseline, candidate, repeats, reruns, rejudged)
 
 
 def read_campaign(request: GateRequest, progress: Progress = silent) -> CampaignInputs:
@@ -137,6 +141,7 @@ def reading_steps(request: GateRequest) -> int:
     steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
     steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
     steps += bool(request.repeats) + 4 * (request.reruns is not None)
+    steps += request.rejudged is not None
     return steps
 
 
@@ -172,6 +177,21 @@ def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[R
     )
     identical_runs([baseline, *repeats], at_least=1)  # refused as `flaky propose` refuses them
     return repeats
+
+
+def _rejudged(request: GateRequest, progress: Progress) -> dict[Arm, tuple[Run, ...]]:
+    """The judging passes of each arm's stored outputs (`rejudged/ARM/`), read whole: checked
+    against their arm when the comparison is made (`core/gate/judge.py`)."""
+    if request.rejudged is None:
+        return {}
+    found = find_rejudged(request.rejudged)
+    progress(f"reading {plural(sum(map(len, found.values())), 'judging pass', 'judging passes')}")
+    options = request.import_options
+    return {
+        arm: tuple(load_run(path, import_options=options) for path in found[arm])
+        for arm in ARMS
+        if arm in found
+    }
 
 
 def _reruns(

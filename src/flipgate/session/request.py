@@ -23,6 +23,7 @@ from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
     GATE_SPEC,
+    REJUDGED_FOLDER,
     RERUNS_FOLDER,
     SUITE_MANIFEST,
     find_repeats,
@@ -71,6 +72,7 @@ class GateRequest:
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
     rerun_target: float = DEFAULT_RERUN_TARGET  # the chance the cheapest rerun plan reaches
+    rejudged: Path | None = None  # judging passes of the arms' stored outputs (rejudged/)
 
     @classmethod
     def of(
@@ -91,6 +93,7 @@ class GateRequest:
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
         rerun_target: float = DEFAULT_RERUN_TARGET,
+        rejudged: Path | None = None,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -101,6 +104,9 @@ class GateRequest:
             flaky = flaky or _present(workspace / FLAKY_LIST)
             suite = suite or _present(workspace / SUITE_MANIFEST)
             repeats = repeats or find_repeats(workspace)
+            rejudged = rejudged or _folder(workspace / REJUDGED_FOLDER)
+        if rejudged is not None and not rejudged.is_dir():
+            raise InputError(rejudged, "no such folder (rejudged/ holds baseline/ and candidate/)")
         reruns = _reruns(rerun_baseline, rerun_candidate)
         if reruns is not None and candidates:
             raise InputError(
@@ -122,6 +128,7 @@ class GateRequest:
             workspace=workspace,
             candidates=candidates,
             rerun_target=_target(rerun_target),
+            rejudged=rejudged,
         )
 
     @property
@@ -202,6 +209,10 @@ def _target(target: float) -> float:
     if not 0 < target < 1:
         raise InputError(Path("--target"), f"a chance between 0 and 1, not {target!r}")
     return target
+
+
+def _folder(path: Path) -> Path | None:
+    return path if path.is_dir() else None
 
 
 def _present(path: Path) -> Path | None:
