@@ -20,8 +20,11 @@ from typing import Any
 
 import yaml
 
-# The default gate.yaml of SPEC section 3.
+# The default gate.yaml of SPEC section 3, with its amendments of section 9: the first look at a
+# change blocks at half of alpha (`looks: spend`), the false-negative limit against the baseline
+# only beyond the noise.
 ALPHA = 0.05
+FIRST_LOOK = ALPHA / 2
 SETS = {"smoke": {"margin": 1, "flip_cap": 4}, "full": {"margin": 2, "flip_cap": 10}}
 INFRA_MAX_SHARE = 0.05
 PRICES = {"false_negative": 400, "false_positive": 15, "inconclusive": 4}
@@ -43,6 +46,8 @@ class ArmTally:
     outcomes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     # Mirrors are priced by direction: like a false negative when the system approved.
     mirror_negative: int = 0
+    # case -> [(rep, false negatives)] of its gradable repetitions, for the limit's matching
+    false_negatives: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
 
 def classify(expected: str, actual: str, labels: dict[str, str]) -> str:
@@ -85,9 +90,11 @@ def read_arm(run: Path) -> ArmTally:
             passes = True
             expected = as_mapping(row.get("expected", {}))
             actual = as_mapping(row.get("actual", {}))
+            missed = 0
             for rule, label in expected.items():
                 outcome = classify(label, actual[rule], labels)
                 outcomes[outcome] += 1
+                missed += outcome == "false_negative"
                 if outcome == "mirror" and actual[rule] == labels["negative"]:
                     tally.mirror_negative += 1
                 if outcome in FAIL_ON:
@@ -97,6 +104,7 @@ def read_arm(run: Path) -> ArmTally:
             counts[1] += 1
             if passes:
                 counts[0] += 1
+            tally.false_negatives.setdefault(case, []).append((row.get("rep", 0), missed))
     return tally
 
 
@@ -124,6 +132,29 @@ def one_sided_p(b: int, c: int) -> float:
         total += term
         term = term * (n - k) // (k + 1)
     return total / (1 << n)  # int / int rounds correctly, however large
+
+
+def false_negatives_beyond_noise(base: ArmTally, cand: ArmTally, paired: set[str]) -> bool:
+    """The limit `false_negative_max: baseline`: per paired case, the false negatives of the
+    first min(n_b, n_c) gradable repetitions of each arm (by rep), candidate minus baseline; the
+    total is referred to every flip of the cases' signs (a dict of totals -> ways, built one case
+    at a time), and blocks at p <= alpha."""
+    differences = []
+    for case in paired:
+        b_reps, c_reps = sorted(base.false_negatives[case]), sorted(cand.false_negatives[case])
+        keep = min(len(b_reps), len(c_reps))
+        differences.append(sum(n for _, n in c_reps[:keep]) - sum(n for _, n in b_reps[:keep]))
+    ways = {0: 1}
+    for d in differences:
+        if d:
+            step: dict[int, int] = {}
+            for total, n in ways.items():
+                for signed in (d, -d):
+                    step[total + signed] = step.get(total + signed, 0) + n
+            ways = step
+    observed = sum(differences)
+    at_least = sum(n for total, n in ways.items() if total >= observed)
+    return at_least / sum(ways.values()) <= ALPHA
 
 
 def priced(tally: ArmTally) -> dict[str, Any]:
@@ -186,7 +217,8 @@ def gate(baseline_dir: Path, candidate_dir: Path) -> dict[str, Any]:
     limits = SETS[cand.meta.get("suite", "full")]
 
     # The default limits hold only false_negative_max: baseline; the per-rule and the
-    # inconclusive budget are off (empty list, null) in the default gate.yaml.
+    # inconclusive budget are off (empty list, null) in the default gate.yaml, and so is the
+    # safety bound (`safety.max_rate: null`).
     if safety_failed:
         verdict, rule = "BLOCK", "safety"
     elif (
@@ -196,9 +228,9 @@ def gate(baseline_dir: Path, candidate_dir: Path) -> dict[str, Any]:
         or (base.cases and cand.cases and not set(base.cases) & set(cand.cases))  # no case shared
     ):
         verdict, rule = "INVALID", "invalid"
-    elif p <= ALPHA:
+    elif p <= FIRST_LOOK:
         verdict, rule = "BLOCK", "significance"
-    elif outcomes["candidate"]["false_negative"] > outcomes["baseline"]["false_negative"]:
+    elif false_negatives_beyond_noise(base, cand, paired):
         verdict, rule = "BLOCK", "outcome_limit"
     elif b - c <= limits["margin"] and b <= limits["flip_cap"]:
         verdict, rule = "PASS", "within_margin"

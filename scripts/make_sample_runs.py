@@ -950,7 +950,12 @@ def gate_yaml(
     return (
         comments
         + f"""\
-alpha: 0.05                      # p <= alpha blocks (exact one-sided McNemar on the flips)
+alpha: 0.05                      # the chance of a false BLOCK over every look at one change
+test: exact                      # one-sided exact McNemar on the flips (or mid_p)
+clusters: template               # cloned cases count once: a template is one cluster
+looks: {{rule: spend, share: 0.5}}  # each look spends half the alpha left: p <= 0.025, 0.0125...
+safety: {{max_rate: null}}         # a failure rate the safety cases must bound, if asked
+permutations: {{count: 2000, seed: 20261201}}   # a relative budget's test against noise
 sets:                            # chosen by run.yaml's `suite`
   smoke: {{margin: 1, flip_cap: 4}}
   full:  {{margin: 2, flip_cap: 10}}
@@ -961,7 +966,7 @@ escalation: {{runs: 5}}            # repetitions per arm when rerunning the flip
 {budget_lines}outcomes:
   prices: {{false_negative: 400, false_positive: 15, inconclusive: 4}}   # mirror: by direction
   limits:
-    false_negative_max: baseline     # no more false negatives than the baseline run
+    false_negative_max: baseline     # no more false negatives than the baseline, beyond noise
     zero_false_negative_rules: [{", ".join(zero_false_negative_rules)}]
     inconclusive_max_share: {share}
   fail_on: [{", ".join(fail_on)}]
@@ -1006,10 +1011,11 @@ escalate when unsure (`lr-2026-10`). Only the model differs between the two runs
 | cost | 3,692 | 1,010 |
 
 `gate.yaml` gates on the costly outcomes (`fail_on: [false_negative, false_positive, mirror]`),
-allows no more false negatives than the baseline and none on `recalled_products`, and budgets
-escalations at 8% of the decisions. Under it the candidate PASSES: b = 6, c = 11.
+allows no more false negatives than the baseline beyond noise and none on `recalled_products`,
+and budgets escalations at 8% of the decisions. Under it the candidate PASSES: b = 6, c = 11.
 `plain-pass-fail.yaml` is the spec's defaults, where every disagreement fails a case: the same
-runs BLOCK (b = 22, c = 8, p = 0.0081). That is the seed's point.
+runs BLOCK (b = 22, c = 8, p = 0.012 counting each template once, at the first look's 0.025).
+That is the seed's point.
 
 Look at: `listing-047` (the antique hunting knife the candidate rejected where a person should
 have looked), `listing-018` (the recalled car seat the baseline approved), `listing-071` (a
@@ -1029,8 +1035,8 @@ The same baseline as `listing-reviewer`, against a hypothetical model tuned neve
 (seed 000's third model). It has the cautious model's 33 red cases (29 / 3 / 1) and 442
 agreements, but its 17 extra mistakes are all violations waved through: false negatives go from
 9 to 26 while 4 false positives, 8 inconclusive and 0 mirror stay. Cost 10,492, about ten times
-the cautious model's 1,010. With the same `gate.yaml` it BLOCKS: b = 15, c = 1, p = 0.00026
-(the false-negative limits are exceeded too).
+the cautious model's 1,010. With the same `gate.yaml` it BLOCKS: b = 15, c = 1, p = 0.002 by
+template (the false-negative limits are exceeded too: 26 against 9 is beyond the noise).
 
 ```sh
 {gate_command("listing-reviewer-decisive")}
@@ -1045,22 +1051,23 @@ A customer-support agent (refunds, order lookups, address changes, returns...) o
 applies). The candidate changes only the prompt (it asks the customer to confirm before acting).
 `gate.yaml` is the spec's defaults, with a budget on each second metric (p95 latency at most 10%
 above the baseline's, mean cost at most $0.009, median steps at most 4, total tokens at most 10%
-above the baseline's): the prompt edit meets all four. Verdict INCONCLUSIVE: b = 9, c = 3 outside
-the flaky list, p = 299/4096 = 0.073, and b - c = 6 is above the margin of 2.
+above the baseline's, each beyond noise): the prompt edit meets all four. Verdict INCONCLUSIVE:
+b = 9, c = 3 outside the flaky list, p = 0.250 counting each template once (0.073 by case), and
+b - c = 6 is above the margin of 2.
 
 What to find in it:
 
 - `case-061` to `case-065`: five clones of the `refund-limit` template that broke together. The
   report warns that the flips crowd into one template: p 0.073 counted by case, 0.250 counted by
-  template (`clusters: template` in gate.yaml would gate on the latter).
+  template, the reading the rule uses (`clusters: template`, the default).
 - `case-109`: flipped because a timeout cost the candidate its majority (one pass, one fail).
 - `case-127`: the stored transcript is identical in both arms; only the judge's `policy_ok`
   differs (a grader suspect).
 - Repetitions that split 2-of-3 within an arm (`case-012`, `case-183`, `case-019`...).
 - `flaky.yaml`: `case-005` and `case-047` flip in this run too but are left out of b and c.
 - `reruns/baseline` and `reruns/candidate`: every flipped case rerun 5 times on both arms. With
-  those repetitions in place b = 7, c = 2, p = 46/512 = 0.090: still INCONCLUSIVE, so a named
-  reviewer decides.
+  those repetitions in place b = 7, c = 2, p = 0.344 by template (0.090 by case), above the
+  second look's 0.0125: still INCONCLUSIVE, so a named reviewer decides.
 - `baseline-repeats/run-2` and `run-3`: the same baseline run twice more; `case-005`, `case-047`,
   `case-033`, `case-104` and `case-183` change verdict between the three runs (flaky-list
   curation).
@@ -1306,8 +1313,9 @@ What each diagnostic finds (as of 2026-08-03, the day of the newest run):
   cases; its stored decisions against today's expected ones score 0.612 on the 85 cases both
   hold. The bar moved with the product for those cases (November rewrote 22 of them); every
   system first run on suite@v10 or later re-scores as it scored: it has not moved since.
-- **rejection reasons** (`decisions/`): five signed rejections across three quarters, every one on
-  the gate rule `outcome_limit`: one rule does all the work.
+- **rejection reasons** (`decisions/`): five signed rejections across three quarters, every one
+  after the gate rule `undecided` (false negatives above the baseline's, within the noise: a
+  reviewer rejected the refunds waved through): one rule does all the work.
 - **production signal** (`production.yaml`): the suite's pass rate stayed within 0.86-0.89 while
   CSAT went 4.4 -> 3.8 (-13.6%) and the escalation rate 0.08 -> 0.15.
 
@@ -1410,13 +1418,16 @@ def support_decisions(workspace: Path, kept: Path) -> None:
             load_run(workspace / "history" / run.folder),
             spec,
         )
-        assert comparison.result.rule == "outcome_limit", summary(comparison.result)
+        # More false negatives than the baseline, within the noise: the gate cannot call it
+        # (INCONCLUSIVE), and the reviewer rejects the refunds it waved through.
+        assert comparison.result.rule == "undecided", summary(comparison.result)
+        assert comparison.result.false_negatives is not None
         record = build_record(
             comparison,
             workspace=workspace,
             decision="reject",
             cause="regression",
-            reason=f"{sentence(comparison.result.limit_breaches[0])}; the misses are refunds it "
+            reason=f"{sentence(comparison.result.false_negatives)}; the misses are refunds it "
             "waved through",
             reviewer=Reviewer(*SUPPORT_REVIEWER),
             created=datetime.fromisoformat(run.created) + timedelta(hours=30),
@@ -1720,10 +1731,11 @@ The report gives three labels, never one merged verdict:
    keep the incumbent; a failed safety case or an INVALID comparison would reject CLAUDE
    whatever its key. Run `flipgate rank` on the incumbent and MERGE alone to see a tie: exit 1.
 
-Is the lead real? CLAUDE and MERGE differ on one instance (i2), so the paired exact test gives
-p = 0.5 that CLAUDE is no better: the lead is within noise, and the report says so. Each
-candidate's claim to improve on the incumbent gets a one-sided exact p, Holm-corrected across
-the three candidates; each no-regression gate is applied at alpha as it stands, uncorrected.
+Is the lead real? CLAUDE and MERGE differ on one instance (i2), so the paired exact test, two-sided
+since the data picked the leader, gives p = 1.0: the lead is within noise, and the report says so.
+Is there evidence CLAUDE beats the incumbent? It fixes one instance and breaks none: one-sided
+p = 0.5, Holm-adjusted 1.0 across the three candidates: none, said beside "clears". Each no-
+regression gate is applied at alpha as it stands, uncorrected.
 """
 
 

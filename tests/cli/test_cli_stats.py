@@ -60,7 +60,35 @@ def test_power_reads_the_gate_spec(tmp_path: Path, capsys: pytest.CaptureFixture
     gate = tmp_path / "gate.yaml"
     gate.write_text("alpha: 0.01\nsets: {smoke: {margin: 0, flip_cap: 2}}\n")
     figures = run_json(capsys, "power", "--gate", gate, "--suite", "smoke")
-    assert figures["rule"] == {"alpha": 0.01, "margin": 0, "flip_cap": 2}
+    assert figures["rule"] == {
+        "alpha": 0.01,
+        "look": 1,
+        "boundary": 0.005,  # the first look spends half of alpha
+        "test": "exact",
+        "margin": 0,
+        "flip_cap": 2,
+    }
+    later = run_json(capsys, "power", "--gate", gate, "--suite", "smoke", "--look", "2")
+    assert later["rule"]["boundary"] == 0.0025
+
+
+def test_power_plans_repetitions_and_allows_for_clones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """15% of cases unstable at 80% a run: more repetitions leave less noise and need fewer
+    cases; clones (design effect 2) need about twice as many."""
+    figures = run_json(
+        capsys, "power", "--regression", "3", "--unstable-share", "0.15", "--case-rate", "0.8"
+    )
+    rows = figures["plan"]["regressions"][0]["reps"]
+    assert [row["reps"] for row in rows] == [1, 3, 5]
+    assert rows[0]["flip_share"] == pytest.approx(0.15 * 2 * 0.8 * 0.2)
+    cases = [row["cases"] for row in rows]
+    assert cases == sorted(cases, reverse=True)
+    assert all(row["runs"] == 2 * row["reps"] * row["cases"] for row in rows)
+    plain = figures["cases_needed"][0]["paired"]
+    cloned = run_json(capsys, "power", "--regression", "3", "--design-effect", "2")
+    assert cloned["design_effect"] == 2 and cloned["cases_needed"][0]["paired"] >= 2 * plain - 2
 
 
 @pytest.mark.parametrize(
@@ -77,6 +105,9 @@ def test_power_reads_the_gate_spec(tmp_path: Path, capsys: pytest.CaptureFixture
         ["--target", "0"],
         ["--pass-rate", "0.01", "--regression", "5"],
         ["--pass-rate", "0"],
+        ["--design-effect", "0.5"],
+        ["--look", "0"],
+        ["--unstable-share", "0.2", "--plan-reps", "0"],
     ],
 )
 def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -114,8 +145,14 @@ def test_calibrate_a_workspace_prints_the_proposal_and_writes_nothing(
     assert report["false_block"] == 0 and report["false_inconclusive"] == 0
     assert report["flipped"] == ["case-033", "case-104", "case-183"]  # the listed ones left out
     assert report["written"] is None
-    assert yaml.safe_load(report["proposal"])["sets"]["full"] == report["proposed"]
-    assert report["proposed"]["flip_cap"] > report["largest_one_way"]
+    chosen = report["proposed"]
+    proposed = {"margin": chosen["margin"], "flip_cap": chosen["flip_cap"]}
+    assert yaml.safe_load(report["proposal"])["sets"]["full"] == proposed
+    # 2 of 198 paired cases flip, at most 2.6% at 95%: b - c stays within 4, b within 5, each 95%
+    assert report["noise"]["flip_share"] == pytest.approx(2 / 198)
+    assert (chosen["margin"], chosen["flip_cap"]) == (4, 5)
+    assert [row["points"] for row in chosen["pass"]] == [2.0, 3.0, 5.0]
+    assert report["current"]["false_inconclusive"] > chosen["false_inconclusive"]
     assert main(["calibrate", str(agent_suite)]) == 0
     said = capsys.readouterr().out
     assert "proposed spec (written nowhere; --out FILE writes it):" in said
@@ -130,7 +167,9 @@ def test_calibrate_writes_the_proposal_to_a_new_file_only(
     out = tmp_path / "gate.calibrated.yaml"
     report = run_json(capsys, "calibrate", agent_suite, "--out", out)
     assert Path(report["written"]) == out and out.read_text() == report["proposal"]
-    assert yaml.safe_load(out.read_text())["sets"]["full"] == report["proposed"]
+    chosen = report["proposed"]
+    proposed = {"margin": chosen["margin"], "flip_cap": chosen["flip_cap"]}
+    assert yaml.safe_load(out.read_text())["sets"]["full"] == proposed
     assert (agent_suite / "gate.yaml").read_bytes() == before
     # Again: never over the first.
     assert main(["calibrate", str(agent_suite), "--out", str(out)]) == 2

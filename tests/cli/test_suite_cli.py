@@ -34,7 +34,7 @@ def test_audit_text_has_the_seed_lines(capsys: pytest.CaptureFixture[str]) -> No
         "median case age 14.0 months",
         "FREE 12 cases passed on every run of every system",
         "model-2025-06 (2025-07-21) 0.612 was 0.874 on suite@v6: 85 of its 87 cases, bar moved",
-        "ONE RULE outcome_limit fired in all 5 rejections",
+        "ONE RULE undecided fired in all 5 rejections",
         "FLAT the suite stayed flat while csat moved -13.6%",
     ):
         assert line in out, line
@@ -55,7 +55,7 @@ def test_audit_json_and_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(data["stale_references"]["proposals"]) == 16
     head = data["counterfactual"]["rescores"][0]
     assert (round(head["score_now"], 3), round(head["score_then"], 3)) == (0.612, 0.874)
-    assert data["rejections"]["one_rule"] == "outcome_limit"
+    assert data["rejections"]["one_rule"] == "undecided"
     code, out, _ = run(capsys, "suite", "audit", str(SUPPORT), "--format", "markdown")
     assert "- **GAP** multi\\_turn\\_ops: 22.1% of traffic, 1 case" in out
 

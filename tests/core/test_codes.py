@@ -41,6 +41,7 @@ from flipgate.core.triage.stale import KeyHeld, RunCreated
 from flipgate.core.triage.step import TriageStep
 from flipgate.core.vocab import (
     BASE_FILES,
+    BOUND_CODES,
     BUDGET_CODES,
     CHANGE_CODES,
     EDIT_CODES,
@@ -163,7 +164,8 @@ def labelled(folder: Path) -> Comparison:
 
     cases = [f"l{i:02d}" for i in range(10)]
     base = [line(case, rep, "reject", 100.0) for case in cases for rep in range(3)]
-    said = {0: "approve", 1: "approve", 2: "escalate", 3: "escalate"}
+    # six cases wave r2's violation through (+3 false negatives each: beyond the noise, p 1/64)
+    said = {i: "approve" for i in range(6)} | {6: "escalate", 7: "escalate"}
     cand = [
         line(case, rep, said.get(i, "reject"), 130.0)
         for i, case in enumerate(cases)
@@ -181,10 +183,32 @@ def labelled(folder: Path) -> Comparison:
                 "latency_ms": {"stat": "mean", "max": 120},
                 "cost_usd": {"stat": "mean", "max": 0.002},
             },
+            "safety": {"max_rate": 0.9},  # two safety cases, both passing, bound it at 77.6%
         },
     )
+    safe = [row for case in ("s1", "s2") for row in passing(case, safety=True)]
     retired = Retirements((RetiredCase("l09", date(2026, 10, 1), "superseded"),))
-    return compare(make_run("b", base), make_run("c", cand), spec, retired=retired)
+    return compare(
+        make_run("b", [*base, *safe]), make_run("c", [*cand, *safe]), spec, retired=retired
+    )
+
+
+def bounded(folder: Path) -> Comparison:
+    """A false negative over a limit that is a count, and two safety cases too few to bound
+    their failure rate at 50% (77.6% at 95%)."""
+    row = {"expected": {"r": "reject"}, "actual": {"r": "approve"}}
+    base = [*passing("a"), *passing("s1", safety=True), *passing("s2", safety=True)]
+    cand = [
+        *(r | row for r in passing("a")),
+        *passing("s1", safety=True),
+        *passing("s2", safety=True),
+    ]
+    spec = spec_at(
+        folder,
+        "bounded.yaml",
+        {"outcomes": {"limits": {"false_negative_max": 0}}, "safety": {"max_rate": 0.5}},
+    )
+    return compare(make_run("b", base), make_run("c", cand), spec)
 
 
 def clones(crowded: bool) -> Comparison:
@@ -225,6 +249,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
         "forbidden": forbidden(folder),
         "renamed": renamed(),
         "labelled": labelled(folder),
+        "bounded": bounded(folder),
         "clones": clones(crowded=False),
         "crowded": clones(crowded=True),
     }
@@ -238,6 +263,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
 def reasons(result: GateResult) -> Iterator[Any]:
     """Every reason a comparison gives, each with its code, the ones inside another too."""
     yield from (*result.invalid_reasons, *result.limit_breaches, *result.budgets)
+    yield from (result.safety_bound,) if result.safety_bound is not None else ()
     yield from (*result.warnings, *result.unpaired, *result.changes.entries())
     yield from result.base.loosened
     for edits in result.changes.edited.values():
@@ -256,6 +282,7 @@ def facts(steps: list[TriageStep]) -> Iterator[Any]:
 FAMILIES = {
     "invalid": INVALID_CODES,
     "limit": LIMIT_CODES,
+    "bound": BOUND_CODES,
     "budget": BUDGET_CODES,
     "warning": WARNING_CODES,
     "unpaired": UNPAIRED_STATES,
@@ -391,8 +418,11 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert labelled.base.unchecked == ("gate_spec", "flaky_list", "suite_manifest")
 
     clones, steps = found["clones"]
+    # the readings fall either side of the first look's 0.025; the rule counted templates
     assert clones.warnings == (
-        ReadingsDisagree(8, 4, clones.clusters.p_by_case, clones.clusters.p_by_template, 0.05),
+        ReadingsDisagree(
+            8, 4, clones.clusters.p_by_case, clones.clusters.p_by_template, 0.025, "template"
+        ),
     )
     assert (clones.clusters.p_by_case, clones.clusters.p_by_template) == pytest.approx(
         (1 / 256, 1 / 16)

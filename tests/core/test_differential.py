@@ -71,7 +71,9 @@ def pairs(draw: st.DrawFn) -> Pair:
 
 def test_compare_agrees_with_the_reference() -> None:
     """The draws (the same on every run: tests/conftest.py) reach each rule but `budget` (the
-    default spec has no budgets: tests/core/test_guards.py checks them against numpy)."""
+    default spec has no budgets: tests/core/test_guards.py checks them against numpy),
+    `safety_bound` (nor a safety bound: tests/core/test_bounds.py) and `outcome_limit`, whose
+    excess beyond the noise small draws seldom reach (the test below builds one)."""
     reached: set[str] = set()
 
     @settings(max_examples=120)
@@ -87,7 +89,35 @@ def test_compare_agrees_with_the_reference() -> None:
         reached.add(result.rule)
 
     agree()
-    assert reached == set(GATE_RULES) - {"budget"}
+    assert reached == set(GATE_RULES) - {"budget", "safety_bound", "outcome_limit"}
+
+
+def test_an_excess_of_false_negatives_beyond_the_noise_agrees_with_the_reference(
+    tmp_path: Path,
+) -> None:
+    """Eight cases both arms fail: the baseline escalates a violation, the candidate waves it
+    through (a false negative on each repetition), so no case flips and the excess, +3 on each
+    of eight cases, has p = 1/256: beyond the noise, at alpha."""
+
+    def rows(actual: str, reps: int = 3) -> list[dict[str, Any]]:
+        return [
+            {
+                "case": f"case-{i:02d}",
+                "rep": rep,
+                "expected": {"r": "reject"},
+                "actual": {"r": actual},
+            }
+            for i in range(8)
+            for rep in range(reps)
+        ]
+
+    base = write_run(tmp_path / "baseline", rows("escalate"))
+    cand = write_run(tmp_path / "candidate", rows("approve"), change={"keys": ["model"]})
+    expected = reference.gate(base, cand)
+    result = compare(load_run(base), load_run(cand), default_spec()).result
+    assert_same(result, expected)
+    assert result.rule == "outcome_limit" and result.false_negatives is not None
+    assert result.false_negatives.p == 1 / 256
 
 
 def assert_same(result: GateResult, expected: dict[str, Any]) -> None:

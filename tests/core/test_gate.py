@@ -119,7 +119,8 @@ def test_block_on_significance(run_writer: RunWriter) -> None:
     b, c = _pair(run_writer, *_suite(10, 2))
     result = compare(b, c, default_spec()).result
     assert (result.verdict, result.rule, result.b, result.c) == ("BLOCK", "significance", 10, 2)
-    assert summary(result) == "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.05"
+    # seed 001's worked example, at the first look (alpha 0.05 spent half by half: 0.025)
+    assert summary(result) == "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.025"
     assert result.cells == {"both_pass": 180, "both_fail": 8, "pass_to_fail": 10, "fail_to_pass": 2}
 
 
@@ -291,9 +292,17 @@ def test_outcome_limits_block(run_writer: RunWriter, tmp_path: Path) -> None:
     c = load_run(run_writer("candidate", cand_rows))
     spec_path = tmp_path / "gate.yaml"
     spec_path.write_text("outcomes:\n  fail_on: [false_positive]\n")
+    # One more false negative than the baseline is within the noise (p 1/2): no BLOCK on it ...
+    result = compare(b, c, load_spec(spec_path)).result
+    assert (result.verdict, result.rule) == ("PASS", "within_margin")
+    assert result.false_negatives is not None and result.false_negatives.p == 0.5
+    # ... a limit that is a count is not a comparison: one above it blocks.
+    spec_path.write_text(
+        "outcomes:\n  fail_on: [false_positive]\n  limits: {false_negative_max: 0}\n"
+    )
     result = compare(b, c, load_spec(spec_path)).result
     assert (result.verdict, result.rule) == ("BLOCK", "outcome_limit")
-    assert result.limit_breaches == (FalseNegativeMax(1, 0, of_baseline=True),)
+    assert result.limit_breaches == (FalseNegativeMax(1, 0),)
     spec_path.write_text(
         "outcomes:\n  fail_on: [false_positive]\n  limits: {false_negative_max: 3, zero_false_negative_rules: [r2]}\n"
     )

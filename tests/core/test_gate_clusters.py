@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from statistics import NormalDist
 
 import pytest
 
@@ -46,9 +47,11 @@ def _suite(run_writer: RunWriter, broke: dict[str, int], fixed: int, cases: int 
 
 
 def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Path) -> None:
-    """The issue's example: by case the gate blocks; by template it cannot tell."""
+    """The issue's example: by case the gate blocks; by template (the default) it cannot tell."""
     baseline, candidate = _suite(run_writer, {"refunds": 10, "returns": 2}, fixed=2)
-    by_case = compare(baseline, candidate, default_spec()).result
+    per_case = tmp_path / "per-case.yaml"
+    per_case.write_text("clusters: none\n")
+    by_case = compare(baseline, candidate, load_spec(per_case)).result
     assert (by_case.b, by_case.c) == (12, 2)
     assert by_case.verdict == "BLOCK" and by_case.p == pytest.approx(mcnemar_p(12, 2))
     clusters = by_case.clusters
@@ -61,16 +64,16 @@ def test_fourteen_flips_from_three_templates(run_writer: RunWriter, tmp_path: Pa
     assert clusters.p_by_template == pytest.approx(5 / 16)
     assert clusters.concentrated is not None and clusters.concentrated.template == "refunds"
     p_case, p_template = clusters.p_by_case, clusters.p_by_template
-    assert by_case.warnings == (FlipsConcentrated("refunds", 10, 0, 14, 4, p_case, p_template),)
+    assert by_case.warnings == (
+        FlipsConcentrated("refunds", 10, 0, 14, 4, p_case, p_template, "case"),
+    )
 
-    gate = tmp_path / "gate.yaml"
-    gate.write_text("clusters: template\n")
-    by_template = compare(baseline, candidate, load_spec(gate)).result
+    by_template = compare(baseline, candidate, default_spec()).result
     assert by_template.p == clusters.p_by_template
     assert by_template.verdict == "INCONCLUSIVE"
     assert by_template.p_by == "template"
     assert "p = 0.312 by template" in summary(by_template)
-    data = to_json(compare(baseline, candidate, load_spec(gate)))
+    data = to_json(compare(baseline, candidate, default_spec()))
     assert data["clusters"]["by"] == "template"
     assert data["clusters"]["templates"][0] == {
         "template": "refunds",
@@ -86,14 +89,18 @@ def test_flips_of_one_template_are_said_in_the_singular(run_writer: RunWriter) -
 
 
 def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:
+    """Three singleton templates (no clone flipped with another) and an untemplated fix: the
+    design effect is 1, and each bound is Tango's one-sided at the first look's 1 - 0.025 (95%
+    two-sided)."""
     baseline, candidate = _suite(run_writer, {"a": 1, "b": 1, "c": 1}, fixed=1)
     comparison = compare(baseline, candidate, default_spec())
     effect = comparison.result.effect
     assert effect is not None
-    low, high = tango_interval(3, 1, 200)
+    low, high = tango_interval(3, 1, 200, NormalDist().inv_cdf(0.975))
     assert (effect.points, effect.low, effect.high) == pytest.approx((-1.0, 100 * low, 100 * high))
+    assert effect.design_effect == 1.0 and effect.level == pytest.approx(0.95)
     data = to_json(comparison)
-    assert data["effect"]["method"] == "tango_score"
+    assert data["effect"]["method"] == "tango_score_design_effect"
     assert data["effect"]["points"] == pytest.approx(-1.0)
     assert "-1.0 points (95% CI" in to_markdown(comparison)
 
@@ -106,8 +113,16 @@ def test_power_is_reported_and_a_pass_says_what_it_is_worth(run_writer: RunWrite
     power = to_json(comparison)["power"]
     assert [r["points"] for r in power["regressions"]] == [1, 2, 3, 5]
     assert power["cases"] == 200 and power["flip_share"] == pytest.approx(3 / 200)
-    assert power["smallest_blocked"] is not None
-    assert "would have been blocked 8 times in 10" in to_markdown(comparison)
+    assert power["smallest_blocked"] is not None and power["target"] == 0.8
+    # after a PASS: what it rules out (the lower bound) and how often a regression passes
+    effect = result.effect
+    assert effect is not None and effect.rules_out == pytest.approx(-effect.low)
+    chance = next(c for c in result.power.chances if c.points == 5.0).passes
+    assert (
+        f"What this PASS is worth: rules out a regression beyond {effect.rules_out:.1f} points at "
+        f"97.5% (the interval's lower bound); would have passed: a 3-point one"
+    ) in to_markdown(comparison)
+    assert f"a 5-point one {chance:.0%}" in to_markdown(comparison)
 
 
 class CountedTemplates(tuple[TemplateFlips, ...]):

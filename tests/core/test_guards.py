@@ -335,6 +335,38 @@ FAIL_ON = ("false_negative", "false_positive", "inconclusive", "mirror")
 # base, here, what the comparison finds, and its words (the first words of its sentence)
 LOOSER = [
     (
+        {"test": "mid_p"},
+        {},
+        Loosened("weakened", "test", "mid_p", "exact"),
+        "test: mid_p in the base, exact here",
+    ),
+    (
+        {"clusters": "none"},
+        {},
+        Loosened("weakened", "clusters", "none", "template"),
+        "clusters: none in the base, template here",
+    ),
+    (
+        {"looks": {"rule": "plain"}},
+        {},
+        Loosened(
+            "lowered", "looks", "plain (0.05, 0.05, 0.05)", "spend 0.5 (0.025, 0.0125, 0.00625)"
+        ),
+        "looks: plain (0.05, 0.05, 0.05) in the base, spend 0.5 (0.025, 0.0125, 0.00625) here",
+    ),
+    (
+        {"safety": {"max_rate": 0.01}},
+        {"safety": {"max_rate": 0.05}},
+        Loosened("raised", "safety.max_rate", 0.01, 0.05),
+        "safety.max_rate: 0.01 in the base, 0.05 here",
+    ),
+    (
+        {},
+        {"permutations": {"seed": 7}},
+        Loosened("weakened", "permutations", "2000 from seed 20261201", "2000 from seed 7"),
+        "permutations: 2000 from seed 20261201 in the base, 2000 from seed 7 here",
+    ),
+    (
         {"alpha": 0.05},
         {"alpha": 0.01},
         Loosened("lowered", "alpha", 0.05, 0.01),
@@ -480,8 +512,14 @@ def test_each_looser_setting_is_named_with_both_values(
 ) -> None:
     assert loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2) == [found]
     assert sentence(found).startswith(words)
-    # the other way round, the same change tightens the gate: fine
-    assert loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2) == []
+    # the other way round, the same change tightens the gate: fine (but for another draw of the
+    # permutations, which is as much the change's choice either way)
+    back = loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2)
+    assert back == (
+        []
+        if found.setting != "permutations"
+        else [replace(found, base=found.here, here=found.base)]
+    )
 
 
 def test_every_row_of_the_order_is_tested_and_in_the_docs() -> None:
@@ -496,10 +534,16 @@ def test_every_row_of_the_order_is_tested_and_in_the_docs() -> None:
 
 
 def test_a_higher_alpha_blocks_more_so_it_is_stricter(tmp_path: Path) -> None:
-    """The issue lists "alpha up" as looser; under `p <= alpha -> BLOCK` it is the other way."""
+    """The issue lists "alpha up" as looser; under `p <= alpha -> BLOCK` it is the other way
+    (counted by case, alpha at every look: p 0.073)."""
     workspace = SAMPLES / "agent-suite"
     at = {
-        alpha: compare_workspace(workspace, spec=spec_from(tmp_path, {"alpha": alpha})).result
+        alpha: compare_workspace(
+            workspace,
+            spec=spec_from(
+                tmp_path, {"alpha": alpha, "clusters": "none", "looks": {"rule": "plain"}}
+            ),
+        ).result
         for alpha in (0.05, 0.10)
     }
     assert (at[0.05].verdict, at[0.10].verdict) == ("INCONCLUSIVE", "BLOCK")
@@ -584,7 +628,10 @@ def metric_rows(values: dict[str, list[float]], metric: str = "latency_ms") -> l
 
 RNG = np.random.default_rng(12)
 BASE_LATENCY = {f"case-{i:02d}": [float(v) for v in RNG.integers(600, 1400, 3)] for i in range(20)}
-CAND_LATENCY = {case: [v * 1.15 for v in reps] for case, reps in BASE_LATENCY.items()}
+# 60% slower: beyond what swapping the arms case by case gives (about +20% at 95% on 20 cases),
+# so a +10% budget is exceeded beyond the noise and a +50% one is not
+SLOWER = 1.6
+CAND_LATENCY = {case: [v * SLOWER for v in reps] for case, reps in BASE_LATENCY.items()}
 STATISTICS = {
     "mean": np.mean,
     "median": np.median,
@@ -596,12 +643,12 @@ STATISTICS = {
 @pytest.mark.parametrize("stat", sorted(STATISTICS))
 def test_each_statistic_with_an_absolute_and_a_relative_limit(tmp_path: Path, stat: str) -> None:
     base_values = np.array([v for reps in BASE_LATENCY.values() for v in reps])
-    cand_values = base_values * 1.15
+    cand_values = base_values * SLOWER
     want_base, want_cand = STATISTICS[stat](base_values), STATISTICS[stat](cand_values)
     for budget, exceeded in (
         ({"max": float(want_cand) * 1.01}, False),
         ({"max": float(want_cand) * 0.99}, True),
-        ({"max_increase": 0.20}, False),
+        ({"max_increase": 0.50}, False),
         ({"max_increase": 0.10}, True),
     ):
         spec = spec_from(tmp_path, {"budgets": {"latency_ms": {"stat": stat, **budget}}})
@@ -619,15 +666,21 @@ def test_each_statistic_with_an_absolute_and_a_relative_limit(tmp_path: Path, st
 
 def test_a_budget_in_words_as_the_issue_writes_it() -> None:
     from flipgate.core.gate.budgets import _check
+    from flipgate.core.gate.excess import BudgetNoise
     from flipgate.core.gate.spec import Budget
 
-    check = _check(Budget("latency_ms", "p95", max_increase=0.10), 1197, 1412)
-    assert check.code == "budget_exceeded" and check.limit == pytest.approx(1316.7)
-    assert (
-        sentence(check)
-        == "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%"
+    # 2,000 swaps of the arms whose ratio reaches 1.06 at 95%: 1,412 / 1,197 = 1.18 is beyond
+    # 1.1 x 1.06; 69 swaps reach 1.18 / 1.1, so p = (1 + 69) / 2,001
+    swaps = np.sort(np.concatenate([np.linspace(0.9, 1.05, 1900), np.linspace(1.06, 1.1, 100)]))
+    noise = BudgetNoise("p95", 1197, 1412, swaps, exact=False, alpha=0.05, seed=1)
+    check = _check(Budget("latency_ms", "p95", max_increase=0.10), 1197, 1412, noise)
+    assert check.code == "budget_exceeded"
+    assert check.limit == pytest.approx(1197 * 1.1 * noise.noise)
+    assert sentence(check) == (
+        "latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%: beyond the "
+        "noise, which reaches +6.0% at 95% (p 0.035, 2,000 swaps of the arms)"
     )
-    cost = _check(Budget("cost_usd", "mean", max=0.004), None, 0.0035)
+    cost = _check(Budget("cost_usd", "mean", max=0.004), None, 0.0035, None)
     assert (cost.code, cost.limit) == ("budget_met", 0.004)
     assert sentence(cost) == "cost_usd mean $0.0035 is within the budget of $0.004"
     assert figure("steps", 3.25) == "3.25" and figure("tokens", 2545.0) == "2,545"

@@ -192,7 +192,67 @@ def test_the_lead_is_tested_both_ways(every_rep: GateSpec) -> None:
     # CLAUDE alone resolves i2; MERGE resolves nothing CLAUDE does not: 1 discordant case.
     assert (lead.paired, lead.winner_only, lead.runner_up_only) == (6, 1, 0)
     assert lead.p_winner_better == 0.5 and lead.p_runner_up_better == 1.0
-    assert lead.within_noise
+    assert lead.p_two_sided == 1.0 and lead.within_noise
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1])
+def test_the_lead_test_keeps_its_level_though_the_data_picked_the_leader(alpha: float) -> None:
+    """Two equally good candidates, k cases where exactly one passes: each such case is a fair
+    coin. The leader is whichever won more; testing it one-sided in that direction fires about
+    twice alpha (issue 27: 5.4% against 2.7%), the two-sided p never more than alpha. Exact, by
+    summing the binomial over every split."""
+    from math import comb
+
+    from flipgate.core.gate.mcnemar import mcnemar_p
+    from flipgate.core.rank.ranking import Lead
+
+    for k in range(1, 60):
+        one_sided = two_sided = 0.0
+        for w in range(k + 1):
+            lead, other = max(w, k - w), min(w, k - w)
+            chance = comb(k, w) / 2**k
+            test = Lead(
+                "a", "b", k, lead, other, mcnemar_p(lead, other), mcnemar_p(other, lead), alpha
+            )
+            one_sided += chance * (test.p_winner_better <= alpha)
+            two_sided += chance * (not test.within_noise)
+        assert two_sided <= alpha + 1e-12, k
+        assert one_sided <= 2 * alpha + 1e-12
+    assert one_sided > alpha  # at 59 cases the data-picked direction overshoots
+
+
+def test_clears_is_permission_and_the_evidence_is_said_beside_it(every_rep: GateSpec) -> None:
+    """Seed 003's CLAUDE clears the incumbent (key 2 against 1, gate PASS), with no evidence
+    that it is better: it fixes one case the incumbent fails and breaks none (p 0.5)."""
+    ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE)
+    claude = ranking.standing("CLAUDE")
+    assert ranking.clears and "clears" in ranking.labels("CLAUDE")
+    assert claude.improvement_p == 0.5 and not claude.evidence
+
+
+def test_a_candidate_that_fixes_many_cases_has_evidence() -> None:
+    incumbent = {f"c{i:02d}": [i < 10] for i in range(30)}
+    better = {f"c{i:02d}": [i < 22] for i in range(30)}  # 12 fixed, none broke: p 1/4096
+    ranking = rank(run("incumbent", incumbent), [("BETTER", run("BETTER", better))], default_spec())
+    standing = ranking.standing("BETTER")
+    assert standing.improvement_p == 1 / 4096 and standing.evidence
+
+
+def test_templates_count_once_in_the_improvement_claim(tmp_path: Path) -> None:
+    """Twelve fixes from one template are one cluster: the sign-flip p is 1/2, not 1/4096."""
+    rows_inc = [
+        {"case": f"c{i:02d}", "rep": 0, "passed": i < 10, "template": "t"} for i in range(30)
+    ]
+    rows_fix = [
+        {"case": f"c{i:02d}", "rep": 0, "passed": i < 22, "template": "t"} for i in range(30)
+    ]
+    manifest = {"run_id": "x", "key": {"model": "m1", "prompt": "p"}}
+    incumbent = run_from_records({**manifest, "run_id": "incumbent"}, rows_inc, source=Path("i"))
+    better = run_from_records(
+        {**manifest, "run_id": "better", "change": {"keys": ["prompt"]}}, rows_fix, source=Path("b")
+    )
+    ranking = rank(incumbent, [("BETTER", better)], default_spec())
+    assert ranking.standing("BETTER").improvement_p == 0.5
 
 
 def test_holm_corrects_the_improvement_claims_not_the_gate(every_rep: GateSpec) -> None:

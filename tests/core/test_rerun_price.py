@@ -12,6 +12,7 @@ import pytest
 
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.power import FlipRule
 from flipgate.core.gate.rerun_price import (
     CaseRates,
     flip_chances,
@@ -20,7 +21,6 @@ from flipgate.core.gate.rerun_price import (
     resolve_chance,
 )
 from flipgate.core.gate.spec import default_spec
-from flipgate.core.gate.stats import FlipRule
 from flipgate.core.runs.reading import load_run
 from tests.conftest import write_run
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 
+from flipgate.core.gate.bounds import never_event
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.evidence import FalseNegativeMax
 from flipgate.core.gate.invalid import InfraShare, StaleBaseline
@@ -18,10 +19,11 @@ from flipgate.present.report import found
 
 STALE = StaleBaseline((Component("judge", "j1", "j2"),), ())
 INFRA = InfraShare("candidate", 0.2, 2, 10, 0.05)
-FALSE_NEGATIVES = FalseNegativeMax(3, 1, of_baseline=True)
+FALSE_NEGATIVES = FalseNegativeMax(3, 1)
 LATENCY = BudgetCheck(
     Budget("latency_ms", "p95", max=None, max_increase=0.10), 1197.0, 1412.0, 1316.7, True
 )
+SHORT = never_event(120, 0, alpha=0.05, max_rate=0.01)
 COST = BudgetCheck(
     Budget("cost_usd", "mean", max=0.004, max_increase=None), None, 0.0046, 0.004, True
 )
@@ -54,6 +56,7 @@ def test_the_table_holds_spec_3_5_in_order() -> None:
             "significance",
             "outcome_limit",
             "budget",
+            "safety_bound",
             "within_margin",
             "undecided",
         )
@@ -65,6 +68,7 @@ def test_the_table_holds_spec_3_5_in_order() -> None:
         "BLOCK",
         "BLOCK",
         "BLOCK",
+        "INCONCLUSIVE",
         "PASS",
         "INCONCLUSIVE",
     ]
@@ -106,7 +110,7 @@ CASES = [
             budget_breaches=(COST,),
         ),
         "outcome_limit",
-        "BLOCK: 3 false negatives, above the baseline's 1",
+        "BLOCK: 3 false negatives, above the limit of 1",
     ),
     (
         replace(
@@ -115,6 +119,31 @@ CASES = [
         ),
         "budget",
         "BLOCK: latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
+    ),
+    (
+        replace(QUIET, cells=flips(1, 0), p=0.5, safety_short=(SHORT,)),
+        "safety_bound",
+        "INCONCLUSIVE: 120 safety cases, 120 passing every repetition: the failure rate is at "
+        "most 2.47% at 95% (Clopper-Pearson), above the 1% asked: 179 more, all passing, would "
+        "support it (299 in all)",
+    ),
+    # seed 001's worked example at the first look, which spends half of alpha
+    (
+        replace(QUIET, cells=flips(10, 2), p=79 / 4096, boundary=0.025),
+        "significance",
+        "BLOCK: 10 cases broke, 2 were fixed; p = 0.019 <= 0.025",
+    ),
+    (
+        replace(QUIET, cells=flips(10, 2), p=0.02, boundary=0.0125, look=2),
+        "undecided",
+        "INCONCLUSIVE: 10 cases broke, 2 were fixed; p = 0.020 > 0.0125 (look 2), but net 8 > "
+        "margin 2",
+    ),
+    # never "p = 0.050 > 0.05"
+    (
+        replace(QUIET, cells=flips(6, 1), p=0.0503),
+        "undecided",
+        "INCONCLUSIVE: 6 cases broke, 1 was fixed; p = 0.0503 > 0.05, but net 5 > margin 2",
     ),
     (
         replace(QUIET, cells=flips(1, 0), p=0.5),

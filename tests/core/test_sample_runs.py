@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Set
 from datetime import datetime
+from itertools import product
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,45 @@ def p_value(b: int, c: int) -> float:
     return sum(comb(n, k) for k in range(b, n + 1)) / (1 << n) if n else 1.0
 
 
+def sign_flip(totals: Iterable[int]) -> float:
+    """P(sum of signed totals >= the observed sum), every sign assignment enumerated."""
+    nets = [t for t in totals if t]
+    observed = sum(nets)
+    hits = sum(
+        sum(s * t for s, t in zip(signs, nets, strict=True)) >= observed
+        for signs in product((1, -1), repeat=len(nets))
+    )
+    return hits / 2 ** len(nets)
+
+
+def clusters(run_rows: list[Row]) -> dict[str, str]:
+    """Each case's cluster: its template, or itself (SPEC §9: templates counted once)."""
+    return {r["case"]: r.get("template") or r["case"] for r in run_rows}
+
+
+def matched_false_negatives(base: list[Row], cand: list[Row]) -> dict[str, int]:
+    """Per paired case, the candidate's false negatives minus the baseline's over the first
+    min(n_b, n_c) gradable repetitions of each (by rep)."""
+
+    def per_rep(run_rows: list[Row]) -> dict[str, list[int]]:
+        found: dict[str, list[tuple[int, int]]] = {}
+        for r in run_rows:
+            if r.get("status") != "infra":
+                missed = sum(
+                    outcome(e, r["actual"][k]) == "false_negative"
+                    for k, e in r.get("expected", {}).items()
+                )
+                found.setdefault(r["case"], []).append((r.get("rep", 0), missed))
+        return {case: [n for _, n in sorted(reps)] for case, reps in found.items()}
+
+    b_reps, c_reps = per_rep(base), per_rep(cand)
+    return {
+        case: sum(c_reps[case][:keep]) - sum(b_reps[case][:keep])
+        for case in b_reps.keys() & c_reps.keys()
+        for keep in [min(len(b_reps[case]), len(c_reps[case]))]
+    }
+
+
 def infra_share(run_rows: list[Row]) -> float:
     return sum(1 for r in run_rows if r.get("status") == "infra") / len(run_rows)
 
@@ -166,17 +206,28 @@ def verdict(workspace: Path, gate: Path, base: list[Row], cand: list[Row]) -> tu
     infra_max = spec["infra"]["max_share"]
     if drift or infra_share(base) > infra_max or infra_share(cand) > infra_max:
         return "INVALID", "invalid"
-    b, c = map(len, flips(base, cand, failing, flaky_cases(workspace)))
-    if p_value(b, c) <= spec["alpha"]:
+    broke, fixed = flips(base, cand, failing, flaky_cases(workspace))
+    b, c = len(broke), len(fixed)
+    cluster = clusters(base + cand)
+    nets: Counter[str] = Counter()
+    for case in broke:
+        nets[cluster[case]] += 1
+    for case in fixed:
+        nets[cluster[case]] -= 1
+    first_look = spec["alpha"] * spec["looks"]["share"]  # `looks: spend`, the first look
+    if sign_flip(nets.values()) <= first_look:
         return "BLOCK", "significance"
     limits, counts = spec["outcomes"]["limits"], outcome_counts(cand)
     fn_max = limits["false_negative_max"]
-    fn_max = outcome_counts(base)["false_negative"] if fn_max == "baseline" else fn_max
     zero_rules = set(limits["zero_false_negative_rules"])
     share = limits["inconclusive_max_share"]
     decided = decisions(cand)
+    excess: Counter[str] = Counter()
+    for case, d in matched_false_negatives(base, cand).items():
+        excess[cluster[case]] += d
     if (
-        counts["false_negative"] > fn_max
+        (fn_max == "baseline" and sign_flip(excess.values()) <= spec["alpha"])
+        or (fn_max != "baseline" and counts["false_negative"] > fn_max)
         or any(
             rule in zero_rules and outcome(e, a) == "false_negative" for _, rule, e, a in decided
         )

@@ -21,6 +21,31 @@ def test_defaults_are_the_spec_s() -> None:
     assert spec.fail_on == {"false_negative", "false_positive", "mirror", "inconclusive"}
     assert spec.limits.false_negative_max == "baseline"
     assert (spec.infra_max_share, spec.flaky_max_share, spec.escalation_runs) == (0.05, 0.05, 5)
+    # SPEC 9: templates counted once wherever cases carry them; the exact test; alpha spent
+    # half by half across looks; no safety bound; a reproducible permutation test for budgets.
+    assert (spec.clusters, spec.test) == ("template", "exact")
+    assert (spec.looks.rule, spec.looks.share) == ("spend", 0.5)
+    assert [spec.boundary(k) for k in (1, 2, 3)] == pytest.approx([0.025, 0.0125, 0.00625])
+    assert spec.safety_max_rate is None
+    assert (spec.permutation_count, spec.permutation_seed) == (2000, 20261201)
+
+
+def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            "test: mid_p\nclusters: none\nlooks: {rule: plain}\nsafety: {max_rate: 0.01}\n"
+            "permutations: {count: 500, seed: 7}\n",
+        )
+    )
+    assert (spec.test, spec.clusters, spec.looks.rule, spec.safety_max_rate) == (
+        "mid_p",
+        "none",
+        "plain",
+        0.01,
+    )
+    assert [spec.boundary(k) for k in (1, 2, 5)] == [0.05, 0.05, 0.05]
+    assert (spec.permutation_count, spec.permutation_seed) == (500, 7)
 
 
 def _spec(tmp_path: Path, text: str) -> Path:
@@ -72,6 +97,17 @@ def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
         ("base: &b {max_share: 0.5}\ninfra: *b\n", "infra", 2),
         # A run's suite is smoke or full: a set named otherwise was kept and never applied.
         ("sets:\n  ful: {margin: 6}\n", "sets.ful", 2),
+        ("test: midp\n", "test", 1),
+        ("looks: {rule: pocock}\n", "looks.rule", 1),
+        ("looks: {share: 0}\n", "looks.share", 1),
+        ("looks: {share: 1.5}\n", "looks.share", 1),
+        ("looks: {spend: 0.5}\n", "looks.spend", 1),
+        ("safety: {max_rate: 0}\n", "safety.max_rate", 1),
+        ("safety: {max_rate: 1}\n", "safety.max_rate", 1),
+        ("safety: {max_rates: 0.01}\n", "safety.max_rates", 1),
+        ("permutations: {count: 10}\n", "permutations.count", 1),
+        ("permutations: {seed: -1}\n", "permutations.seed", 1),
+        ("clusters: templates\n", "clusters", 1),
         (
             "outcomes:\n  limits: {false_negative_max: basline}\n",
             "outcomes.limits.false_negative_max",

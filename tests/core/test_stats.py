@@ -16,21 +16,14 @@ from scipy.stats import binom, multinomial
 
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.stats import (
-    FlipRule,
     below_threshold,
     collapsed_pass,
-    critical_flips,
-    effect,
-    paired_cases_needed,
     sign_flip_p,
-    smallest_blocked,
     tango_interval,
     unpaired_cases_needed,
     unpaired_p,
-    verdict_chances,
 )
 
-DEFAULT_FULL = FlipRule(alpha=0.05, margin=2, flip_cap=10)
 Z = 1.959963984540054
 
 
@@ -108,21 +101,6 @@ def test_tango_covers_close_to_95_percent_computed_exactly() -> None:
     assert 0.92 <= covered <= 0.98
 
 
-@given(st.integers(1, 400).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))))
-def test_the_interval_holds_the_estimate(pair: tuple[int, int]) -> None:
-    n, flipped = pair
-    b = flipped // 3
-    c = flipped - b
-    got = effect(b, c, n)
-    assert got is not None
-    assert -100 <= got.low <= got.points <= got.high <= 100
-    assert got.points == pytest.approx(100 * (c - b) / n)
-
-
-def test_no_case_counted_has_no_effect() -> None:
-    assert effect(0, 0, 0) is None
-
-
 # --------------------------------------------------------------------------- the sign-flip test
 
 
@@ -170,82 +148,3 @@ def test_a_cluster_of_clones_counts_once() -> None:
     assert mcnemar_p(12, 2) == pytest.approx(0.0065, abs=5e-4)
     assert sign_flip_p([10, 2, -0]) == pytest.approx(0.25)  # 10 from one, 2 from another
     assert sign_flip_p([5, 1, 1, 1, -1, -1, 0]) == pytest.approx(0.25)
-
-
-# --------------------------------------------------------------------------- what the gate can see
-
-
-def _brute_chances(n: int, p_b: float, p_c: float, rule: FlipRule) -> tuple[float, float, float]:
-    """Every (b, c) of the multinomial, each put through the gate's rule with mcnemar_p."""
-    block = passes = 0.0
-    for b in range(n + 1):
-        for c in range(n + 1 - b):
-            weight = multinomial.pmf([b, c, n - b - c], n, [p_b, p_c, 1 - p_b - p_c])
-            if mcnemar_p(b, c) <= rule.alpha:
-                block += weight
-            elif b - c <= rule.margin and b <= rule.flip_cap:
-                passes += weight
-    return block, 1 - block - passes, passes
-
-
-@pytest.mark.parametrize(
-    ("n", "share", "points", "rule"),
-    [
-        (60, 0.10, 4.0, DEFAULT_FULL),
-        (50, 0.06, 2.0, FlipRule(0.05, 1, 4)),
-        (80, 0.02, 5.0, FlipRule(0.10, 0, 3)),  # a regression larger than the flip share
-        (40, 0.30, 10.0, FlipRule(0.01, 2, 10)),
-    ],
-)
-def test_verdict_chances_agree_with_the_double_sum(
-    n: int, share: float, points: float, rule: FlipRule
-) -> None:
-    d = points / 100
-    flips = max(share, d)
-    expected = _brute_chances(n, (flips + d) / 2, (flips - d) / 2, rule)
-    got = verdict_chances(n, share, points, rule)
-    assert (got.block, got.inconclusive, got.passes) == pytest.approx(expected, abs=1e-10)
-
-
-def test_critical_flips_are_the_gate_s_own() -> None:
-    for alpha in (0.05, 0.01, 0.0625, 0.5):
-        expected = [
-            next((b for b in range(1, k + 1) if mcnemar_p(b, k - b) <= alpha), k + 1)
-            for k in range(160)
-        ]
-        assert critical_flips(0, 159, alpha) == tuple(expected), alpha
-        assert critical_flips(37, 159, alpha) == tuple(expected[37:]), alpha
-
-
-@settings(max_examples=25)
-@given(
-    st.integers(20, 600),
-    st.floats(0.0, 0.2),
-    st.floats(0.0, 8.0),
-    st.floats(0.1, 4.0),
-)
-def test_power_rises_with_the_regression_and_with_the_cases(
-    n: int, share: float, points: float, more: float
-) -> None:
-    smaller = verdict_chances(n, share, points, DEFAULT_FULL)
-    larger = verdict_chances(n, share, points + more, DEFAULT_FULL)
-    assert larger.block >= smaller.block - 1e-12
-    assert smaller.block + smaller.inconclusive + smaller.passes == pytest.approx(1.0)
-    # More cases: the trend rises; the critical count moves in whole steps, so compare far apart.
-    assert verdict_chances(4 * n, share, points + more, DEFAULT_FULL).block >= larger.block - 0.02
-
-
-def test_the_smallest_blocked_regression_is_where_power_crosses() -> None:
-    found = smallest_blocked(200, 0.06, DEFAULT_FULL)
-    assert found is not None
-    assert verdict_chances(200, 0.06, found, DEFAULT_FULL).block >= 0.8
-    assert verdict_chances(200, 0.06, found - 0.1, DEFAULT_FULL).block < 0.8
-    assert smallest_blocked(4, 0.5, DEFAULT_FULL) is None  # 4 flips can never reach 0.05
-
-
-def test_paired_cases_needed_meets_the_power_and_beats_the_unpaired() -> None:
-    needed = paired_cases_needed(0.06, 4.0, DEFAULT_FULL)
-    assert needed is not None
-    assert verdict_chances(needed, 0.06, 4.0, DEFAULT_FULL).block >= 0.8
-    assert verdict_chances(needed - 20, 0.06, 4.0, DEFAULT_FULL).block < 0.8
-    assert needed < unpaired_cases_needed(0.92, 4.0, alpha=0.05, sides=1)

@@ -99,6 +99,7 @@ def deepeval(doc: dict[str, Any]) -> Plain:
 # --- the gate, by hand ---------------------------------------------------------------------------
 
 ALPHA, MARGIN, FLIP_CAP, INFRA_SHARE = 0.05, 2, 10, 0.05  # the defaults of a full suite
+FIRST_LOOK = ALPHA / 2  # `looks: spend`: a change's first look blocks at half of alpha
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def gate(baseline: Plain, candidate: Plain) -> Count:
         verdict = "BLOCK"
     elif invalid:
         verdict = "INVALID"
-    elif p <= ALPHA:
+    elif p <= FIRST_LOOK:
         verdict = "BLOCK"
     elif b - c <= MARGIN and b <= FLIP_CAP:
         verdict = "PASS"

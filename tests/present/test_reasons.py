@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from flipgate.core.gate.bounds import never_event
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import (
     Asked,
@@ -28,6 +29,7 @@ from flipgate.core.gate.evidence import (
     SameRunId,
     ZeroFalseNegativeRule,
 )
+from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.invalid import (
     CachedReps,
     CasesEdited,
@@ -85,6 +87,7 @@ from flipgate.core.triage.stale import (
     StaleFindings,
 )
 from flipgate.core.vocab import (
+    BOUND_CODES,
     BUDGET_CODES,
     CHANGE_CODES,
     EDIT_CODES,
@@ -166,8 +169,34 @@ SENTENCES: list[tuple[Any, str]] = [
         "where the change is going, not in the change it would excuse",
     ),
     # outcome limits
-    (FalseNegativeMax(26, 9, of_baseline=True), "26 false negatives, above the baseline's 9"),
-    (FalseNegativeMax(1, 0, of_baseline=False), "1 false negative, above the limit of 0"),
+    (FalseNegativeMax(1, 0), "1 false negative, above the limit of 0"),
+    (
+        Excess(9, 26, 0.004, 6, 0.05, 12),
+        "26 false negatives against the baseline's 9 on matched repetitions (+17): beyond the "
+        "noise, which reaches +6 at 95% (p 0.004)",
+    ),
+    (
+        Excess(9, 12, 0.3, 6, 0.05, 5, "template"),
+        "12 false negatives against the baseline's 9 on matched repetitions (+3): within the "
+        "noise, which reaches +6 at 95% (p 0.300, each template counted once)",
+    ),
+    # the safety bound
+    (
+        never_event(120, 0, alpha=0.05, max_rate=0.01),
+        "120 safety cases, 120 passing every repetition: the failure rate is at most 2.47% at "
+        "95% (Clopper-Pearson), above the 1% asked: 179 more, all passing, would support it "
+        "(299 in all)",
+    ),
+    (
+        never_event(400, 0, alpha=0.05, max_rate=0.01),
+        "400 safety cases, 400 passing every repetition: the failure rate is at most 0.746% at "
+        "95% (Clopper-Pearson), within the 1% asked",
+    ),
+    (
+        never_event(12, 0, alpha=0.05, max_rate=None, by="template"),
+        "12 safety templates, 12 passing every repetition: the failure rate is at most 22.1% at "
+        "95% (Clopper-Pearson)",
+    ),
     (
         ZeroFalseNegativeRule("recalled_products", 5),
         "5 false negatives on recalled_products, where none is allowed",
@@ -206,14 +235,21 @@ SENTENCES: list[tuple[Any, str]] = [
         "without a new run_id",
     ),
     (
-        FlipsConcentrated("refunds", 10, 0, 14, 3, 0.0065, 0.3125),
+        FlipsConcentrated("refunds", 10, 0, 14, 3, 0.0065, 0.3125, "case"),
         "10 of the 14 flipped cases come from template refunds (10 broke, 0 fixed): cloned cases "
-        "flip together, count a template once (14 flips from 3 templates: p 0.006 counted by "
-        "case, 0.312 by template)",
+        "flip together; the rule counted cases (clusters: none); count a template once (14 flips "
+        "from 3 templates: p 0.006 counted by case, 0.312 by template)",
     ),
     (
-        ReadingsDisagree(8, 4, 1 / 256, 1 / 16, 0.05),
-        "8 flips from 4 templates: p 0.004 counted by case, 0.062 by template",
+        FlipsConcentrated("refunds", 10, 0, 14, 3, 0.0065, 0.3125, "template"),
+        "10 of the 14 flipped cases come from template refunds (10 broke, 0 fixed): cloned cases "
+        "flip together; the rule counted each template once (14 flips from 3 templates: p 0.006 "
+        "counted by case, 0.312 by template)",
+    ),
+    (
+        ReadingsDisagree(8, 4, 1 / 256, 1 / 16, 0.025, "template"),
+        "8 flips from 4 templates: p 0.004 counted by case, 0.062 by template, either side of "
+        "0.025: the rule counted templates",
     ),
     # unpaired
     (Unpaired("gone", "deleted", "baseline"), "only in baseline"),
@@ -431,6 +467,7 @@ def test_the_table_holds_one_payload_of_every_code() -> None:
     for codes in (
         INVALID_CODES,
         LIMIT_CODES,
+        BOUND_CODES,
         BUDGET_CODES,
         WARNING_CODES,
         UNPAIRED_STATES,

@@ -78,8 +78,11 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
         assert isinstance(app.screen, OverviewScreen)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "? INCONCLUSIVE" in banner
-        assert "rule 7 · undecided" in banner
-        assert "6 cases broke, 2 were fixed; p = 0.145 > 0.05, but net 4 > margin 2" in banner
+        assert "rule 8 · undecided" in banner
+        assert (
+            "6 cases broke, 2 were fixed; p = 0.188 by template > 0.025, but net 4 > margin 2"
+            in banner
+        )
         assert "margin 2" in banner and "flip cap 10" in banner and "alpha 0.05" in banner
         assert app.screen.focused is app.screen.query_one(FlipMatrix)
     assert steps[0] == "reading the gate spec"

@@ -30,7 +30,7 @@ async def test_reruns_then_triage_then_flaky_list(tmp_path: Path, notices: list[
         result = second.comparison.result
         assert (result.verdict, result.b, result.c) == ("INCONCLUSIVE", 7, 2)
         banner = plain(second.query_one(VerdictBanner).render())
-        assert "first verdict was INCONCLUSIVE (b 9, c 3, p 0.073)" in banner
+        assert "first verdict was INCONCLUSIVE (b 9, c 3, p 0.250)" in banner
 
         await pilot.press("l")  # the rule is applied twice at most
         assert app.screen is second

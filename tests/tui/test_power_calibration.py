@@ -23,11 +23,16 @@ async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
-        assert "p 0.073   effect -3.0 pts [-7.1, +0.5]" in banner
+        # The templates are counted once (the default): p, interval and power by template.
+        # ... at the first look, which blocks at p <= 0.025: the interval at 95% two-sided
+        assert (
+            "look 1 blocks at p ≤ 0.025   p by template 0.250   effect -3.0 pts [-10.3, +3.3]"
+            in banner
+        )
         panel = plain(app.screen.query_one(PowerPanel).render())
-        assert "-3.0 points  95% CI -7.1 to +0.5  Tango's score interval" in panel
-        assert "-5 points" in panel and "89%" in panel
-        assert "blocked 80% of the time from -4.6 points" in panel
+        assert "-3.0 points  95% CI -10.3 to +3.3" in panel
+        assert "rules out  a regression beyond 10.3 points, at 97.5% one-sided" in panel
+        assert "design effect 2.50" in panel
         assert "p 0.073 by case, 0.250 by template" in panel
         assert "refund-limit holds 5 of 12 flips" in panel
 
@@ -37,7 +42,15 @@ async def test_a_pass_says_what_it_is_worth() -> None:
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
-        assert "what this PASS is worth: a regression of 8.9 points or more would have" in banner
+        assert (
+            "what this PASS is worth: rules out a regression beyond 4.1 points (97.5%); passes "
+            "a 3-point one 25%, a 5-point one 11%"
+        ) in banner
+        panel = plain(app.screen.query_one(PowerPanel).render())
+        assert "rules out  a regression beyond 4.1 points, at 97.5% one-sided" in panel
+        # the never-event bound: five safety templates, all passing; the FN test against noise
+        assert "safety  failure rate at most 45.1% at 95% (5 safety templates, none" in panel
+        assert "false negatives  2 false negatives against the baseline's 9" in panel
 
 
 async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
@@ -69,15 +82,15 @@ async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Pat
         await settled(pilot)
         body = plain(screen.query_one("#calibration-body", Static).content)
         assert "BLOCK 0 and INCONCLUSIVE 0 times of 6" in body
-        assert "flip cap 10 -> 4" in body
+        assert "margin 2 -> 4, flip cap 10 -> 5" in body
         await pilot.press("w")
         await pilot.press("w")
         await pilot.pause()
     proposals = sorted(p.name for p in workspace.glob("gate.calibrated*.yaml"))
     assert proposals == ["gate.calibrated-2.yaml", "gate.calibrated.yaml"]
     assert yaml.safe_load((workspace / "gate.calibrated.yaml").read_text())["sets"]["full"] == {
-        "margin": 2,
-        "flip_cap": 4,
+        "margin": 4,
+        "flip_cap": 5,
     }
     assert (workspace / "gate.yaml").read_bytes() == gate
 

@@ -52,7 +52,7 @@ async def test_every_figure_is_on_screen_as_text() -> None:
             "median case age 14.0 months",
             "12 cases passed on every run",
             "16 retirement proposals",
-            "outcome_limit fired in all 5 rejections",
+            "undecided fired in all 5 rejections",
             "csat 4.4 -> 3.8",
         ):
             assert figure in text, figure

@@ -135,6 +135,13 @@ def add_repeat_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def look(text: str) -> int:
+    """A look at one change (looks.py), counted from 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a look is a whole number from 1, not {text!r}")
+    return int(text)
+
+
 def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest:
     """The request the comparison arguments make. `rank` declares no reruns and no repeats."""
     return GateRequest.of(
@@ -154,6 +161,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         rerun_candidate=getattr(args, "rerun_candidate", None),
         rerun_target=getattr(args, "target", DEFAULT_RERUN_TARGET),
         rejudged=getattr(args, "rejudged", None),
+        look=getattr(args, "look", None),
     )
 
 

@@ -3,7 +3,8 @@
 flipgate gate WORKSPACE | BASELINE CANDIDATE [--gate FILE] [--flaky FILE] [--suite FILE]
               [--change COMPONENT] [--base-ref REF | --base-gate FILE --base-flaky FILE
               --base-suite FILE] [--rerun-baseline RUN --rerun-candidate RUN]
-              [--rerun-plan FILE [--replace-rerun-plan]] [--format text|json|markdown|junit]
+              [--rerun-plan FILE [--replace-rerun-plan]] [--look N]
+              [--format text|json|markdown|junit]
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from flipgate.cli.arguments import (
     add_comparison_arguments,
     add_rerun_arguments,
     gate_request,
+    look,
 )
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
@@ -83,4 +85,13 @@ def add_parser(sub: Commands) -> None:
         help="write the rerun plan over an existing file",
     )
     add_rerun_arguments(parser)
+    parser.add_argument(
+        "--look",
+        type=look,
+        default=None,
+        metavar="N",
+        help="this look at the change (1: its first gate; 2: the full set after its smoke set, or "
+        "a second gate of it): the looks share alpha, so each later look blocks at a lower p "
+        "(docs/statistics.md)",
+    )
     parser.set_defaults(handler=cmd_gate)

@@ -1,6 +1,7 @@
 """`flipgate power` and `flipgate calibrate`: what a gate can see, and a gate set from the noise.
 
     flipgate power [--cases N] [--flip-share F] [--regression POINTS ...] [--target POWER]
+                   [--design-effect D] [--look N] [--unstable-share U [--plan-reps K ...]]
                    [--pass-rate P] [--gate FILE] [--suite full|smoke]
                    [--unpaired PASSES/N PASSES/N] [--threshold RATE] [--case-rate P --reps K]
                    [--format text|json]
@@ -21,21 +22,31 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request, share
+from flipgate.cli.arguments import (
+    Commands,
+    add_curation_arguments,
+    curation_request,
+    look,
+    share,
+)
 from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
 from flipgate.core.errors import InputError
+from flipgate.core.gate.power import (
+    MODEL,
+    REGRESSIONS,
+    FlipRule,
+    cases_needed,
+    plan,
+    smallest_blocked,
+    verdict_chances,
+)
 from flipgate.core.gate.spec import load_spec
 from flipgate.core.gate.stats import (
     POWER,
-    REGRESSIONS,
-    FlipRule,
     below_threshold,
     collapsed_pass,
-    paired_cases_needed,
-    smallest_blocked,
     unpaired_cases_needed,
     unpaired_p,
-    verdict_chances,
 )
 from flipgate.present.calibration import calibration_report
 from flipgate.present.report import json_text
@@ -44,6 +55,7 @@ from flipgate.session import read_flaky, read_identical, read_spec
 
 # Seed 001's worked example: 200 cases, 12 of them flipped, a 92% suite.
 DEFAULT_CASES, DEFAULT_FLIP_SHARE, DEFAULT_PASS_RATE = 200, 0.06, 0.92
+DEFAULT_CASE_RATE = 0.9  # an unstable case's pass rate per repetition, for the plan (seed 001)
 
 
 def _console() -> Console:
@@ -71,6 +83,17 @@ def _power(text: str) -> float:
     return value
 
 
+def _design_effect(text: str) -> float:
+    """A design effect: at least 1 (clones never carry more evidence than their count)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value < 1e6:
+        raise argparse.ArgumentTypeError(f"a design effect is at least 1, not {text!r}")
+    return value
+
+
 def _counts(text: str) -> tuple[int, int]:
     """`184/200`: passes of cases."""
     passes, sep, cases = text.partition("/")
@@ -88,24 +111,36 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
     """Every figure `flipgate power` prints, as the JSON it prints with `--format json`."""
     spec = load_spec(args.gate)
     set_rule = spec.set_rule(args.suite)
-    rule = FlipRule(spec.alpha, set_rule.margin, set_rule.flip_cap)
-    cases, flip_share, target = args.cases, args.flip_share, args.target
+    boundary = spec.boundary(args.look)
+    rule = FlipRule(boundary, set_rule.margin, set_rule.flip_cap, spec.test)
+    cases, flip_share, target, design = args.cases, args.flip_share, args.target, args.design_effect
     regressions = args.regression or list(REGRESSIONS)
     figures: dict[str, Any] = {
-        "rule": {"alpha": rule.alpha, "margin": rule.margin, "flip_cap": rule.flip_cap},
+        "rule": {
+            "alpha": spec.alpha,
+            "look": args.look,
+            "boundary": boundary,
+            "test": spec.test,
+            "margin": rule.margin,
+            "flip_cap": rule.flip_cap,
+        },
         "suite": args.suite,
         "cases": cases,
         "flip_share": flip_share,
+        "design_effect": design,
+        "model": MODEL,
         "target": target,
-        "chances": [verdict_chances(cases, flip_share, d, rule).to_json() for d in regressions],
-        "smallest_blocked": smallest_blocked(cases, flip_share, rule, target),
+        "chances": [
+            verdict_chances(cases, flip_share, d, rule, design).to_json() for d in regressions
+        ],
+        "smallest_blocked": smallest_blocked(cases, flip_share, rule, target, design),
         "cases_needed": [
             {
                 "points": d,
-                "paired": paired_cases_needed(flip_share, d, rule, target),
-                "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, rule.alpha, target),
+                "paired": cases_needed(flip_share, d, rule, target, design),
+                "unpaired_two_sided": unpaired_cases_needed(args.pass_rate, d, spec.alpha, target),
                 "unpaired_one_sided": unpaired_cases_needed(
-                    args.pass_rate, d, rule.alpha, target, sides=1
+                    args.pass_rate, d, spec.alpha, target, sides=1
                 ),
             }
             for d in regressions
@@ -127,6 +162,35 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
             "cases": cases,
             "below": below_threshold(cases, args.pass_rate, args.threshold),
         }
+    if args.unstable_share is not None:
+        rate = args.case_rate if args.case_rate is not None else DEFAULT_CASE_RATE
+        figures["plan"] = {
+            "unstable_share": args.unstable_share,
+            "case_rate": rate,
+            "regressions": [
+                {
+                    "points": d,
+                    "reps": [
+                        {
+                            "reps": row.reps,
+                            "flip_share": row.noise_share,
+                            "cases": row.cases,
+                            "runs": row.runs,
+                        }
+                        for row in plan(
+                            d,
+                            rule,
+                            unstable_share=args.unstable_share,
+                            case_rate=rate,
+                            reps=args.plan_reps,
+                            power=target,
+                            design_effect=design,
+                        )
+                    ],
+                }
+                for d in regressions
+            ],
+        }
     if args.case_rate is not None:
         figures["repetitions"] = {
             "case_rate": args.case_rate,
@@ -140,7 +204,7 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_power(args: argparse.Namespace) -> int:
-    if args.reps < 1:
+    if args.reps < 1 or any(k < 1 for k in args.plan_reps):
         raise InputError(Path("--reps"), "at least one repetition")
     if args.cases < 1:
         raise InputError(Path("--cases"), "at least one case")
@@ -160,8 +224,15 @@ def cmd_power(args: argparse.Namespace) -> int:
     table = Table(
         title=(
             f"the paired gate on {figures['cases']:,} cases, {figures['flip_share']:.1%} flipping "
-            f"(alpha {rule['alpha']:g}, margin {rule['margin']}, flip cap {rule['flip_cap']}, "
-            f"suite {figures['suite']})"
+            "with no regression"
+            + (
+                f", design effect {figures['design_effect']:g}"
+                if figures["design_effect"] > 1
+                else ""
+            )
+            + f" (alpha {rule['alpha']:g}: look {rule['look']} blocks at p <= "
+            f"{rule['boundary']:.3g}; margin {rule['margin']}, flip cap {rule['flip_cap']}, "
+            f"suite {figures['suite']}; a regression adds breaks to that noise)"
         ),
         title_justify="left",
     )
@@ -199,6 +270,8 @@ def cmd_power(args: argparse.Namespace) -> int:
             f"{row['unpaired_one_sided']:,} per version",
         )
     console.print(needed)
+    if "plan" in figures:
+        console.print(_plan_table(figures["plan"], target))
     if "unpaired" in figures:
         u = figures["unpaired"]
         console.print(
@@ -221,6 +294,31 @@ def cmd_power(args: argparse.Namespace) -> int:
             f"(rerunning until green) {r['any']:.3f}"
         )
     return 0
+
+
+def _plan_table(planned: dict[str, Any], target: float) -> Table:
+    """Cases and repetitions: for each repetition count, the noise it leaves and the cases needed."""
+    table = Table(
+        title=(
+            f"planning repetitions: {planned['unstable_share']:.0%} of cases unstable, each "
+            f"passing {planned['case_rate']:.0%} of its runs; cases needed to block "
+            f"{target:.0%} of the time"
+        ),
+        title_justify="left",
+    )
+    table.add_column("regression", no_wrap=True)
+    for column in ("repetitions", "flipping", "cases", "runs, both arms"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for regression in planned["regressions"]:
+        for row in regression["reps"]:
+            table.add_row(
+                f"-{regression['points']:g} points",
+                str(row["reps"]),
+                f"{row['flip_share']:.1%}",
+                f"{row['cases']:,}" if row["cases"] is not None else "over 10,000,000",
+                f"{row['runs']:,}" if row["runs"] is not None else "",
+            )
+    return table
 
 
 # --------------------------------------------------------------------------- calibrate
@@ -275,6 +373,36 @@ def add_parser(sub: Commands) -> None:
         help="a true drop in pass rate, in points (repeatable; default 1 2 3 5)",
     )
     power.add_argument("--target", type=_power, default=POWER, help="power wanted (0.8)")
+    power.add_argument(
+        "--design-effect",
+        type=_design_effect,
+        default=1.0,
+        metavar="D",
+        help="cloned cases: the variance inflation of the flips, 1 + (m - 1) rho for templates of "
+        "m cases whose flips correlate by rho (1: independent cases)",
+    )
+    power.add_argument(
+        "--look",
+        type=look,
+        default=1,
+        metavar="N",
+        help="the look at the change whose boundary to plan for (1: the first)",
+    )
+    power.add_argument(
+        "--unstable-share",
+        type=share,
+        metavar="U",
+        help="plan repetitions: the share of cases whose verdict varies between runs "
+        "(their per-run pass rate: --case-rate, 0.9)",
+    )
+    power.add_argument(
+        "--plan-reps",
+        type=int,
+        nargs="+",
+        default=[1, 3, 5],
+        metavar="K",
+        help="repetition counts to plan for (1 3 5)",
+    )
     power.add_argument(
         "--pass-rate",
         type=share,

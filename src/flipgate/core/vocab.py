@@ -39,9 +39,19 @@ CELLS: tuple[Cell, ...] = get_args(Cell)
 Verdict = Literal["PASS", "BLOCK", "INCONCLUSIVE", "INVALID"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
+# What the gate's counts count (SPEC §3.5, §9): each case, or each template once (`clusters`).
+CountedBy = Literal["case", "template"]
+
 # Which line of SPEC §3.5 decided; `core/gate/rules.py` holds them in order, with what each says.
 GateRule = Literal[
-    "safety", "invalid", "significance", "outcome_limit", "budget", "within_margin", "undecided"
+    "safety",
+    "invalid",
+    "significance",
+    "outcome_limit",
+    "budget",
+    "safety_bound",
+    "within_margin",
+    "undecided",
 ]
 GATE_RULES: tuple[GateRule, ...] = get_args(GateRule)
 
@@ -109,8 +119,18 @@ InvalidCode = Literal[
 INVALID_CODES: tuple[InvalidCode, ...] = get_args(InvalidCode)
 
 # An outcome limit of SPEC §4 the candidate's decisions exceed, named by its gate.yaml setting.
-LimitCode = Literal["false_negative_max", "zero_false_negative_rule", "inconclusive_max_share"]
+LimitCode = Literal[
+    "false_negative_max",
+    "false_negative_beyond_noise",
+    "zero_false_negative_rule",
+    "inconclusive_max_share",
+]
 LIMIT_CODES: tuple[LimitCode, ...] = get_args(LimitCode)
+
+# What the safety cases bound (SPEC §9), against `safety.max_rate` where one is asked: enough
+# of them, all passing, to support it, or too few (the verdict is INCONCLUSIVE).
+BoundCode = Literal["safety_bound_supported", "safety_bound_unsupported"]
+BOUND_CODES: tuple[BoundCode, ...] = get_args(BoundCode)
 
 # A second metric against its budget (SPEC §3 `budgets`): every budget is checked, met or not.
 BudgetCode = Literal["budget_exceeded", "budget_met"]

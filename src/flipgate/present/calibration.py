@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.curation.calibrate import Calibration
+from flipgate.core.curation.noise import Proposal
 from flipgate.present.text import literal
 
 
@@ -31,12 +32,13 @@ def calibration_report(calibration: Calibration) -> RenderableType:
         )
     verdicts = calibration.verdicts
     current, proposed = calibration.current, calibration.proposed
+    noise, proposal = calibration.noise, calibration.proposal
     false_alarms = verdicts["BLOCK"] + verdicts["INCONCLUSIVE"]
     lines: list[RenderableType] = [
         table,
         Text(
             f"largest one-way count {calibration.largest_one_way}, largest net drop "
-            f"{calibration.largest_net}, {calibration.flip_share:.1%} of cases flipping"
+            f"{calibration.largest_net} (seen, not proposed: the largest of more pairs is larger)"
         ),
         Text(
             f"the current gate said BLOCK {verdicts['BLOCK']} and INCONCLUSIVE "
@@ -44,12 +46,22 @@ def calibration_report(calibration: Calibration) -> RenderableType:
             "by nothing",
             style="bold yellow" if false_alarms else "",
         ),
+        Text(
+            f"noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
+            f"{noise.upper:.1%} at {noise.level:.0%}"
+            + (
+                f" (design effect {noise.design_effect:.2f}: cloned cases flip together)"
+                if noise.design_effect > 1
+                else ""
+            )
+        ),
         Text.assemble(
             ("proposed: ", "bold"),
             f"margin {current.margin} -> {proposed.margin}, flip cap {current.flip_cap} -> "
-            f"{proposed.flip_cap} (above the largest one-way count and what this noise reaches "
-            "99 times in 100)",
+            f"{proposed.flip_cap}: a change that did nothing stays within each "
+            f"{proposal.quantile:.0%} of the time, at the noise's upper bound",
         ),
+        _chances_table(proposal),
     ]
     flipped = calibration.flipped
     if flipped:
@@ -64,3 +76,24 @@ def calibration_report(calibration: Calibration) -> RenderableType:
             )
         )
     return Group(*lines)
+
+
+def _chances_table(proposal: Proposal) -> Table:
+    """Each rule's chances at the measured noise: with no change, and for a few regressions."""
+    table = Table(
+        title=f"what each rule does at {proposal.noise.flip_share:.1%} noise (exact, power model)",
+        title_justify="left",
+    )
+    table.add_column("rule (margin, cap)", no_wrap=True)
+    table.add_column("false BLOCK", justify="right")
+    table.add_column("false INCONCL.", justify="right")
+    for points, _ in proposal.current.passes:
+        table.add_column(f"PASS -{points:g} pts", justify="right")
+    for name, rule in (("current", proposal.current), ("proposed", proposal.proposed)):
+        table.add_row(
+            f"{name} ({rule.margin}, {rule.flip_cap})",
+            f"{rule.false_block:.1%}",
+            f"{rule.false_inconclusive:.1%}",
+            *(f"{chance:.0%}" for _, chance in rule.passes),
+        )
+    return table

@@ -61,6 +61,22 @@ def _highest_mean_line(ranking: Ranking) -> str:
     return f"{names} ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells{tied})"
 
 
+def evidence_words(standing: Standing) -> str:
+    """`yes, Holm p 0.004` or `none, Holm p 1.000`."""
+    return (
+        f"{'yes' if standing.evidence else 'none'}, Holm p {format_p(standing.improvement_p_holm)}"
+    )
+
+
+def _evidence(ranking: Ranking) -> str:
+    assert ranking.winner is not None
+    winner = ranking.standing(ranking.winner)
+    return (
+        f"{evidence_words(winner)} (one-sided p {format_p(winner.improvement_p)} before Holm's "
+        f"adjustment; at or below {ranking.alpha:g} is evidence)"
+    )
+
+
 def why(ranking: Ranking) -> str:
     """Whether the winner clears the incumbent, and why, in words (one sentence per code)."""
     c = ranking.clearance
@@ -96,6 +112,9 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
         (LABEL_WORDS["winner"], _winner_line(ranking)),
         (LABEL_WORDS["clears"], f"{'yes' if ranking.clears else 'no'} ({why(ranking)})"),
     ]
+    if ranking.winner is not None:
+        # "clears" is permission by the release rule; the evidence is a test, said beside it
+        lines.append(("evidence the winner beats the incumbent", _evidence(ranking)))
     if ranking.disagreement:
         lines.append(("mean against key", ranking.disagreement))
     if ranking.lead:
@@ -144,6 +163,7 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
             "runner_up_only": ranking.lead.runner_up_only,
             "p_winner_better": ranking.lead.p_winner_better,
             "p_runner_up_better": ranking.lead.p_runner_up_better,
+            "p_two_sided": ranking.lead.p_two_sided,
             "within_noise": ranking.lead.within_noise,
         },
         "multiplicity": {
@@ -177,7 +197,11 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
             "c": s.gate.c,
             "p": s.gate.p,
         },
-        "improvement": {"p": s.improvement_p, "p_holm": s.improvement_p_holm},
+        "improvement": {
+            "p": s.improvement_p,
+            "p_holm": s.improvement_p_holm,
+            "evidence": s.evidence,
+        },
         "labels": list(ranking.labels(s.name)),
     }
 
@@ -191,7 +215,7 @@ COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
     ("key", "right"),
     ("complete", "left"),
     ("gate", "left"),
-    ("Holm p", "right"),
+    ("evidence", "left"),
 )
 
 
@@ -200,8 +224,9 @@ def _head(ranking: Ranking) -> str:
         f"{plural(len(ranking.standings), 'candidate')} against the incumbent "
         f"{ranking.incumbent.run_id} on {plural(ranking.cases, 'case')} "
         f"({plural(ranking.repetitions, 'repetition')}). Release rule: "
-        f"{ranking.rule}. Key: the cases passing it, the mean breaking a tie. Holm p: that the "
-        "candidate improves on the incumbent, one-sided exact, Holm-adjusted."
+        f"{ranking.rule}. Key: the cases passing it, the mean breaking a tie. Evidence: whether "
+        "the candidate beats the incumbent beyond noise, by the gate's one-sided test on its "
+        f"flips, Holm-adjusted across the candidates, at alpha {ranking.alpha:g}."
     )
 
 
@@ -219,7 +244,7 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
             f"{s.release_key}/{ranking.cases}",
             s.gaps.describe(),
             s.gate.verdict,
-            format_p(s.improvement_p_holm),
+            evidence_words(s),
         )
         for s in ranking.standings
     ]
@@ -289,4 +314,13 @@ def to_markdown(ranking: Ranking) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["exit_code", "marks", "summary_lines", "table_rows", "to_json", "to_markdown", "to_text"]
+__all__ = [
+    "evidence_words",
+    "exit_code",
+    "marks",
+    "summary_lines",
+    "table_rows",
+    "to_json",
+    "to_markdown",
+    "to_text",
+]

@@ -15,6 +15,7 @@ from datetime import date
 from functools import singledispatch
 from typing import Any
 
+from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
 from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, RuleEdit, SafetyEdit
@@ -29,6 +30,7 @@ from flipgate.core.gate.evidence import (
     SameRunId,
     ZeroFalseNegativeRule,
 )
+from flipgate.core.gate.excess import BudgetNoise, Excess
 from flipgate.core.gate.invalid import (
     CachedReps,
     CasesEdited,
@@ -46,7 +48,8 @@ from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import GateRule
+from flipgate.core.vocab import CountedBy, GateRule
+from flipgate.present.numbers import p_beside, percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
 SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
@@ -162,8 +165,45 @@ def _(r: FlakyAdded) -> str:
 
 @sentence.register
 def _(r: FalseNegativeMax) -> str:
-    what = "the baseline's" if r.of_baseline else "the limit of"
-    return f"{plural(r.found, 'false negative')}, above {what} {r.limit}"
+    return f"{plural(r.found, 'false negative')}, above the limit of {r.limit}"
+
+
+@sentence.register
+def _(r: Excess) -> str:
+    """`12 false negatives against the baseline's 5 on matched repetitions (+7): beyond the
+    noise, which reaches +4 at 95% (p 0.012)`."""
+    where = "beyond" if r.beyond_noise else "within"
+    by = ", each template counted once" if r.by == "template" else ""
+    return (
+        f"{plural(r.candidate, 'false negative')} against the baseline's {r.baseline:,} on "
+        f"matched repetitions ({r.excess:+,}): {where} the noise, which reaches {r.bound:+,} "
+        f"at {percent(1 - r.alpha)} (p {p_beside(r.p, r.alpha)}{by})"
+    )
+
+
+# --------------------------------------------------------------------------- the safety bound
+
+
+def _cases(n: int, by: CountedBy) -> str:
+    return plural(n, "safety template" if by == "template" else "safety case")
+
+
+@sentence.register
+def _(r: NeverEvent) -> str:
+    """Both codes: what the safety cases bound, and whether that is what the gate asks."""
+    passed = r.cases - r.failed
+    bound = (
+        f"{_cases(r.cases, r.by)}, {passed:,} passing every repetition: the failure rate is at "
+        f"most {percent(r.upper)} at {percent(r.level)} (Clopper-Pearson)"
+    )
+    if r.max_rate is None:
+        return bound
+    if r.supported:
+        return f"{bound}, within the {percent(r.max_rate)} asked"
+    return (
+        f"{bound}, above the {percent(r.max_rate)} asked: {r.more:,} more, all passing, would "
+        f"support it ({r.needed:,} in all)"
+    )
 
 
 @sentence.register
@@ -218,6 +258,8 @@ def _(check: BudgetCheck) -> str:
             f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
             f"budget {budget.max_increase:+.0%}"
         )
+        if (noise := check.noise) is not None:
+            words[-1] += f": {_noise_words(noise, budget.max_increase)}"
     if budget.max is not None:
         over = "above" if cand > budget.max else "within"
         words.append(
@@ -225,6 +267,21 @@ def _(check: BudgetCheck) -> str:
             f"{figure(budget.metric, budget.max)}"
         )
     return ", ".join(words)
+
+
+def _noise_words(noise: BudgetNoise, increase: float) -> str:
+    """`beyond the noise, which reaches +6% at 95% (p 0.004, 2,000 swaps of the arms)`."""
+    where = "beyond" if noise.beyond(increase) else "within"
+    reach = (
+        "which no swap of so few clusters can show"
+        if noise.noise == float("inf")
+        else f"which reaches {noise.noise - 1:+.1%} at {percent(1 - noise.alpha)}"
+    )
+    swaps = f"all {len(noise.ratios):,}" if noise.exact else f"{len(noise.ratios):,}"
+    return (
+        f"{where} the noise, {reach} (p {p_beside(noise.p(increase), noise.alpha)}, {swaps} "
+        "swaps of the arms)"
+    )
 
 
 # --------------------------------------------------------------------------- warnings
@@ -275,19 +332,27 @@ def _(r: SameRunId) -> str:
     )
 
 
+COUNTED_WORDS: dict[CountedBy, str] = {
+    "template": "the rule counted each template once",
+    "case": "the rule counted cases (clusters: none); count a template once",
+}
+
+
 @sentence.register
 def _(r: FlipsConcentrated) -> str:
     readings = cluster_words(r.flips, r.clusters, r.p_by_case, r.p_by_template)
     return (
         f"{r.broke + r.fixed} of the {r.flips} flipped cases come from template {r.template} "
-        f"({r.broke} broke, {r.fixed} fixed): cloned cases flip together, count a template "
-        f"once ({readings})"
+        f"({r.broke} broke, {r.fixed} fixed): cloned cases flip together; "
+        f"{COUNTED_WORDS[r.counted]} ({readings})"
     )
 
 
 @sentence.register
 def _(r: ReadingsDisagree) -> str:
-    return cluster_words(r.flips, r.clusters, r.p_by_case, r.p_by_template)
+    readings = cluster_words(r.flips, r.clusters, r.p_by_case, r.p_by_template)
+    used = "templates" if r.counted == "template" else "cases"
+    return f"{readings}, either side of {r.alpha:.3g}: the rule counted {used}"
 
 
 # --------------------------------------------------------------------------- unpaired, changes
@@ -379,8 +444,14 @@ def flips(e: Evidence) -> str:
 
 
 def p_words(e: Evidence) -> str:
-    """`p = 0.073`, or `p = 0.250 by template` when the rule counted templates."""
-    return f"p = {format_p(e.p)}" + (" by template" if e.p_by == "template" else "")
+    """`p = 0.073`, or `p = 0.250 by template` when the rule counted templates; as many digits
+    as it takes to read on the right side of the look's boundary (`p = 0.0503`)."""
+    return f"p = {p_beside(e.p, e.blocks_at)}" + (" by template" if e.p_by == "template" else "")
+
+
+def boundary_words(e: Evidence) -> str:
+    """`0.025`, and `(look 2)` after the first look."""
+    return f"{e.blocks_at:.3g}" + (f" (look {e.look})" if e.look > 1 else "")
 
 
 def _safety(e: Evidence) -> str:
@@ -393,16 +464,17 @@ def _undecided(e: Evidence) -> str:
     why = (
         f"net {e.net} > margin {e.margin}" if e.net > e.margin else f"{e.b} > flip cap {e.flip_cap}"
     )
-    return f"{flips(e)}; {p_words(e)} > {e.alpha:g}, but {why}"
+    return f"{flips(e)}; {p_words(e)} > {boundary_words(e)}, but {why}"
 
 
 # why each rule fired, in words: for a rule that found reasons, the first of them
 WHY: dict[GateRule, Callable[[Evidence], str]] = {
     "safety": _safety,
     "invalid": lambda e: sentence(e.invalid_reasons[0]),
-    "significance": lambda e: f"{flips(e)}; {p_words(e)} <= {e.alpha:g}",
+    "significance": lambda e: f"{flips(e)}; {p_words(e)} <= {boundary_words(e)}",
     "outcome_limit": lambda e: sentence(e.limit_breaches[0]),
     "budget": lambda e: sentence(e.budget_breaches[0]),
+    "safety_bound": lambda e: sentence(e.safety_short[0]),
     "within_margin": lambda e: (
         f"{flips(e)}; net {e.net} <= margin {e.margin}, {e.b} <= flip cap {e.flip_cap}"
     ),

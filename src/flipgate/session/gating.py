@@ -15,10 +15,10 @@ from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_ar
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.power import FlipRule
 from flipgate.core.gate.rerun_price import price
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
-from flipgate.core.gate.stats import FlipRule
 from flipgate.core.rank.ranking import Ranking
 from flipgate.core.rank.ranking import rank as rank_runs
 from flipgate.core.runs.model import Progress, Run
@@ -44,6 +44,7 @@ def gate(
         terms.spec,
         **_judging(terms, inputs.request),
         judged_baseline=judged,
+        look=inputs.request.look,
     )
     first = _judged_again(first, inputs, progress)
     if inputs.reruns is None:
@@ -97,17 +98,18 @@ def priced(comparison: Comparison, target: float) -> Comparison:
     """`comparison` with its rerun plan priced (on a full run's INCONCLUSIVE; else as it is):
     what the plan takes, its chance to resolve the verdict, the cheapest plan reaching `target`.
 
-    The chance is taken at the second look's boundary: with the plain rule, alpha again."""
+    The chance is taken at the boundary the next look is held to (the looks share alpha)."""
     escalation = comparison.result.escalation
     if escalation is None or escalation.action != "rerun_flipped" or escalation.runs is None:
         return comparison
     result = comparison.result
+    boundary = result.alpha if escalation.boundary is None else escalation.boundary
     plan = price(
         {"baseline": comparison.baseline, "candidate": comparison.candidate},
         comparison.reps,  # type: ignore[arg-type]
         escalation.cases,
         escalation.runs,
-        FlipRule(result.alpha, result.margin, result.flip_cap),
+        FlipRule(boundary, result.margin, result.flip_cap, comparison.spec.test),
         target,
     )
     return replace(comparison, rerun_price=plan)

@@ -73,6 +73,7 @@ class GateRequest:
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
     rerun_target: float = DEFAULT_RERUN_TARGET  # the chance the cheapest rerun plan reaches
     rejudged: Path | None = None  # judging passes of the arms' stored outputs (rejudged/)
+    look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
 
     @classmethod
     def of(
@@ -94,6 +95,7 @@ class GateRequest:
         rerun_candidate: Path | None = None,
         rerun_target: float = DEFAULT_RERUN_TARGET,
         rejudged: Path | None = None,
+        look: int | None = None,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -129,6 +131,7 @@ class GateRequest:
             candidates=candidates,
             rerun_target=_target(rerun_target),
             rejudged=rejudged,
+            look=look,
         )
 
     @property

@@ -4,10 +4,12 @@ you see").
 
 Every ordered pair of the runs is gated as baseline and candidate with the current spec and flaky
 list: nothing changed between them, so every flip is noise, every BLOCK a false alarm and every
-INCONCLUSIVE a false escalation. The proposal puts the flip cap above both the largest one-way
-count seen and what the measured noise reaches 99 times in 100, and the margin at the largest net
-drop seen; it goes to a new file, never over `gate.yaml` (raising a threshold belongs in its own
-reviewed change, never in the change under test).
+INCONCLUSIVE a false escalation. The proposal reads the margin and the flip cap at a stated
+quantile of the no-change distribution those flips measure (noise.py), beside each rule's
+false-BLOCK rate and P(PASS) for a few regressions; the largest counts seen are shown as
+evidence, never used as the proposal (the largest of more pairs is larger: the gate loosened as
+runs were added). It goes to a new file, never over `gate.yaml` (raising a threshold belongs in
+its own reviewed change, never in the change under test).
 """
 
 from __future__ import annotations
@@ -16,22 +18,23 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
 from itertools import permutations
 from pathlib import Path
 from typing import Any
 
 from flipgate.core.curation.flips import identical_runs
+from flipgate.core.curation.noise import Noise, Proposal, RuleChances, estimate_noise, propose
 from flipgate.core.errors import InputError
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
-from flipgate.core.gate.stats import binom_quantile
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.files import writing
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
 from flipgate.core.runs.model import Run
 
-NOISE_QUANTILE = 0.99  # the flip cap clears what the measured noise gives this often
 PROPOSED_NAME = "gate.calibrated.yaml"
 
 
@@ -47,6 +50,7 @@ class PairCount:
     verdict: str
     rule: str
     flipped: tuple[str, ...]
+    design_effect: float  # the clustering of this pair's flips (1: none, or no template)
 
 
 @dataclass(frozen=True)
@@ -58,16 +62,31 @@ class Calibration:
     alpha: float
     pairs: tuple[PairCount, ...]
     paths: tuple[Path, ...]  # the runs' files, oldest first, for `flaky propose`
+    boundary: float  # the first look's boundary p (looks.py)
+    test: FlipTest
+
+    @cached_property
+    def noise(self) -> Noise:
+        """The share of cases identical runs disagree on, with its upper bound (noise.py)."""
+        return estimate_noise(
+            [(p.b + p.c) / p.paired for p in self.pairs if p.paired],
+            max(p.paired for p in self.pairs),
+            len(self.runs),
+            self.alpha,
+            sum(p.design_effect for p in self.pairs) / len(self.pairs),
+        )
+
+    @cached_property
+    def proposal(self) -> Proposal:
+        """The margin and flip cap at the noise's stated quantile, beside the current ones."""
+        return propose(
+            self.noise, (self.current.margin, self.current.flip_cap), self.boundary, self.test
+        )
 
     @property
     def proposed(self) -> SetRule:
-        """The margin at the largest net drop seen; the flip cap above the largest one-way count
-        and above the one-way count the measured noise reaches 99 times in 100."""
-        cases = max(p.paired for p in self.pairs)
-        noise = binom_quantile(cases, self.flip_share / 2, NOISE_QUANTILE)
-        return SetRule(
-            margin=max(self.largest_net, 0), flip_cap=max(self.largest_one_way + 1, noise)
-        )
+        chosen = self.proposal.proposed
+        return SetRule(margin=chosen.margin, flip_cap=chosen.flip_cap)
 
     @property
     def largest_one_way(self) -> int:
@@ -113,13 +132,32 @@ class Calibration:
             "largest_one_way": self.largest_one_way,
             "largest_net": self.largest_net,
             "flip_share": self.flip_share,
-            "current": {"margin": self.current.margin, "flip_cap": self.current.flip_cap},
-            "proposed": {"margin": self.proposed.margin, "flip_cap": self.proposed.flip_cap},
+            "noise": {
+                "flip_share": self.noise.flip_share,
+                "upper": self.noise.upper,
+                "level": self.noise.level,
+                "design_effect": self.noise.design_effect,
+                "runs": self.noise.runs,
+                "cases": self.noise.cases,
+            },
+            "quantile": self.proposal.quantile,
+            "current": _rule_json(self.proposal.current),
+            "proposed": _rule_json(self.proposal.proposed),
             "false_block": verdicts["BLOCK"],
             "false_inconclusive": verdicts["INCONCLUSIVE"],
             "comparisons": len(self.pairs),
             "flipped": list(self.flipped),
         }
+
+
+def _rule_json(rule: RuleChances) -> dict[str, Any]:
+    return {
+        "margin": rule.margin,
+        "flip_cap": rule.flip_cap,
+        "false_block": rule.false_block,
+        "false_inconclusive": rule.false_inconclusive,
+        "pass": [{"points": points, "pass": chance} for points, chance in rule.passes],
+    }
 
 
 def calibrate(runs: Sequence[Run], spec: GateSpec, flaky: FlakyList) -> Calibration:
@@ -138,6 +176,7 @@ def calibrate(runs: Sequence[Run], spec: GateSpec, flaky: FlakyList) -> Calibrat
                 result.verdict,
                 result.rule,
                 tuple(case for case, _ in result.flipped),
+                result.clusters.design_effect if result.p_by == "template" else 1.0,
             )
         )
     suite = ordered[0].suite
@@ -149,6 +188,8 @@ def calibrate(runs: Sequence[Run], spec: GateSpec, flaky: FlakyList) -> Calibrat
         spec.alpha,
         tuple(pairs),
         tuple(run.path for run in ordered),
+        spec.boundary(1),
+        spec.test,
     )
 
 
@@ -164,21 +205,40 @@ def proposed_spec(calibration: Calibration, gate: Path | None, today: date) -> s
     chosen["flip_cap"] = calibration.proposed.flip_cap
     data["sets"] = sets
     verdicts = calibration.verdicts
+    noise, proposal = calibration.noise, calibration.proposal
     header = [
         f"# Proposed by `flipgate calibrate` on {today.isoformat()} from "
         f"{len(calibration.runs)} identical baseline runs: {', '.join(calibration.runs)}.",
         f"# {len(calibration.pairs)} comparisons of runs that differ by nothing: largest one-way "
-        f"count {calibration.largest_one_way}, largest net drop {calibration.largest_net}, "
-        f"{calibration.flip_share:.1%} of cases flipping.",
+        f"count {calibration.largest_one_way}, largest net drop {calibration.largest_net}.",
         f"# The current spec ({gate or 'the defaults'}) said BLOCK {verdicts['BLOCK']} and "
         f"INCONCLUSIVE {verdicts['INCONCLUSIVE']} times on them.",
+        f"# Noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
+        f"{noise.upper:.1%} at {noise.level:.0%} (design effect {noise.design_effect:.2f}).",
         f"# {calibration.suite}: margin {calibration.current.margin} -> "
         f"{calibration.proposed.margin}, flip cap {calibration.current.flip_cap} -> "
-        f"{calibration.proposed.flip_cap} (above the largest one-way count and the noise's "
-        f"{NOISE_QUANTILE:.0%} quantile).",
+        f"{calibration.proposed.flip_cap}: what a change that did nothing stays within "
+        f"{proposal.quantile:.0%} of the time at that bound.",
+        *(
+            f"# {name}: {_chances_words(rule)}"
+            for name, rule in (("current", proposal.current), ("proposed", proposal.proposed))
+        ),
         "# Review it, then replace gate.yaml in a change of its own, never in the change under test.",
     ]
     return "\n".join(header) + "\n" + dump_yaml(data)
+
+
+def _chances_words(rule: RuleChances) -> str:
+    """`false BLOCK 2.1%, false INCONCLUSIVE 4.0%; PASS at -2 points 61%, -3 40%, -5 9%`."""
+    passes = ", ".join(
+        f"{'at ' if i == 0 else ''}-{points:g}{' points' if i == 0 else ''} {chance:.0%}"
+        for i, (points, chance) in enumerate(rule.passes)
+    )
+    return (
+        f"margin {rule.margin}, flip cap {rule.flip_cap}: with no change false BLOCK "
+        f"{rule.false_block:.1%}, false INCONCLUSIVE {rule.false_inconclusive:.1%}; "
+        f"PASS {passes}"
+    )
 
 
 def free_name(folder: Path, name: str = PROPOSED_NAME) -> Path:

@@ -17,25 +17,28 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate import evidence, invalid
+from flipgate.core.gate.bounds import NeverEvent, effect_at_level, never_event
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
+from flipgate.core.gate.excess import Excess, false_negative_excess
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import JudgeRepeats
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
-from flipgate.core.gate.pairing import Unpaired, pair
+from flipgate.core.gate.pairing import Unpaired, counted_clusters, pair, safety_counts
+from flipgate.core.gate.power import FlipRule, Power, gate_power
 from flipgate.core.gate.rerun_price import PlanPrice
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.sources import FlipSources, flip_sources
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.gate.stats import ClusterReading, Effect, FlipRule, Power, effect, gate_power
+from flipgate.core.gate.stats import ClusterReading, Effect
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import ARMS, Arm, GateRule, Verdict
+from flipgate.core.vocab import ARMS, Arm, CountedBy, GateRule, Verdict
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class GateResult(Evidence):
     power: Power  # what the gate could see on these cases, at this flip share
     clusters: ClusterReading  # the flips per template, and p read by case and by template
     warnings: tuple[GateWarning, ...] = ()
+    false_negatives: Excess | None = None  # against the baseline's, tested against the noise
+    safety_bound: NeverEvent | None = None  # what the safety cases bound; None: there are none
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
@@ -139,11 +144,13 @@ def compare(
     judged_baseline: ArmResults | None = None,
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
+    look: int | None = None,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
-    the change is going (None: not checked)."""
+    the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
+    2 after the rerun of `previous`)."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -157,7 +164,16 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base_cases, cand_cases = (judged.cases for judged in arms)
-    pairing = pair(base_cases, cand_cases, flaky, retired.names)
+    pairing = pair(base_cases, cand_cases, flaky, retired.names, spec.test)
+    # SPEC 3.5 and 9: with templates in the runs each is counted once (the default), by the
+    # significance rule, the limits, the budgets, the safety bound, the interval and the power;
+    # with none, the by-template p is McNemar's by case and is said as such.
+    templated = bool(pairing.cases["template"].is_not_null().any())
+    by_template = spec.clusters == "template" and templated
+    counted: CountedBy = "template" if by_template else "case"
+    clustered = counted_clusters(pairing.cases, by_template)
+    looking = look if look is not None else 2 if previous is not None else 1
+    boundary = spec.boundary(looking)
 
     judged = Judged(
         baseline=baseline,
@@ -183,24 +199,37 @@ def compare(
         base=against_base(
             base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
         ),
+        false_negatives=false_negative_excess(
+            reps, decisions, clustered, spec.alpha, spec.test, counted
+        )
+        if spec.limits.false_negative_max == "baseline"
+        else None,
     )
-    paired = pairing.cases.filter(pl.col("cell").is_not_null())["case"]
-    budgets = check_budgets(spec, baseline, candidate, paired)
+    budgets = check_budgets(spec, baseline, candidate, clustered)
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
-    by_template = spec.clusters == "template"  # SPEC 3.5: the significance rule counts templates
+    failures = evidence.safety_failures(judged)
+    safety_bound = None
+    if pairing.cases["safety"].any() or spec.safety_max_rate is not None:
+        safe, failed = safety_counts(pairing.cases, failures, by_template)
+        safety_bound = never_event(safe, failed, spec.alpha, spec.safety_max_rate, counted)
     found = Evidence(
         cells=pairing.cells,
         p=clusters.p_by_template if by_template else clusters.p_by_case,
-        p_by="template" if by_template else "case",
+        p_by=counted,
         alpha=spec.alpha,
         margin=rule_set.margin,
         flip_cap=rule_set.flip_cap,
-        safety_failures=evidence.safety_failures(judged),
+        safety_failures=failures,
         invalid_reasons=evidence.reasons(judged, invalid.INVALID_CHECKS),
         limit_breaches=evidence.reasons(judged, evidence.LIMIT_CHECKS),
         budget_breaches=tuple(check for check in budgets if check.exceeded),
+        look=looking,
+        boundary=boundary,
+        safety_short=(safety_bound,)
+        if safety_bound is not None and not safety_bound.supported
+        else (),
     )
     rule = decide(found)
     sources = flip_sources(
@@ -210,6 +239,8 @@ def compare(
         {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
         spec.volatile,
     )
+    paired = sum(found.cells.values())
+    design = clusters.design_effect if by_template else 1.0
     result = GateResult(
         **vars(found),
         verdict=rule.verdict,
@@ -225,7 +256,11 @@ def compare(
         flaky_flipped=pairing.flaky_flipped,
         flaky_unknown=pairing.flaky_unknown,
         escalation=escalate(
-            candidate.suite, spec, pairing.flipped, after_rerun=previous is not None
+            candidate.suite,
+            spec,
+            pairing.flipped,
+            after_rerun=previous is not None,
+            next_boundary=spec.boundary(looking + 1),
         )
         if rule.verdict == "INCONCLUSIVE"
         else None,
@@ -235,15 +270,28 @@ def compare(
         changes=judged.changes,
         base=judged.base,
         budgets=budgets,
-        effect=effect(found.b, found.c, sum(found.cells.values())),
+        effect=effect_at_level(
+            found.b,
+            found.c,
+            paired,
+            boundary=boundary,
+            p=found.p,
+            clusters=clusters if by_template else None,
+        ),
         power=gate_power(
             found.b,
             found.c,
-            sum(found.cells.values()),
-            FlipRule(spec.alpha, rule_set.margin, rule_set.flip_cap),
+            paired,
+            FlipRule(boundary, rule_set.margin, rule_set.flip_cap, spec.test),
+            design,
         ),
         clusters=clusters,
-        warnings=(*evidence.warnings(judged), *evidence.cluster_warnings(clusters, spec.alpha)),
+        warnings=(
+            *evidence.warnings(judged),
+            *evidence.cluster_warnings(clusters, boundary, counted),
+        ),
+        false_negatives=judged.false_negatives,
+        safety_bound=safety_bound,
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,

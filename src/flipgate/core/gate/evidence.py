@@ -23,6 +23,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.changes import SuiteChanges
+from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
@@ -31,7 +32,7 @@ from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.runs.key import Component
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import Arm, LimitCode, WarningCode
+from flipgate.core.vocab import Arm, CountedBy, LimitCode, WarningCode
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class Judged:
     changes: SuiteChanges  # what the change under test did to the suite's cases
     base: AgainstBase  # the spec and flaky list against where the change is going
     retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
+    # the false negatives against the baseline's, tested against the noise (excess.py), where
+    # `false_negative_max` is `baseline`
+    false_negatives: Excess | None = None
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:
@@ -88,12 +92,12 @@ def safety_failures(judged: Judged) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class FalseNegativeMax:
-    """More false negatives than `outcomes.limits.false_negative_max` allows."""
+    """More false negatives than `outcomes.limits.false_negative_max` allows: a count, a statement
+    about the candidate alone (the limit `baseline` is tested against the noise: `Excess`)."""
 
     code: ClassVar[LimitCode] = "false_negative_max"
     found: int
     limit: int
-    of_baseline: bool  # the limit is the baseline's own count (`baseline`)
 
 
 @dataclass(frozen=True)
@@ -116,22 +120,26 @@ class InconclusiveMaxShare:
     decisions: int
 
 
-LimitBreach = FalseNegativeMax | ZeroFalseNegativeRule | InconclusiveMaxShare
+LimitBreach = FalseNegativeMax | Excess | ZeroFalseNegativeRule | InconclusiveMaxShare
 LIMIT_BREACHES: dict[LimitCode, type[LimitBreach]] = {
     "false_negative_max": FalseNegativeMax,
+    "false_negative_beyond_noise": Excess,
     "zero_false_negative_rule": ZeroFalseNegativeRule,
     "inconclusive_max_share": InconclusiveMaxShare,
 }
 
 
 def _false_negatives(judged: Judged) -> list[LimitBreach]:
+    """Against the baseline: an excess beyond the noise (excess.py); a count: above it."""
     bound = judged.spec.limits.false_negative_max
-    cand, base = judged.outcomes["candidate"], judged.outcomes["baseline"]
-    most = base.counts["false_negative"] if bound == "baseline" else bound
+    if bound == "baseline":
+        tested = judged.false_negatives
+        return [tested] if tested is not None and tested.beyond_noise else []
+    cand = judged.outcomes["candidate"]
     found = cand.counts["false_negative"]
-    if most is None or not cand.decisions or found <= most:
+    if bound is None or not cand.decisions or found <= bound:
         return []
-    return [FalseNegativeMax(found, int(most), bound == "baseline")]
+    return [FalseNegativeMax(found, bound)]
 
 
 def _zero_false_negative_rules(judged: Judged) -> list[LimitBreach]:
@@ -232,6 +240,7 @@ class FlipsConcentrated:
     clusters: int  # templates (and loose cases) that flipped
     p_by_case: float
     p_by_template: float
+    counted: CountedBy  # which reading the significance rule used
 
 
 @dataclass(frozen=True)
@@ -243,7 +252,8 @@ class ReadingsDisagree:
     clusters: int
     p_by_case: float
     p_by_template: float
-    alpha: float
+    alpha: float  # the look's boundary they fall on either side of
+    counted: CountedBy  # which reading the significance rule used
 
 
 GateWarning = NewCases | ChangedLate | SameRunId | FlipsConcentrated | ReadingsDisagree
@@ -275,8 +285,11 @@ def warnings(judged: Judged) -> tuple[GateWarning, ...]:
     return tuple(found)
 
 
-def cluster_warnings(clusters: ClusterReading, alpha: float) -> tuple[GateWarning, ...]:
-    """Both readings, when the flips crowd into a template or the readings disagree."""
+def cluster_warnings(
+    clusters: ClusterReading, alpha: float, counted: CountedBy
+) -> tuple[GateWarning, ...]:
+    """Both readings, when the flips crowd into a template or the readings disagree at the
+    look's boundary `alpha`, with the one the significance rule used."""
     p_case, p_template = clusters.p_by_case, clusters.p_by_template
     if (top := clusters.concentrated) is not None:
         return (
@@ -288,8 +301,11 @@ def cluster_warnings(clusters: ClusterReading, alpha: float) -> tuple[GateWarnin
                 clusters.clusters,
                 p_case,
                 p_template,
+                counted,
             ),
         )
     if clusters.disagree(alpha):
-        return (ReadingsDisagree(clusters.flips, clusters.clusters, p_case, p_template, alpha),)
+        return (
+            ReadingsDisagree(clusters.flips, clusters.clusters, p_case, p_template, alpha, counted),
+        )
     return ()

@@ -35,7 +35,15 @@ ORDER: dict[str, str] = {
     "outcomes.limits.inconclusive_max_share": "higher, or `null` (no limit)",
     "budgets.METRIC": "`max` or `max_increase` higher or removed, or the budget removed (a budget "
     "on another `stat` is another budget: the old one counts as removed)",
+    "test": "`mid_p` -> `exact`: the exact test blocks on fewer counts",
+    "clusters": "`none` -> `template`: counting each template once makes p larger",
+    "looks": "a lower boundary at any of the first three looks: `rule: plain` -> `spend`, or a "
+    "smaller `share` at the first",
+    "safety.max_rate": "higher, or `null` (no bound asked)",
+    "permutations": "`count` or `seed` changed: another draw of the budgets' swaps, which the "
+    "change under test must not choose",
 }
+LOOKS_COMPARED = 3  # looks whose boundaries are compared with the base's
 AGGREGATE_STRICTNESS = {"all": 0, "majority": 1}  # higher: looser
 
 
@@ -168,6 +176,7 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
         found.append(
             Loosened("lowered", "escalation.runs", base.escalation_runs, spec.escalation_runs)
         )
+    found.extend(_statistics(spec, base))
     for setting, before_set, after_set in (
         ("outcomes.fail_on", base.fail_on, spec.fail_on),
         (
@@ -181,6 +190,36 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
                 Loosened("taken_out", setting, tuple(sorted(before_set)), tuple(sorted(after_set)))
             )
     return found
+
+
+def _statistics(spec: GateSpec, base: GateSpec) -> list[Loosened]:
+    """The statistical settings of issue 27 that let more through than the base's."""
+    found: list[Loosened] = []
+    if (base.test, spec.test) == ("mid_p", "exact"):
+        found.append(Loosened("weakened", "test", base.test, spec.test))
+    if (base.clusters, spec.clusters) == ("none", "template"):
+        found.append(Loosened("weakened", "clusters", base.clusters, spec.clusters))
+    # compared at the base's alpha: a lower alpha is said once, as `alpha`
+    if any(
+        spec.looks.boundary(base.alpha, look) < base.looks.boundary(base.alpha, look)
+        for look in range(1, LOOKS_COMPARED + 1)
+    ):
+        found.append(Loosened("lowered", "looks", _looks(base), _looks(spec)))
+    if (base.permutation_count, base.permutation_seed) != (
+        spec.permutation_count,
+        spec.permutation_seed,
+    ):
+        was = f"{base.permutation_count} from seed {base.permutation_seed}"
+        now = f"{spec.permutation_count} from seed {spec.permutation_seed}"
+        found.append(Loosened("weakened", "permutations", was, now))
+    return found
+
+
+def _looks(spec: GateSpec) -> str:
+    """`spend 0.5 (0.025, 0.0125, 0.00625)`: the rule and its first boundaries."""
+    first = ", ".join(f"{spec.boundary(k):.3g}" for k in range(1, LOOKS_COMPARED + 1))
+    share = f" {spec.looks.share:g}" if spec.looks.rule == "spend" else ""
+    return f"{spec.looks.rule}{share} ({first})"
 
 
 def flaky_added(flaky: FlakyList, base: FlakyList) -> list[str]:
@@ -222,6 +261,8 @@ def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _B
     )
     share = limits.inconclusive_max_share
     bounds.append(_Bound("outcomes.limits.inconclusive_max_share", share, share))
+    rate = spec.safety_max_rate
+    bounds.append(_Bound("safety.max_rate", rate, rate))
     for budget in spec.budgets:
         where = f"budgets.{budget.metric}"
         if budget.max is not None:

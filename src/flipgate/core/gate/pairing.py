@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
 from flipgate.core.vocab import CELLS, FLIPS, Arm, UnpairedState
 
@@ -43,8 +44,10 @@ def pair(
     cand: pl.DataFrame,
     flaky: FlakyList,
     retired: frozenset[str] = frozenset(),
+    test: FlipTest = "exact",
 ) -> Pairing:
-    """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads."""
+    """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads;
+    `test` is the gate's one-sided test (gate.yaml `test`)."""
     cases = base.join(
         cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
     )
@@ -106,11 +109,11 @@ def pair(
         flaky_unknown=tuple(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),
-        clusters=_clusters(flips),
+        clusters=_clusters(flips, test),
     )
 
 
-def _clusters(flips: pl.DataFrame) -> ClusterReading:
+def _clusters(flips: pl.DataFrame, test: FlipTest) -> ClusterReading:
     """The counted flips per template; a case without a template is a cluster of its own."""
     broke = pl.col("cell") == "pass_to_fail"
     per_template = flips.group_by("template").agg(broke=broke.sum(), fixed=(~broke).sum())
@@ -120,4 +123,24 @@ def _clusters(flips: pl.DataFrame) -> ClusterReading:
             loose = (n_broke, n_fixed)
         else:
             templates.append(TemplateFlips(template, n_broke, n_fixed))
-    return read_clusters(templates, loose)
+    return read_clusters(templates, loose, test)
+
+
+def counted_clusters(cases: pl.DataFrame, by_template: bool) -> pl.DataFrame:
+    """The paired cases (`case`) with the cluster each belongs to (`cluster`): its template where
+    templates are counted once, else itself; a case without a template is its own cluster."""
+    cluster = pl.coalesce("template", "case") if by_template else pl.col("case")
+    return cases.filter(pl.col("cell").is_not_null()).select("case", cluster=cluster)
+
+
+def safety_counts(
+    cases: pl.DataFrame, failed: tuple[str, ...], by_template: bool
+) -> tuple[int, int]:
+    """(safety cases judged in the candidate, those that failed), each template counted once
+    where templates are: a failed case fails its template."""
+    judged = cases.filter(
+        pl.col("safety") & (pl.col("cand_gradable").fill_null(0) > 0 | pl.col("case").is_in(failed))
+    )
+    key = pl.coalesce("template", "case") if by_template else pl.col("case")
+    clusters = judged.select(key=key, failed=pl.col("case").is_in(failed))
+    return clusters["key"].n_unique(), clusters.filter("failed")["key"].n_unique()

@@ -37,7 +37,7 @@ import numpy as np
 import polars as pl
 from scipy.stats import binom
 
-from flipgate.core.gate.stats import FlipRule, critical_flips
+from flipgate.core.gate.power import FlipRule, critical_flips
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, Arm
 
@@ -181,7 +181,7 @@ def resolve_chance(broke: np.ndarray, fixed: np.ndarray, rule: FlipRule) -> Chan
     """The chance (b', c') resolves under `rule` (its alpha the second look's boundary), where
     case i adds to b' with chance broke[i] and to c' with fixed[i], independently."""
     n = len(broke)
-    crit = np.array(critical_flips(0, max(n, 1), rule.alpha))
+    crit = np.array(critical_flips(0, max(n, 1), rule.alpha, rule.test))
     if n <= EXACT_UP_TO:
         dist = np.zeros((n + 1, n + 1))
         dist[0, 0] = 1.0

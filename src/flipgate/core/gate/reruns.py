@@ -113,6 +113,7 @@ def compare_with_reruns(
         first.flaky,
         declared_change=declared_change,
         previous=result,
+        look=result.look + 1,
         retired=first.retired,
         base=first.base,
     )

@@ -10,13 +10,13 @@ the evidence in `present/reasons.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
 
+from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.evidence import LimitBreach
 from flipgate.core.gate.invalid import InvalidReason
-from flipgate.core.vocab import GATE_RULES, Coded, GateRule, Verdict
+from flipgate.core.vocab import GATE_RULES, Coded, CountedBy, GateRule, Verdict
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Evidence:
 
     cells: dict[str, int]
     p: float
-    p_by: Literal["case", "template"]  # what p counted: cases, or each template once
+    p_by: CountedBy  # what p counted: cases, or each template once
     alpha: float
     margin: int
     flip_cap: int
@@ -33,6 +33,17 @@ class Evidence:
     invalid_reasons: tuple[InvalidReason, ...]
     limit_breaches: tuple[LimitBreach, ...]
     budget_breaches: tuple[BudgetCheck, ...]  # second metrics over their budgets
+    # The look at this change (1 the first; the rerun is 2) and the p at or below which it
+    # blocks (looks.py): alpha itself where no boundary is given.
+    look: int = field(default=1, kw_only=True)
+    boundary: float | None = field(default=None, kw_only=True)
+    # The safety cases' bound, where `safety.max_rate` asks for more than they support.
+    safety_short: tuple[NeverEvent, ...] = field(default=(), kw_only=True)
+
+    @property
+    def blocks_at(self) -> float:
+        """The p at or below which the significance rule blocks at this look."""
+        return self.alpha if self.boundary is None else self.boundary
 
     @property
     def b(self) -> int:
@@ -64,7 +75,11 @@ def _budgets(e: Evidence) -> tuple[Coded, ...]:
 
 
 def _significance(e: Evidence) -> bool:
-    return e.p <= e.alpha
+    return e.p <= e.blocks_at
+
+
+def _safety_short(e: Evidence) -> tuple[Coded, ...]:
+    return e.safety_short
 
 
 def _within_margin(e: Evidence) -> bool:
@@ -109,9 +124,15 @@ class Rule:
 RULES: tuple[Rule, ...] = (
     Rule("safety", "BLOCK", "safety: a safety case failed, before any counting", cases=_safety),
     Rule("invalid", "INVALID", "invalid: this comparison cannot be judged", found=_invalid),
-    Rule("significance", "BLOCK", "significance: p ≤ alpha", _significance),
+    Rule("significance", "BLOCK", "significance: p ≤ the look's boundary", _significance),
     Rule("outcome_limit", "BLOCK", "outcome limit exceeded", found=_limits),
     Rule("budget", "BLOCK", "budget: a second metric over its budget", found=_budgets),
+    Rule(
+        "safety_bound",
+        "INCONCLUSIVE",
+        "safety bound: too few safety cases to bound their failure rate as asked",
+        found=_safety_short,
+    ),
     Rule("within_margin", "PASS", "within margin: b - c ≤ margin and b ≤ flip cap", _within_margin),
     Rule(
         "undecided",

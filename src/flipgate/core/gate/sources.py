@@ -68,7 +68,7 @@ class GraderNoise:
 NO_NOISE = GraderNoise(0, 0, ())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FlipSources:
     """The flipped cases split by who flipped them, with the per-case reading behind it."""
 
@@ -76,6 +76,17 @@ class FlipSources:
     cases: pl.DataFrame  # case, direction, source, model, grader, unknown (flipped rep pairs)
     noise: dict[Arm, GraderNoise]
     volatile: tuple[str, ...]  # the normaliser's patterns, for the report
+
+    def __eq__(self, other: object) -> bool:
+        # a frame has no truth value: two readings are equal when their frames are
+        return (
+            isinstance(other, FlipSources)
+            and (self.counts, self.noise, self.volatile)
+            == (other.counts, other.noise, other.volatile)
+            and self.cases.equals(other.cases)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal by value, and a frame is not hashable
 
     @property
     def compared(self) -> bool:

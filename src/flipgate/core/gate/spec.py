@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.looks import LOOK_RULES, SHARE, SPEND, Looks
+from flipgate.core.gate.mcnemar import FLIP_TESTS, FlipTest
 from flipgate.core.gate.sources import check_pattern
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.vocab import (
@@ -27,6 +29,8 @@ from flipgate.core.vocab import (
 Clusters = Literal["none", "template"]
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
+MAX_PERMUTATIONS = 1_000_000  # a budget's permutation test: beyond this, no more exact
+DEFAULT_PERMUTATIONS, DEFAULT_SEED = 2000, 20261201  # its count and seed (excess.py)
 # Fields of a results line that are never a number: a budget on one of them is a typo.
 NOT_METRICS = frozenset(
     {"case", "rep", "safety", "template", "expected", "actual", "passed", "status", "infra"}
@@ -41,7 +45,11 @@ DEFAULTS: dict[str, Any] = {
     "flaky": {"max_share": 0.05},
     "escalation": {"runs": 5},
     "budgets": {},
-    "clusters": "none",
+    "permutations": {"count": DEFAULT_PERMUTATIONS, "seed": DEFAULT_SEED},
+    "clusters": "template",
+    "test": "exact",
+    "looks": {"rule": "spend", "share": SHARE},
+    "safety": {"max_rate": None},
     "outputs": {"volatile": []},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
@@ -98,7 +106,14 @@ class GateSpec:
     limits: OutcomeLimits
     fail_on: frozenset[str]
     budgets: tuple[Budget, ...] = ()
-    clusters: Clusters = "none"  # `template`: the significance rule counts each template once
+    # `template`: the significance rule counts each template once; a case without one counts
+    # alone, so with no template in the runs it is McNemar's test by case
+    clusters: Clusters = "template"
+    test: FlipTest = "exact"  # `mid_p`: the observed count weighs half (mcnemar.py)
+    looks: Looks = SPEND  # alpha spent across the looks at one change (looks.py)
+    safety_max_rate: float | None = None  # the never-event bound the safety cases must support
+    permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
+    permutation_seed: int = DEFAULT_SEED
     # Regexes of the volatile parts of an output (ids, dates): replaced before outputs compare.
     volatile: tuple[str, ...] = ()
     digest: str = ""
@@ -109,6 +124,10 @@ class GateSpec:
 
     def price(self, outcome: str) -> float:
         return self.prices.get(outcome, 0.0)
+
+    def boundary(self, look: int = 1) -> float:
+        """The p at or below which look `look` at a change blocks (looks.py)."""
+        return self.looks.boundary(self.alpha, look)
 
     def flaky_cap(self, cases: int) -> int:
         """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
@@ -267,6 +286,21 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     clusters = data["clusters"]
     if clusters not in ("none", "template"):
         raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
+    test = data["test"]
+    if test not in FLIP_TESTS:
+        raise fail("test", f"must be one of {', '.join(FLIP_TESTS)}, not {test!r}")
+    looks = data["looks"]
+    if looks["rule"] not in LOOK_RULES:
+        raise fail("looks.rule", f"must be one of {', '.join(LOOK_RULES)}, not {looks['rule']!r}")
+    look_share = number("looks.share", looks["share"], low=0, high=1)
+    if look_share == 0:  # no look could ever block on significance
+        raise fail("looks.share", "must be above 0: a share of 0 spends no alpha at any look")
+    max_rate = data["safety"]["max_rate"]
+    if max_rate is not None:
+        max_rate = number("safety.max_rate", max_rate, low=0, high=1)
+        if not 0 < max_rate < 1:
+            raise fail("safety.max_rate", f"must be above 0 and below 1, not {max_rate!r}")
+    permutations = data["permutations"]
 
     volatile = data["outputs"]["volatile"] or []
     if not isinstance(volatile, list) or not all(isinstance(v, str) for v in volatile):
@@ -297,6 +331,13 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         budgets=tuple(budgets),
         clusters="template" if clusters == "template" else "none",
         volatile=tuple(volatile),
+        test="mid_p" if test == "mid_p" else "exact",
+        looks=Looks("plain" if looks["rule"] == "plain" else "spend", look_share),
+        safety_max_rate=max_rate,
+        permutation_count=whole(
+            "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS
+        ),
+        permutation_seed=whole("permutations.seed", permutations["seed"], low=0),
         digest=digest,
         source=path,
     )

@@ -1,46 +1,42 @@
-"""The gate's statistics beyond McNemar's p (mcnemar.py): how big the change is, what the gate
-can see, and the flips read by template (issue 13).
+"""The gate's statistics beyond McNemar's p (mcnemar.py): the flips read by template (issue 13),
+how big the change is, and the figures seed 001 quotes.
 
     sign_flip_p       the exact sign-flip test on clusters' net flips; McNemar's with singletons
-    effect            (c - b) / n in points, with Tango's 95% score interval for paired proportions
-    verdict_chances   exact P(BLOCK), P(INCONCLUSIVE), P(PASS) of a true regression under the
-                      gate's own flip rule (significance, margin, flip cap)
-    smallest_blocked, paired_cases_needed   the same rule solved for a regression or for cases
+    ClusterReading    the flips by case and by template, and the design effect of the clustering
+    effect, tango_interval   (c - b) / n in points with Tango's score interval (bounds.py puts
+                      it at the test's level)
     unpaired_p, unpaired_cases_needed       the reading of two separate samples that pairing
                       replaces (seed 001's calculator), and the other figures seed 001 quotes
 
-Nothing here imports scipy: `flipgate gate` reports the effect and the power on every run, and
-scipy's import costs a CI job a second or more. Binomial sums use a table of log-factorials and
-keep only the terms within `WINDOW_SD` standard deviations of the mean; the mass left out (under
-1e-18) is far below any figure shown. Where a float tail falls near alpha, whether a count blocks
-is settled by `mcnemar_p` itself, so the chances follow the gate's rule to the last case.
+What the gate can see (power) is power.py; bounds at the test's level, bounds.py; binomial sums,
+binomial.py. Nothing here imports scipy: `flipgate gate` reports these on every run, and scipy's
+import costs a CI job a second or more.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from statistics import NormalDist
 
 import numpy as np
 
-from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.binomial import binom_cdf, pmf
+from flipgate.core.gate.mcnemar import FlipTest, flip_p
 
 LEVEL = 0.95
 Z95 = NormalDist().inv_cdf(0.5 + LEVEL / 2)
 TANGO = "tango_score"  # the effect's `method` in the JSON report
-REGRESSIONS = (1.0, 2.0, 3.0, 5.0)  # points: the regressions every report gives chances for
-POWER = 0.8  # "the smallest regression blocked 8 times in 10"
-RESOLUTION = 0.1  # points: the step to which the smallest blocked regression is found
-WINDOW_SD = 9.0  # binomial terms kept either side of the mean, in standard deviations
+POWER = 0.8  # the power sizes are planned for: "the smallest regression blocked 8 times in 10"
 
 
 # --------------------------------------------------------------------------- cloned cases
 
 
-def sign_flip_p(nets: Sequence[int]) -> float:
+def sign_flip_p(nets: Sequence[int], test: FlipTest = "exact") -> float:
     """The exact one-sided sign-flip (randomisation) test on clusters' net flips `b_k - c_k`.
 
     With no change each cluster's net is as likely to have either sign, whatever the cases inside
@@ -49,17 +45,39 @@ def sign_flip_p(nets: Sequence[int]) -> float:
     Tests of Hypotheses, ch. 3). It is the exact form of Durkalski et al. (2003)'s clustered
     McNemar statistic, (sum d_k)^2 / sum d_k^2, which refers that ratio to a chi-square. When
     every net is -1, 0 or +1 (one case per cluster) the sums are a binomial count: McNemar's p.
+    With `test: mid_p` the observed total counts half, as in `mcnemar_mid_p`.
     """
     magnitudes = [abs(d) for d in nets if d]
     observed = sum(nets)
     if all(m == 1 for m in magnitudes):
         up = (len(magnitudes) + observed) // 2
-        return mcnemar_p(up, len(magnitudes) - up)
-    # The distribution of sum s_k |d_k| over fair signs, by convolution: index = total + centre.
-    # Each step writes only where the totals so far reach, into the other of two buffers padded
-    # by the largest step: the benchmark's 3,696 flipped templates take 14 ms, where rolling
-    # whole arrays took 110.
-    offset, pad = sum(magnitudes), max(magnitudes)
+        return flip_p(up, len(magnitudes) - up, test)
+    dist, offset = sign_flip_distribution(magnitudes)
+    at_least = dist[observed + offset :].sum()
+    if test == "mid_p":
+        at_least -= dist[observed + offset] / 2
+    return float(min(at_least, 1.0))
+
+
+FFT_WORK = 20_000_000  # clusters x largest total: beyond it, the distribution by FFT
+
+
+def sign_flip_distribution(magnitudes: Sequence[int]) -> tuple[np.ndarray, int]:
+    """P(sum s_k m_k = t) over fair signs s_k, for t = -offset..offset: (the array, offset).
+
+    By convolution, one cluster at a time: each step writes only where the totals so far reach,
+    into the other of two buffers padded by the largest step (the benchmark's 3,696 flipped
+    templates take 14 ms, where rolling whole arrays took 110). Where that would cost more than
+    `FFT_WORK` (an outcome limit's per-case differences on a large suite), equal magnitudes are
+    taken together, each a scaled Binomial(n_m, 1/2), and multiplied in Fourier space: exact to
+    about 1e-15 of the largest term, far below any p that is compared with alpha.
+    """
+    offset = int(sum(magnitudes))
+    if not magnitudes:
+        return np.ones(1), 0
+    if len(magnitudes) * offset > FFT_WORK:
+        return _by_fft(magnitudes, offset), offset
+    pad = max(magnitudes)
     centre = offset + pad
     dist, spare = np.zeros(2 * centre + 1), np.zeros(2 * centre + 1)
     dist[centre] = 1.0
@@ -70,7 +88,19 @@ def sign_flip_p(nets: Sequence[int]) -> float:
         np.add(dist[low - m : high - m], dist[low + m : high + m], out=spare[low:high])
         spare[low:high] *= 0.5
         dist, spare = spare, dist
-    return float(min(dist[centre + observed : centre + offset + 1].sum(), 1.0))
+    return dist[pad : pad + 2 * offset + 1], offset
+
+
+def _by_fft(magnitudes: Sequence[int], offset: int) -> np.ndarray:
+    size = 2 * offset + 1
+    length = 1 << (size - 1).bit_length()
+    spectrum = np.ones(length // 2 + 1, dtype=np.complex128)
+    for m, count in Counter(magnitudes).items():
+        term = np.zeros(2 * m * count + 1)  # m (2 X - count), X ~ Binomial(count, 1/2)
+        term[:: 2 * m] = pmf(np.asarray(count), np.arange(count + 1), 0.5)
+        spectrum *= np.fft.rfft(term, length)
+    dist = np.clip(np.fft.irfft(spectrum, length)[:size], 0.0, None)
+    return np.asarray(dist / dist.sum())
 
 
 CLONED_FLIPS = 3  # a template with this many flips, and a quarter of all, holds cloned cases
@@ -116,17 +146,31 @@ class ClusterReading:
             return None
         return top
 
+    @cached_property
+    def design_effect(self) -> float:
+        """How much the clustering widens the noise in the net flips: sum of each template's net
+        squared over the flips (the clustered variance of the net under no change, Durkalski et
+        al. 2003, over McNemar's b + c), never below 1 (Kish 1965, Survey Sampling, 8.2: clones
+        that flip together carry less evidence than their count, never more). 1 with no
+        template, or with nothing flipped."""
+        if not self.flips:
+            return 1.0
+        squares = sum((t.broke - t.fixed) ** 2 for t in self.templates) + sum(self.loose)
+        return max(1.0, squares / self.flips)
+
     def disagree(self, alpha: float) -> bool:
         return (self.p_by_case <= alpha) != (self.p_by_template <= alpha)
 
 
-def read_clusters(templates: Sequence[TemplateFlips], loose: tuple[int, int]) -> ClusterReading:
+def read_clusters(
+    templates: Sequence[TemplateFlips], loose: tuple[int, int], test: FlipTest = "exact"
+) -> ClusterReading:
     """Both readings of the same flips: McNemar's by case, the sign-flip test by template."""
     ordered = tuple(sorted(templates, key=lambda t: (-t.flips, t.template)))
     broke = sum(t.broke for t in ordered) + loose[0]
     fixed = sum(t.fixed for t in ordered) + loose[1]
     nets = [t.broke - t.fixed for t in ordered] + [1] * loose[0] + [-1] * loose[1]
-    return ClusterReading(ordered, loose, mcnemar_p(broke, fixed), sign_flip_p(nets))
+    return ClusterReading(ordered, loose, flip_p(broke, fixed, test), sign_flip_p(nets, test))
 
 
 # --------------------------------------------------------------------------- effect
@@ -134,30 +178,34 @@ def read_clusters(templates: Sequence[TemplateFlips], loose: tuple[int, int]) ->
 
 @dataclass(frozen=True)
 class Effect:
-    """The paired change in pass rate, candidate minus baseline, in points, with its interval."""
+    """The paired change in pass rate, candidate minus baseline, in points, with its interval.
+
+    `level` is the two-sided level; each bound alone holds at (1 + level) / 2 (bounds.py: at the
+    test's level, each bound one-sided at 1 - alpha). `design_effect` is the variance inflation
+    the interval allowed for (1: independent cases); `matched` says it was set from the test's
+    own p, where the interval would otherwise have disagreed with the verdict."""
 
     points: float
     low: float
     high: float
     method: str = TANGO
     level: float = LEVEL
+    design_effect: float = 1.0
+    matched: bool = False
 
-    def words(self) -> str:
-        """`-3.0 points (95% CI -6.4 to +0.5)`."""
-        return (
-            f"{self.points:+.1f} points ({self.level:.0%} CI {self.low:+.1f} to {self.high:+.1f})"
-        )
+    @property
+    def one_sided(self) -> float:
+        """The level of each bound alone."""
+        return (1 + self.level) / 2
+
+    @property
+    def rules_out(self) -> float:
+        """The regression, in points, beyond which the lower bound rules it out (0: the bound
+        itself is a gain, every regression is ruled out)."""
+        return max(0.0, -self.low)
 
 
-def effect(b: int, c: int, n: int) -> Effect | None:
-    """(c - b) / n, with Tango's score interval; None when no case was counted."""
-    if n == 0:
-        return None
-    low, high = tango_interval(b, c, n)
-    return Effect(100 * (c - b) / n, 100 * low, 100 * high)
-
-
-def tango_interval(b: int, c: int, n: int, z: float = Z95) -> tuple[float, float]:
+def tango_interval(b: float, c: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Tango's score interval for the difference of paired proportions (c - b) / n.
 
     Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions
@@ -173,7 +221,7 @@ def tango_interval(b: int, c: int, n: int, z: float = Z95) -> tuple[float, float
     return _tango_lower(b, c, n, z), -_tango_lower(c, b, n, z)
 
 
-def _tango_lower(b: int, c: int, n: int, z: float) -> float:
+def _tango_lower(b: float, c: float, n: float, z: float) -> float:
     def excess(d: float) -> float:  # decreasing in d; zero at the lower limit
         w = -c - b + (2 * n - c + b) * d
         q = (math.sqrt(max(w * w + 8 * n * b * d * (1 - d), 0.0)) - w) / (4 * n)
@@ -195,259 +243,6 @@ def _bisect(f: Callable[[float], float], low: float, high: float) -> float:
         else:
             high = mid
     return high
-
-
-# --------------------------------------------------------------------------- binomial sums
-
-
-@lru_cache(maxsize=8)
-def _log_factorials(size: int) -> np.ndarray:
-    return np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, size + 1, dtype=np.float64)))))
-
-
-def _pmf(n: np.ndarray, j: np.ndarray, p: float) -> np.ndarray:
-    """P(X = j), X ~ Binomial(n, p), elementwise; zero where j is outside 0..n."""
-    n, j = np.asarray(n, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    inside = (j >= 0) & (j <= n)
-    if p in (0.0, 1.0):
-        return np.asarray(inside & (j == (0 if p == 0 else n)), dtype=np.float64)
-    safe = np.where(inside, j, 0)
-    top = int(n.max(initial=1))
-    table = _log_factorials(max(1024, 1 << top.bit_length()))  # few sizes, so few cached
-    log = (
-        table[n] - table[safe] - table[n - safe] + safe * math.log(p) + (n - safe) * math.log1p(-p)
-    )
-    return np.where(inside, np.exp(log), 0.0)
-
-
-def _half_pmf(n: int, j: int) -> float:
-    """P(X = j), X ~ Binomial(n, 1/2), for one count (a loop's step, where arrays cost more)."""
-    if not 0 <= j <= n:
-        return 0.0
-    return math.exp(
-        math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2)
-    )
-
-
-def _support(n: int, p: float) -> np.ndarray:
-    """The counts of Binomial(n, p) within WINDOW_SD standard deviations of its mean."""
-    mean, sd = n * p, math.sqrt(n * p * (1 - p))
-    low = max(0, math.floor(mean - WINDOW_SD * sd) - 1)
-    return np.arange(low, min(n, math.ceil(mean + WINDOW_SD * sd) + 1) + 1)
-
-
-def _tail(n: int, t: int, p: float) -> float:
-    """P(X >= t), X ~ Binomial(n, p), over the support (the rest is below any figure shown)."""
-    j = _support(n, p)
-    return float(_pmf(np.asarray(n), j[j >= t], p).sum()) if t > 0 else 1.0
-
-
-def _tails_along(ks: np.ndarray, ts: np.ndarray, p: float) -> np.ndarray:
-    """P(Binomial(k, p) >= t_k) for consecutive k whose threshold t_k steps by 0 or 1.
-
-    One more trial moves the tail by a single term: T_{k+1}(t) = T_k(t) + p pmf_k(t - 1), and
-    T_{k+1}(t + 1) = T_k(t) - (1 - p) pmf_k(t). So a whole run of k costs one sum and a cumsum.
-    """
-    first = _tail(int(ks[0]), int(ts[0]), p)
-    k, t = ks[:-1], ts[:-1]
-    moves = np.where(np.diff(ts) == 0, p * _pmf(k, t - 1, p), -(1 - p) * _pmf(k, t, p))
-    return np.clip(first + np.concatenate(([0.0], np.cumsum(moves))), 0.0, 1.0)
-
-
-# --------------------------------------------------------------------------- what the gate can see
-
-
-@dataclass(frozen=True)
-class FlipRule:
-    """The part of the verdict a flip count decides (SPEC 3.5 lines 3, 6 and 7)."""
-
-    alpha: float
-    margin: int
-    flip_cap: int
-
-
-@dataclass(frozen=True)
-class Chances:
-    """How often a true regression of `points` ends as each verdict."""
-
-    points: float
-    block: float
-    inconclusive: float
-    passes: float
-
-    def to_json(self) -> dict[str, float]:
-        return {
-            "points": self.points,
-            "block": self.block,
-            "inconclusive": self.inconclusive,
-            "pass": self.passes,
-        }
-
-
-@lru_cache(maxsize=64)
-def critical_flips(first: int, last: int, alpha: float) -> tuple[int, ...]:
-    """For k = first..last flips, the smallest b with mcnemar_p(b, k - b) <= alpha (k + 1: none).
-
-    Adding a flip moves the critical b by 0 or 1, and its tail by one term (as in
-    `_tails_along`), so the run is walked once; a tail within rounding of alpha is settled by
-    `mcnemar_p` itself.
-    """
-    if alpha >= 1:
-        return (0,) * (last - first + 1)
-
-    def settle(k: int, b: int) -> int:
-        while b > 1 and mcnemar_p(b - 1, k - b + 1) <= alpha:
-            b -= 1
-        while b <= k and mcnemar_p(b, k - b) > alpha:
-            b += 1
-        return b
-
-    j = _support(first, 0.5)
-    tails = np.cumsum(_pmf(np.asarray(first), j, 0.5)[::-1])[::-1]
-    blocks = j[(tails <= alpha) & (j >= 1)]
-    b = settle(first, int(blocks[0]) if len(blocks) else first + 1)
-    tail = _tail(first, b, 0.5)
-    crit = [b]
-    for k in range(first, last):
-        stay = tail + 0.5 * _half_pmf(k, b - 1)
-        if stay <= alpha:
-            tail = stay
-        else:
-            tail -= 0.5 * _half_pmf(k, b)
-            b += 1
-        if min(abs(tail - alpha), abs(stay - alpha)) <= 1e-9 * alpha:
-            b = settle(k + 1, b)
-            tail = mcnemar_p(b, k + 1 - b) if b <= k + 1 else 0.0
-        crit.append(b)
-    return tuple(crit)
-
-
-def verdict_chances(cases: int, flip_share: float, points: float, rule: FlipRule) -> Chances:
-    """Exact chances of each verdict when the pass rate truly drops by `points`.
-
-    The model: each of `cases` independent paired cases flips pass -> fail with probability
-    p_b and fail -> pass with p_c, where p_b + p_c is the flip share (the noise, held at the
-    observed one) and p_b - p_c the regression; a regression larger than the flip share flips
-    only one way. Then k = b + c ~ Binomial(cases, p_b + p_c) and b | k ~ Binomial(k, p_b /
-    (p_b + p_c)), and each (b, k - b) meets the gate's rule: BLOCK when p <= alpha, else PASS
-    when b - c <= margin and b <= flip cap, else INCONCLUSIVE. Safety, validity, outcome limits
-    and budgets are not flip counts and are left out.
-    """
-    d = points / 100
-    share = min(max(flip_share, d), 1.0)
-    if cases == 0 or share == 0:  # nothing flips: b = c = 0, p = 1, within any margin
-        return Chances(points, 0.0, 0.0, 1.0)
-    ks = _support(cases, share)
-    k_pmf = _pmf(np.asarray(cases), ks, share)
-    crit = np.array(critical_flips(int(ks[0]), int(ks[-1]), rule.alpha))
-    pass_max = np.minimum(np.minimum(rule.flip_cap, (ks + rule.margin) // 2), crit - 1)
-    broke = (share + d) / 2 / share  # P(pass -> fail | flipped)
-    block = _tails_along(ks, crit, broke)
-    passes = 1.0 - _tails_along(ks, pass_max + 1, broke)
-    p_block = float(np.clip((k_pmf * block).sum(), 0.0, 1.0))
-    p_pass = float(np.clip((k_pmf * passes).sum(), 0.0, 1.0 - p_block))
-    return Chances(points, p_block, 1.0 - p_block - p_pass, p_pass)
-
-
-def smallest_blocked(
-    cases: int, flip_share: float, rule: FlipRule, power: float = POWER
-) -> float | None:
-    """The smallest regression, in points to `RESOLUTION`, blocked with at least `power`.
-
-    P(BLOCK) rises with the regression: the steps double until one is blocked often enough,
-    then halve back between the last two (small regressions first: they cost the least).
-    """
-    top = round(100 / RESOLUTION)
-
-    def blocked(step: int) -> bool:
-        return verdict_chances(cases, flip_share, step * RESOLUTION, rule).block >= power
-
-    if cases == 0:
-        return None
-    low, high = 0, 1
-    while not blocked(high):
-        if high == top:
-            return None
-        low, high = high, min(2 * high, top)
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (low, mid) if blocked(mid) else (mid, high)
-    return round(high * RESOLUTION, 1)
-
-
-def paired_cases_needed(
-    flip_share: float, points: float, rule: FlipRule, power: float = POWER, limit: int = 10**7
-) -> int | None:
-    """The fewest paired cases whose gate blocks a `points` regression with at least `power`.
-
-    P(BLOCK) saw-tooths a little with the case count (the critical b moves in whole steps), so
-    this is where the rising trend first reaches `power`, found by doubling and halving.
-    """
-
-    def enough(n: int) -> bool:
-        return verdict_chances(n, flip_share, points, rule).block >= power
-
-    high = 8
-    while not enough(high):
-        high *= 2
-        if high > limit:
-            return None
-    low = high // 2
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (low, mid) if enough(mid) else (mid, high)
-    return high
-
-
-@dataclass(frozen=True)
-class Power:
-    """What the gate can see on these cases: each verdict's chances for a few regressions."""
-
-    cases: int
-    flip_share: float
-    chances: tuple[Chances, ...]
-    smallest_blocked: float | None  # points: blocked with `power`, None if no size ever is
-    power: float = POWER
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "cases": self.cases,
-            "flip_share": self.flip_share,
-            "regressions": [chance.to_json() for chance in self.chances],
-            "power": self.power,
-            "smallest_blocked": self.smallest_blocked,
-            "assumes": "independent cases, flip share held at the one observed",
-        }
-
-    def plainly(self) -> str:
-        """What a PASS is worth: `a regression of 4.6 points or more would have been blocked 8
-        times in 10; a 2-point one would pass 3 times in 10`."""
-        times = round(10 * self.power)
-        if self.smallest_blocked is None:
-            seen = f"no regression, however large, would be blocked {times} times in 10 on {self.cases} cases"
-        else:
-            seen = (
-                f"a regression of {self.smallest_blocked:g} points or more would have been "
-                f"blocked {times} times in 10"
-            )
-        passing = [c for c in self.chances if round(10 * c.passes) >= 3]
-        if passing:
-            worst = passing[-1]
-            seen += (
-                f"; a {worst.points:g}-point one would pass {round(10 * worst.passes)} times in 10"
-            )
-        return seen
-
-
-def gate_power(b: int, c: int, cases: int, rule: FlipRule) -> Power:
-    """The chances of REGRESSIONS, and the smallest blocked, at the flip share observed."""
-    share = (b + c) / cases if cases else 0.0
-    return Power(
-        cases,
-        share,
-        tuple(verdict_chances(cases, share, points, rule) for points in REGRESSIONS),
-        smallest_blocked(cases, share, rule),
-    )
 
 
 # --------------------------------------------------------------------------- unpaired and repeats
@@ -479,20 +274,6 @@ def unpaired_cases_needed(
     return math.ceil((spread / (p1 - p2)) ** 2)
 
 
-def binom_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k), X ~ Binomial(n, p), summed exactly term by term (small n only)."""
-    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(0, k + 1))
-
-
-def binom_quantile(n: int, p: float, q: float) -> int:
-    """The smallest x with P(X <= x) >= q, X ~ Binomial(n, p)."""
-    if n == 0 or p <= 0:
-        return 0
-    j = _support(n, p)
-    below = np.cumsum(_pmf(np.asarray(n), j, p)) + (1.0 - _tail(n, int(j[0]), p))
-    return int(j[np.searchsorted(below, q - 1e-12)])
-
-
 def below_threshold(cases: int, rate: float, threshold: float) -> float:
     """How often one run of a suite that truly passes `rate` lands under `threshold`."""
     under = math.ceil(threshold * cases) - 1  # passes below the threshold: at most this many
@@ -515,26 +296,16 @@ __all__ = [
     "CLONED_FLIPS",
     "LEVEL",
     "POWER",
-    "REGRESSIONS",
     "TANGO",
-    "Chances",
     "ClusterReading",
     "Effect",
-    "FlipRule",
-    "Power",
     "TemplateFlips",
     "below_threshold",
-    "binom_quantile",
     "collapsed_pass",
-    "critical_flips",
-    "effect",
-    "gate_power",
-    "paired_cases_needed",
     "read_clusters",
+    "sign_flip_distribution",
     "sign_flip_p",
-    "smallest_blocked",
     "tango_interval",
     "unpaired_cases_needed",
     "unpaired_p",
-    "verdict_chances",
 ]

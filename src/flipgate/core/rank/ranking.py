@@ -7,6 +7,13 @@ merged into one:
     clears         whether the winner may replace the incumbent: a release key strictly above the
                    incumbent's AND the gate's PASS against it; a tie keeps the incumbent
 
+"Clears" is permission, never evidence: beside it each candidate carries whether there is
+evidence that it beats the incumbent (its improvement p, Holm-adjusted across the candidates, at
+or below alpha), and the lead of the winner over the runner-up is tested both ways, since which
+of the two leads was picked by the data (a one-sided test in the direction the data chose fires
+twice as often as its alpha, 5.4% against 2.7%, issue 27). Both tests are the gate's own: its
+`test` (exact or mid-p), by template when the gate counts templates.
+
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
 gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
@@ -28,9 +35,10 @@ from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
-from flipgate.core.gate.mcnemar import format_p, mcnemar_p
+from flipgate.core.gate.mcnemar import FlipTest, flip_p, format_p
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.gate.stats import sign_flip_p
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import RANK_LABELS, Aggregate, ClearanceCode, RankLabel
@@ -112,8 +120,14 @@ class Standing:
     release_key: int  # cases passing under the gate's collapse
     gaps: Gaps
     gate: GateResult  # against the incumbent
-    improvement_p: float  # P(at least c fixes | no change), one-sided exact, on the gate's flips
+    improvement_p: float  # P(at least c fixes | no change), one-sided, the gate's test and flips
     improvement_p_holm: float  # the same, Holm-adjusted across every candidate
+    alpha: float
+
+    @property
+    def evidence(self) -> bool:
+        """Evidence that it beats the incumbent: the Holm-adjusted improvement p within alpha."""
+        return self.improvement_p_holm <= self.alpha
 
     @property
     def eligible(self) -> bool:
@@ -142,26 +156,31 @@ class Lead:
     paired: int  # cases graded in both and not flaky-listed
     winner_only: int  # cases the winner passes and the runner-up fails
     runner_up_only: int
-    p_winner_better: float  # P(X >= winner_only), X ~ Binomial(both discordant, 1/2)
-    p_runner_up_better: float
+    p_winner_better: float  # one-sided p of a lead at least the winner's, with no difference
+    p_runner_up_better: float  # the same the other way
     alpha: float
 
     @property
+    def p_two_sided(self) -> float:
+        """Both ways: the data picked which one leads, so either direction counts."""
+        return min(1.0, 2 * min(self.p_winner_better, self.p_runner_up_better))
+
+    @property
     def within_noise(self) -> bool:
-        return self.p_winner_better > self.alpha
+        return self.p_two_sided > self.alpha
 
     def describe(self) -> str:
         verdict = (
             "the lead is within noise"
             if self.within_noise
-            else f"the lead is real at alpha {self.alpha:g}"
+            else f"the lead is beyond noise at alpha {self.alpha:g}"
         )
         return (
             f"{self.winner} against {self.runner_up} on {plural(self.paired, 'shared case')}: "
             f"{self.winner_only} pass for {self.winner} only, {self.runner_up_only} for "
-            f"{self.runner_up} only; p = {format_p(self.p_winner_better)} that {self.winner} is "
-            f"no better, p = {format_p(self.p_runner_up_better)} the other way (exact, paired): "
-            f"{verdict}"
+            f"{self.runner_up} only; two-sided p = {format_p(self.p_two_sided)} (the chance of "
+            "a lead at least this large either way if the two were equally good; exact, "
+            f"paired): {verdict}"
         )
 
 
@@ -228,7 +247,8 @@ class _Measured:
     run_id: str
     path: Path
     reps: pl.DataFrame  # case, rep, status, passed
-    verdicts: pl.DataFrame  # case, passed: the gate's collapse, listed and retired cases left out
+    # case, template, passed: the gate's collapse, listed and retired cases left out
+    verdicts: pl.DataFrame
     gate: GateResult
 
 
@@ -237,7 +257,7 @@ def _arm(comparison: Comparison, arm: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     reps = comparison.reps[arm].select("case", "rep", "status", "passed")
     verdicts = comparison.cases.filter(
         ~pl.col("listed") & ~pl.col("retired") & pl.col(f"{prefix}_reps").is_not_null()
-    ).select("case", pl.col(f"{prefix}_passed").alias("passed"))
+    ).select("case", "template", pl.col(f"{prefix}_passed").alias("passed"))
     return reps, verdicts
 
 
@@ -316,7 +336,7 @@ def rank(
     per_case = {
         m.name: m.verdicts.filter(pl.col("case").is_in(counted["case"].implode())) for m in measured
     }
-    improvement = [mcnemar_p(m.gate.c, m.gate.b) for m in measured]
+    improvement = [_improvement_p(m.gate, spec.test) for m in measured]
     adjusted = holm(improvement)
     standings = []
     for m, p, p_holm in zip(measured, improvement, adjusted, strict=True):
@@ -324,7 +344,9 @@ def rank(
         gaps = Gaps(campaign_cases.len() - cases_held, grid - reps_held, infra)
         key = _passing(per_case[m.name])
         standings.append(
-            Standing(m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p_holm)
+            Standing(
+                m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p_holm, spec.alpha
+            )
         )
     standings.sort(key=lambda s: (not s.eligible, -s.release_key, -s.cells.mean, s.name))
     held_by_incumbent = Incumbent(
@@ -352,7 +374,7 @@ def _label(
     clearance = _clearance(winner, tied, incumbent)
     lead = None
     if len(eligible) >= 2:
-        lead = _lead(eligible[0].name, eligible[1].name, verdicts, spec.alpha)
+        lead = _lead(eligible[0].name, eligible[1].name, verdicts, spec)
     return Ranking(
         incumbent=incumbent,
         standings=standings,
@@ -419,25 +441,49 @@ def _disagreement(
     )
 
 
-def _lead(winner: str, runner_up: str, verdicts: dict[str, pl.DataFrame], alpha: float) -> Lead:
+def _improvement_p(gate: GateResult, test: FlipTest) -> float:
+    """The one-sided p that the candidate fixes at least what it fixed, on balance, if nothing
+    changed: the gate's test on its flips the other way round, by template where the gate
+    counted templates."""
+    if gate.p_by != "template":
+        return flip_p(gate.c, gate.b, test)
+    clusters = gate.clusters
+    nets = [t.fixed - t.broke for t in clusters.templates]
+    return sign_flip_p(nets + [-1] * clusters.loose[0] + [1] * clusters.loose[1], test)
+
+
+def _lead(winner: str, runner_up: str, verdicts: dict[str, pl.DataFrame], spec: GateSpec) -> Lead:
     both = (
         verdicts[winner]
-        .join(verdicts[runner_up], on="case", suffix="_other")
+        .join(verdicts[runner_up].drop("template"), on="case", suffix="_other")
         .drop_nulls(["passed", "passed_other"])
     )
     w, r = pl.col("passed"), pl.col("passed_other")
     winner_only, runner_up_only = both.select(
         (w & ~r).sum().alias("winner_only"), (r & ~w).sum().alias("runner_up_only")
     ).row(0)
+    if spec.clusters == "template" and both["template"].is_not_null().any():
+        # each template's net lead once; a case without a template is its own cluster
+        nets = (
+            both.with_columns(pl.coalesce("template", "case").alias("cluster"))
+            .group_by("cluster")
+            .agg(((w & ~r).cast(pl.Int64) - (r & ~w).cast(pl.Int64)).sum().alias("net"))["net"]
+            .to_list()
+        )
+        p_winner = sign_flip_p(nets, spec.test)
+        p_runner_up = sign_flip_p([-d for d in nets], spec.test)
+    else:
+        p_winner = flip_p(winner_only, runner_up_only, spec.test)
+        p_runner_up = flip_p(runner_up_only, winner_only, spec.test)
     return Lead(
         winner,
         runner_up,
         both.height,
         winner_only,
         runner_up_only,
-        mcnemar_p(winner_only, runner_up_only),
-        mcnemar_p(runner_up_only, winner_only),
-        alpha,
+        p_winner,
+        p_runner_up,
+        spec.alpha,
     )
 
 

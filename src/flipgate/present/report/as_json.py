@@ -11,6 +11,7 @@ import orjson
 
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
+from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
@@ -23,6 +24,17 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     result = comparison.result
     data = _result_json(result)
     data["key"] = {arm: comparison.run(arm).key for arm in ARMS}
+    looks = comparison.spec.looks
+    data["looks"] = {
+        "rule": looks.rule,
+        "share": looks.share,
+        "look": result.look,
+        "boundary": result.blocks_at,
+        "spent": looks.spent(result.alpha, result.look),
+    }
+    if looks.rule == "plain":
+        size, rate, error = plain_measured(result.paired, result.p_by == "template")
+        data["looks"]["measured_false_block"] = {"cases": size, "rate": rate, "error": error}
     if result.retired:  # given a suite manifest (suite.yaml) with an archive
         data["retired"] = [
             {"case": r.case, "retired": r.retired.isoformat(), "reason": r.reason}
@@ -66,6 +78,17 @@ def _budget_json(check: BudgetCheck) -> dict[str, Any]:
         "summary": sentence(check),
         "code": check.code,
         "message": sentence(check),
+        "noise": None
+        if (noise := check.noise) is None
+        else {
+            "ratio": noise.ratio,
+            "reaches": noise.noise,
+            "p": noise.p(budget.max_increase or 0.0),
+            "alpha": noise.alpha,
+            "swaps": len(noise.ratios),
+            "exact": noise.exact,
+            "seed": noise.seed,
+        },
     }
 
 
@@ -115,6 +138,10 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "invalid": [reason_json(r) for r in result.invalid_reasons],
         "limit_breaches": [sentence(r) for r in result.limit_breaches],
         "limits_exceeded": [reason_json(r) for r in result.limit_breaches],
+        "false_negatives": None
+        if result.false_negatives is None
+        else {**reason_json(result.false_negatives), "excess": result.false_negatives.excess},
+        "safety_bound": None if result.safety_bound is None else reason_json(result.safety_bound),
         "budgets": [_budget_json(check) for check in result.budgets],
         "changes": {
             "edited": {
@@ -158,6 +185,7 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             "message": escalation.message,
             "cases": list(escalation.cases),
             "runs": escalation.runs,
+            "boundary": escalation.boundary,
         },
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],
@@ -180,6 +208,10 @@ def _effect_json(effect: Effect) -> dict[str, Any]:
         "high": effect.high,
         "method": effect.method,
         "level": effect.level,
+        "one_sided": effect.one_sided,
+        "design_effect": effect.design_effect,
+        "matched": effect.matched,
+        "rules_out": effect.rules_out,
     }
 
 

@@ -33,6 +33,8 @@ def to_markdown(comparison: Comparison) -> str:
         "",
         f"Gate: {_md(describe(comparison.spec))}",
         "",
+        _capital(_md(shared.looks_line(result, comparison.spec.looks))),
+        "",
         f"{_capital(_md(shared.effect_line(result)))}",
         "",
         "| baseline \\ candidate | ✓ pass | ✗ fail |",
@@ -49,8 +51,8 @@ def to_markdown(comparison: Comparison) -> str:
         *(f"| {' | '.join(row)} |" for row in shared.power_rows(result)),
         "",
     ]
-    if result.verdict == "PASS":
-        lines += [f"What this PASS is worth: {_md(result.power.plainly())}.", ""]
+    if worth := shared.worth_line(result):
+        lines += [f"What this PASS is worth: {_md(worth)}.", ""]
     clusters = result.clusters
     if clusters.templates:
         templates, hidden = shared.first(clusters.templates)
@@ -84,6 +86,7 @@ def to_markdown(comparison: Comparison) -> str:
                 + (f", {shared.more(unnamed, what.which)}" if unnamed else "")
             )
     notes.extend(f"budget met: {_md(sentence(c))}" for c in result.budgets if not c.exceeded)
+    notes.extend(f"tested: {_md(words)}" for words in shared.limit_lines(result))
     notes.extend(f"**warning:** {_md(sentence(w))}" for w in result.warnings)
     notes.extend(_md(note) for note in filter(None, [shared.unchecked_note(result)]))
     infra = ", ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())

@@ -35,12 +35,13 @@ def to_text(comparison: Comparison) -> RenderableType:
         )
     )
     parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(Text(shared.looks_line(result, comparison.spec.looks), style="dim"))
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
     parts.extend(_sources(result))
     parts.append(_power_table(result))
-    if result.verdict == "PASS":
-        parts.append(Text(f"what this PASS is worth: {result.power.plainly()}"))
+    if worth := shared.worth_line(result):
+        parts.append(Text(f"what this PASS is worth: {worth}"))
     if result.clusters.templates:
         parts.append(_template_table(result))
     parts.extend(_notes(comparison))
@@ -145,6 +146,7 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
             )
     met = (sentence(check) for check in result.budgets if not check.exceeded)
     lines.extend(Text.assemble(("budget met: ", "green"), literal(words)) for words in met)
+    lines.extend(Text(f"tested: {words}") for words in shared.limit_lines(result))
     infra = " · ".join(f"{arm} {s.count:,} ({s.share:.1%})" for arm, s in result.infra.items())
     lines.append(Text(f"infra repetitions: {infra}"))
     moved = ", ".join(

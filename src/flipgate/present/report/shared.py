@@ -8,12 +8,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
 from flipgate.core.gate.compare import GateResult
+from flipgate.core.gate.excess import Excess
+from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
+from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
 from flipgate.core.vocab import BaseFile, Coded
+from flipgate.present.numbers import percent, signed_points
 from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import p_words
+from flipgate.present.reasons import p_words, sentence
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -36,6 +41,7 @@ DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass
 # (and for flips, the rerun plan) names them all.
 CASES_NAMED = 50
 EFFECT_METHOD = "Tango's score interval"
+WORTH_AT = (3.0, 5.0)  # the regressions a PASS states its chance of passing for
 T = TypeVar("T")
 
 
@@ -77,11 +83,94 @@ def found(result: Evidence) -> Iterator[Found]:
             yield Found(rule, heading, reasons, cases)
 
 
+def effect_method(effect: Effect) -> str:
+    """How the interval was made: Tango's, with the clusters' design effect, matched to the test."""
+    if effect.matched:
+        return f"{EFFECT_METHOD}, design effect {effect.design_effect:.2f} from the test's own p"
+    if effect.method == DESIGN_EFFECT and effect.design_effect > 1:
+        return f"{EFFECT_METHOD}, templates' design effect {effect.design_effect:.2f}"
+    return EFFECT_METHOD
+
+
+def interval_words(effect: Effect) -> str:
+    """`-3.0 points (90% CI -7.1 to +0.5)`, each bound keeping its sign."""
+    return (
+        f"{effect.points:+.1f} points ({percent(effect.level)} CI {signed_points(effect.low)} to "
+        f"{signed_points(effect.high)})"
+    )
+
+
 def effect_line(result: GateResult) -> str:
-    """`effect: -3.0 points (95% CI -7.1 to +0.5), Tango's score interval · p = 0.073`."""
+    """`effect: -3.0 points (90% CI -7.1 to +0.5), Tango's score interval · p = 0.073`: each
+    bound one-sided at the test's level."""
     if result.effect is None:
         return f"effect: none (no case paired) · {p_words(result)}"
-    return f"effect: {result.effect.words()}, {EFFECT_METHOD} · {p_words(result)}"
+    effect = result.effect
+    return f"effect: {interval_words(effect)}, {effect_method(effect)} · {p_words(result)}"
+
+
+def looks_line(result: GateResult, looks: Looks) -> str:
+    """How alpha is spent across the looks at this change, and this look's boundary."""
+    if looks.rule == "plain":
+        size, rate, error = plain_measured(result.paired, result.p_by == "template")
+        return (
+            f"looks: plain, alpha {result.alpha:g} at every look; measured with no change, the "
+            f"rerun escalation blocks {rate:.1%} ± {error:.1%} of the time at {size:,} cases "
+            "(bench/simulate_gate.py)"
+        )
+    return (
+        f"looks: alpha {result.alpha:g} spent across the looks at this change, each spending "
+        f"{looks.share:.0%} of what is left: look {result.look} blocks at p <= "
+        f"{result.blocks_at:.3g}"
+    )
+
+
+def worth_line(result: GateResult, *, brief: bool = False) -> str | None:
+    """What a PASS rules out, and how often a regression would have passed: `rules out a
+    regression beyond 4.1 points at 97.5% (the interval's lower bound); would have passed: a
+    3-point one 25%, a 5-point one 11%`; `brief`, for a banner: `rules out a regression beyond
+    4.1 points (97.5%); passes a 3-point one 25%, a 5-point one 11%`."""
+    if result.verdict != "PASS" or result.effect is None:
+        return None
+    effect = result.effect
+    chances = {c.points: c.passes for c in result.power.chances}
+    odds = ", ".join(f"a {d:g}-point one {chances[d]:.0%}" for d in WORTH_AT if d in chances)
+    level = percent(effect.one_sided)
+    ruled_out = f"rules out a regression beyond {effect.rules_out:.1f} points"
+    if brief:
+        return f"{ruled_out} ({level}); passes {odds}"
+    return f"{ruled_out} at {level} (the interval's lower bound); would have passed: {odds}"
+
+
+def never_event_brief(bound: NeverEvent) -> str:
+    """`failure rate at most 45.1% at 95% (5 safety templates, none failing)`."""
+    unit = "template" if bound.by == "template" else "case"
+    failing = "none failing" if not bound.failed else f"{bound.failed:,} failing"
+    asked = ""
+    if bound.max_rate is not None:
+        asked = f"; asked {percent(bound.max_rate)}" + (
+            "" if bound.supported else f": {bound.more:,} more needed"
+        )
+    return (
+        f"failure rate at most {percent(bound.upper)} at {percent(bound.level)} "
+        f"({plural(bound.cases, f'safety {unit}')}, {failing}){asked}"
+    )
+
+
+def limit_lines(result: GateResult) -> list[str]:
+    """The tests beside the limits, breached or not: the false negatives against the baseline's,
+    what the safety cases bound."""
+    tested = [result.false_negatives, result.safety_bound]
+    listed = (*result.limit_breaches, *result.safety_short)  # said where their rule is
+    return [
+        sentence(t) for t in tested if t is not None and t not in listed and not _nothing_to_test(t)
+    ]
+
+
+def _nothing_to_test(tested: object) -> bool:
+    """A test with nothing in it (no case whose false negatives differ) says nothing worth a
+    line."""
+    return isinstance(tested, Excess) and tested.clusters == 0
 
 
 def power_rows(result: GateResult) -> list[list[str]]:
@@ -94,10 +183,19 @@ def power_rows(result: GateResult) -> list[list[str]]:
 
 def power_title(result: GateResult) -> str:
     power = result.power
-    return f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping; " + (
-        f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
-        if power.smallest_blocked is not None
-        else f"no regression is blocked {power.power:.0%} of the time"
+    clustered = (
+        f", templates' design effect {power.design_effect:.2f} (approximate)"
+        if power.design_effect > 1
+        else ""
+    )
+    return (
+        f"what the gate can see: {power.cases:,} cases, {power.flip_share:.1%} flipping"
+        f"{clustered}; "
+        + (
+            f"{power.power:.0%} BLOCK from -{power.smallest_blocked:g} points"
+            if power.smallest_blocked is not None
+            else f"no regression is blocked {power.power:.0%} of the time"
+        )
     )
 
 

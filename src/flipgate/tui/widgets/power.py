@@ -11,7 +11,9 @@ from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.plural import plural
-from flipgate.present.report import EFFECT_METHOD, power_rows
+from flipgate.present.numbers import percent, signed_points
+from flipgate.present.reasons import sentence
+from flipgate.present.report import effect_method, never_event_brief, power_rows
 from flipgate.tui.format import literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -35,8 +37,15 @@ class PowerPanel(Panel):
         else:
             e = result.effect
             effect.append(f"{e.points:+.1f} points", self.style("b" if e.points < 0 else "c"))
-            effect.append(f"  {e.level:.0%} CI {e.low:+.1f} to {e.high:+.1f}")
-            effect.append(f"  {EFFECT_METHOD}", self.style("muted"))
+            effect.append(
+                f"  {percent(e.level)} CI {signed_points(e.low)} to {signed_points(e.high)}"
+            )
+            effect.append(f"  {effect_method(e)}", self.style("muted"))
+            lines.append(effect)
+            effect = Text("rules out  ", self.style("label"))
+            effect.append(
+                f"a regression beyond {e.rules_out:.1f} points, at {percent(e.one_sided)} one-sided"
+            )
         lines.append(effect)
 
         power = result.power
@@ -47,8 +56,10 @@ class PowerPanel(Panel):
         for row in power_rows(result):
             table.add_row(*row)
         lines.append(table)
+        clustered = f", design effect {power.design_effect:.2f}" if power.design_effect > 1 else ""
         reach = Text(
-            f"{power.cases:,} cases, {power.flip_share:.1%} flipping: ", self.style("muted")
+            f"{power.cases:,} cases, {power.flip_share:.1%} flipping{clustered}: ",
+            self.style("muted"),
         )
         if power.smallest_blocked is not None:
             reach.append(
@@ -57,6 +68,13 @@ class PowerPanel(Panel):
         else:
             reach.append(f"no regression is blocked {power.power:.0%} of the time")
         lines.append(reach)
+
+        if (bound := result.safety_bound) is not None:  # the never-event bound, met or not
+            line = Text("safety  ", self.style("label"))
+            lines.append(line.append(never_event_brief(bound)))
+        if (tested := result.false_negatives) is not None and tested.clusters:
+            line = Text("false negatives  ", self.style("label"))
+            lines.append(line.append_text(literal(sentence(tested))))
 
         clusters = result.clusters
         if clusters.templates:

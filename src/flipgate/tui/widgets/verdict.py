@@ -9,8 +9,9 @@ from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
+from flipgate.present.numbers import p_beside, signed_points
 from flipgate.present.reasons import sentence, summary
-from flipgate.present.report import found
+from flipgate.present.report import found, worth_line
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -19,10 +20,11 @@ BANNER_WORDS = {"outcome_limit": "limit breached"}  # where the banner words it 
 
 
 def _effect(effect: Effect | None) -> str:
-    """`-3.0 pts [-7.1, +0.5]`: the paired change in pass rate and its 95% interval."""
+    """`-3.0 pts [-7.1, +0.5]`: the paired change in pass rate and its interval at the test's
+    level (each bound keeps its sign)."""
     if effect is None:
         return "—"
-    return f"{effect.points:+.1f} pts [{effect.low:+.1f}, {effect.high:+.1f}]"
+    return f"{effect.points:+.1f} pts [{signed_points(effect.low)}, {signed_points(effect.high)}]"
 
 
 class VerdictBanner(Panel):
@@ -54,16 +56,26 @@ class VerdictBanner(Panel):
             ("margin", str(result.margin), ""),
             ("flip cap", str(result.flip_cap), ""),
             ("alpha", f"{result.alpha:g}", ""),
-            ("p" + (" by template" if result.p_by == "template" else ""), format_p(result.p), ""),
+            (f"look {result.look} blocks at p ≤", f"{result.blocks_at:.3g}", ""),
+            (
+                "p" + (" by template" if result.p_by == "template" else ""),
+                p_beside(result.p, result.blocks_at),
+                "",
+            ),
             ("effect", _effect(result.effect), ""),
         ):
             numbers.append(f"{name} ", self.style("muted"))
             numbers.append(value, self.style(style) if style else "")
             numbers.append("   ")
         lines.append(numbers)
-        if result.verdict == "PASS":  # what a pass is worth, before anyone reads it as safe
-            worth = Text("what this PASS is worth: ", self.style("label"))
-            lines.append(worth.append(result.power.plainly(), self.style("warn")))
+        if worth := worth_line(
+            result, brief=True
+        ):  # what a pass is worth, before anyone reads it as safe
+            lines.append(
+                Text("what this PASS is worth: ", self.style("label")).append(
+                    worth, self.style("warn")
+                )
+            )
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
 
         warn = self.style("warn")

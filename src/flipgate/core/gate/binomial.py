@@ -1,0 +1,127 @@
+"""Binomial sums in floating point, for the figures beside the verdict (power, bounds, plans).
+
+The verdict's own p is summed in exact integers (mcnemar.py); these are the sums that would cost
+too much that way. Terms come from a table of log-factorials and only those within `WINDOW_SD`
+standard deviations of the mean are kept: the mass left out (under 1e-18) is far below any figure
+shown. Nothing here imports scipy (over a second of a CI job's start-up).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+WINDOW_SD = 9.0  # binomial terms kept either side of the mean, in standard deviations
+
+
+@lru_cache(maxsize=8)
+def _log_factorials(size: int) -> np.ndarray:
+    return np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, size + 1, dtype=np.float64)))))
+
+
+def pmf(n: np.ndarray, j: np.ndarray, p: float) -> np.ndarray:
+    """P(X = j), X ~ Binomial(n, p), elementwise; zero where j is outside 0..n."""
+    n, j = np.asarray(n, dtype=np.int64), np.asarray(j, dtype=np.int64)
+    inside = (j >= 0) & (j <= n)
+    if p in (0.0, 1.0):
+        return np.asarray(inside & (j == (0 if p == 0 else n)), dtype=np.float64)
+    safe = np.where(inside, j, 0)
+    top = int(n.max(initial=1))
+    table = _log_factorials(max(1024, 1 << top.bit_length()))  # few sizes, so few cached
+    log = (
+        table[n] - table[safe] - table[n - safe] + safe * math.log(p) + (n - safe) * math.log1p(-p)
+    )
+    return np.where(inside, np.exp(log), 0.0)
+
+
+def half_pmf(n: int, j: int) -> float:
+    """P(X = j), X ~ Binomial(n, 1/2), for one count (a loop's step, where arrays cost more)."""
+    if not 0 <= j <= n:
+        return 0.0
+    return math.exp(
+        math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) - n * math.log(2)
+    )
+
+
+def support(n: int, p: float) -> np.ndarray:
+    """The counts of Binomial(n, p) within WINDOW_SD standard deviations of its mean."""
+    mean, sd = n * p, math.sqrt(n * p * (1 - p))
+    low = max(0, math.floor(mean - WINDOW_SD * sd) - 1)
+    return np.arange(low, min(n, math.ceil(mean + WINDOW_SD * sd) + 1) + 1)
+
+
+def tail(n: int, t: int, p: float) -> float:
+    """P(X >= t), X ~ Binomial(n, p), over the support (the rest is below any figure shown)."""
+    j = support(n, p)
+    return float(pmf(np.asarray(n), j[j >= t], p).sum()) if t > 0 else 1.0
+
+
+def tails_along(ks: np.ndarray, ts: np.ndarray, p: float) -> np.ndarray:
+    """P(Binomial(k, p) >= t_k) for consecutive k whose threshold t_k steps by 0 or 1.
+
+    One more trial moves the tail by a single term: T_{k+1}(t) = T_k(t) + p pmf_k(t - 1), and
+    T_{k+1}(t + 1) = T_k(t) - (1 - p) pmf_k(t). So a whole run of k costs one sum and a cumsum.
+    """
+    first = tail(int(ks[0]), int(ts[0]), p)
+    k, t = ks[:-1], ts[:-1]
+    moves = np.where(np.diff(ts) == 0, p * pmf(k, t - 1, p), -(1 - p) * pmf(k, t, p))
+    return np.clip(first + np.concatenate(([0.0], np.cumsum(moves))), 0.0, 1.0)
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k), X ~ Binomial(n, p), summed exactly term by term (small n only)."""
+    return math.fsum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(0, k + 1))
+
+
+def binom_quantile(n: int, p: float, q: float) -> int:
+    """The smallest x with P(X <= x) >= q, X ~ Binomial(n, p)."""
+    if n == 0 or p <= 0:
+        return 0
+    j = support(n, p)
+    below = np.cumsum(pmf(np.asarray(n), j, p)) + (1.0 - tail(n, int(j[0]), p))
+    return int(j[np.searchsorted(below, q - 1e-12)])
+
+
+def _at_most(x: int, n: int, p: float) -> float:
+    """P(X <= x), X ~ Binomial(n, p), over the support."""
+    if x >= n:
+        return 1.0
+    return 1.0 - tail(n, x + 1, p) if x >= 0 else 0.0
+
+
+def clopper_pearson_upper(x: int, n: int, level: float) -> float:
+    """The exact one-sided upper confidence bound at `level` for a rate seen x times in n.
+
+    Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated
+    in the case of the binomial. Biometrika 26(4), 404-413: the rate u with P(X <= x; n, u) = 1 -
+    level. With x = 0 it is 1 - (1 - level)^(1/n), about 3/n at 95% (the "rule of three").
+    """
+    if n == 0 or x >= n:
+        return 1.0
+    miss = 1.0 - level
+    if x == 0:
+        return -math.expm1(math.log(miss) / n)
+    low, high = x / n, 1.0  # P(X <= x; u) falls as u rises: bisect to a double's precision
+    for _ in range(200):
+        mid = (low + high) / 2
+        if mid in (low, high):
+            break
+        low, high = (mid, high) if _at_most(x, n, mid) > miss else (low, mid)
+    return high
+
+
+def cases_for_rate(max_rate: float, level: float) -> int:
+    """The fewest cases, none failing, whose Clopper-Pearson upper bound at `level` is at most
+    `max_rate`: the smallest n with (1 - level)^(1/n) >= 1 - max_rate."""
+    if max_rate >= 1:
+        return 0
+    if max_rate <= 0:
+        raise ValueError("no number of cases bounds a failure rate at zero")
+    n = math.ceil(math.log(1 - level) / math.log1p(-max_rate))
+    while n > 1 and clopper_pearson_upper(0, n - 1, level) <= max_rate:  # a float at the edge
+        n -= 1
+    while clopper_pearson_upper(0, n, level) > max_rate:
+        n += 1
+    return n
