@@ -51,15 +51,13 @@ def test_a_judge_repeat_set_with_a_known_flip_rate(tmp_path: Path) -> None:
         judged(tmp_path, "j1", {"c00"}, judge_rep=1),
     ]
     repeats = judge_repeats("baseline", run, passes, default_spec())
-    assert repeats.passes == ("base", "j1", "j2")
+    assert repeats.passes == ("base", "j1", "j2")  # a pass by its folder's name
     [rate] = repeats.rules
     assert (rate.rule, rate.outputs, rate.flipped, rate.rate) == ("correct", 40, 10, 0.25)
     assert (rate.low, rate.high) == pytest.approx(clopper_pearson(10, 40))
     assert repeats.unstable_cases == tuple(sorted(flips))
 
-    proposal = propose_unstable(
-        repeats, [run, *ordered_passes(passes)], default_spec(), FlakyList(), "qa"
-    )
+    proposal = propose_unstable(repeats, run, default_spec(), FlakyList(), "qa")
     # the cap (5% of 40 cases) takes two; every unstable case is proposed with the judge's words
     assert [e.case for e in proposal.entries] == sorted(flips)
     assert proposal.slots_left == 2

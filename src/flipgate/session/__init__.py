@@ -24,6 +24,7 @@ from flipgate.session.curation import (
     read_arms,
     read_flaky,
     read_identical,
+    read_judgings,
     read_runs,
     read_spec,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "read_campaign",
     "read_flaky",
     "read_identical",
+    "read_judgings",
     "read_runs",
     "read_spec",
     "read_terms",

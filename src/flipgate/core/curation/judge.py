@@ -1,13 +1,10 @@
 """Judge repeats proposed for the flaky list (issue 23 item 2): the cases whose verdict moved when
 only the judge ran again (`core/gate/judge.py` measures them), through the curation's own
-`Proposal`, each entry's evidence the judge's."""
+proposal, each entry's evidence the judge's."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
-
-from flipgate.core.curation.flips import FlipRecord, Proposal, propose
+from flipgate.core.curation.flips import FlipRecord, Proposal, proposal_of, suite_cases
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import JudgeRepeats
 from flipgate.core.gate.spec import GateSpec
@@ -15,19 +12,29 @@ from flipgate.core.runs.model import Run
 
 
 def propose_unstable(
-    repeats: JudgeRepeats, runs: Sequence[Run], spec: GateSpec, flaky: FlakyList, owner: str | None
+    repeats: JudgeRepeats, run: Run, spec: GateSpec, flaky: FlakyList, owner: str | None
 ) -> Proposal:
-    """The flaky-list proposal of the curation (`flips.propose`) for the judging passes `runs`
-    (the arm's run first), each entry's evidence the judge's own: how often its verdict moved
-    when only the judge ran again, and each rule's flip rate beside it."""
-    proposal = propose(list(runs), spec, flaky, owner)
+    """The flaky-list proposal for the cases of `run` unstable under the judge alone: each
+    entry's evidence how often its verdict moved when only the judge ran again, and each rule's
+    flip rate beside it. Safety cases are findings, as in any proposal."""
+    records = [
+        FlipRecord(case.case, case.safety, tuple(zip(repeats.passes, case.verdicts, strict=True)))
+        for case in repeats.unstable
+    ]
     rates = "; ".join(
         f"{r.rule} {r.flipped}/{r.outputs} outputs flipped" for r in repeats.rules if r.flipped
     )
-    entries = tuple(
-        replace(entry, evidence=judge_evidence(entry.record, rates)) for entry in proposal.entries
+    return proposal_of(
+        records,
+        repeats.passes,
+        dict(run.key),
+        len(suite_cases([run])),
+        spec,
+        flaky,
+        owner,
+        evidence=lambda record: judge_evidence(record, rates),
+        judge_alone=True,
     )
-    return replace(proposal, entries=entries)
 
 
 def judge_evidence(record: FlipRecord, rates: str) -> str:

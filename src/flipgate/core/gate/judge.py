@@ -6,7 +6,8 @@ A workspace's `rejudged/baseline/` and `rejudged/candidate/` each hold judging p
 arm's run: every pass a run (our format, or an Inspect log written by `inspect score` over the
 arm's log) holding the same (case, rep) with the same output, graded again. A pass's run.yaml
 may say which it is (`judge_rep: 2`); else the passes count in name order. The arm's own run is
-pass 0.
+pass 0. A pass rescored by `inspect score` keeps its log's run id, so passes are named by their
+file or folder name.
 
 - each rule's **judge flip rate**: of the outputs judged at least twice on that rule, the share
   given more than one verdict, with its exact (Clopper-Pearson) interval: outputs are
@@ -20,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 import polars as pl
 from scipy.stats import beta
@@ -67,6 +67,7 @@ class UnstableCase:
     """A case whose collapsed verdict differs between judgings of the same outputs."""
 
     case: str
+    safety: bool
     verdicts: tuple[bool | None, ...]  # per judging, the run's own first; None: not graded
 
     @property
@@ -80,13 +81,20 @@ class JudgeRepeats:
     """One arm's outputs judged again: the passes, each rule's flip rate, the unstable cases."""
 
     arm: Arm
-    passes: tuple[str, ...]  # run ids, the arm's own run first
+    passes: tuple[str, ...]  # the arm's run id, then each pass's file or folder name
     rules: tuple[RuleFlipRate, ...]
     unstable: tuple[UnstableCase, ...]  # cases whose collapsed verdict differs between passes
 
     @property
     def unstable_cases(self) -> tuple[str, ...]:
         return tuple(record.case for record in self.unstable)
+
+    def rule(self, name: str) -> RuleFlipRate | None:
+        return next((r for r in self.rules if r.rule == name), None)
+
+    @property
+    def judgings(self) -> int:
+        return len(self.passes)
 
 
 def ordered_passes(passes: Sequence[Run]) -> list[Run]:
@@ -173,40 +181,22 @@ def judge_repeats(arm: Arm, run: Run, passes: Sequence[Run], spec: GateSpec) -> 
         for rule, n, k in rates.select("rule", "outputs", "flipped").iter_rows()
     )
     collapsed = pl.concat(
-        collapsed_verdicts(r, spec).select("case", "passed").with_columns(judging=pl.lit(i))
-        for i, r in enumerate(every)
+        collapsed_verdicts(r, spec).with_columns(judging=pl.lit(i)) for i, r in enumerate(every)
     )
     per_case = (
         collapsed.sort("judging")
         .group_by("case")
-        .agg(pl.col("passed"), kinds=pl.col("passed").drop_nulls().n_unique())
+        .agg(
+            pl.col("passed"),
+            pl.col("safety").any(),
+            kinds=pl.col("passed").drop_nulls().n_unique(),
+        )
         .filter(pl.col("kinds") > 1)
         .sort("case")
     )
     unstable = tuple(
-        UnstableCase(case, tuple(verdicts))
-        for case, verdicts in per_case.select("case", "passed").iter_rows()
+        UnstableCase(case, bool(safety), tuple(verdicts))
+        for case, safety, verdicts in per_case.select("case", "safety", "passed").iter_rows()
     )
-    return JudgeRepeats(arm, tuple(r.run_id for r in every), rules, unstable)
-
-
-def to_json(repeats: JudgeRepeats) -> dict[str, Any]:
-    """Figures only, for the JSON report."""
-    return {
-        "arm": repeats.arm,
-        "passes": list(repeats.passes),
-        "rules": [
-            {
-                "rule": r.rule,
-                "outputs": r.outputs,
-                "flipped": r.flipped,
-                "rate": r.rate,
-                "low": r.low,
-                "high": r.high,
-                "level": LEVEL,
-                "method": "clopper_pearson",
-            }
-            for r in repeats.rules
-        ],
-        "unstable": list(repeats.unstable_cases),
-    }
+    names = (run.run_id, *(judged.path.name for judged in ordered))
+    return JudgeRepeats(arm, names, rules, unstable)

@@ -14,6 +14,7 @@ from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS
+from flipgate.present.judge import judge_json
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
 from flipgate.present.report.shared import BASE_FILE_WORDS
 from flipgate.present.sources import sources_json
@@ -53,6 +54,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     }
     if result.previous is not None:
         data["previous"] = _result_json(result.previous)
+    data["judge_repeats"] = [judge_json(repeats) for repeats in comparison.judge_repeats]
     if comparison.rerun_price is not None and data["escalation"] is not None:
         data["escalation"]["price"] = comparison.rerun_price.to_data()
     return data

@@ -9,6 +9,7 @@ from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
+from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_rows
 from flipgate.present.reasons import clusters_line, sentence, summary
 from flipgate.present.report import shared
@@ -136,6 +137,10 @@ def to_markdown(comparison: Comparison) -> str:
         if unnamed:
             lines += ["", f"… {shared.more(unnamed, 'flipped')}"]
         lines += ["", "</details>", ""]
+    for repeats in comparison.judge_repeats:
+        first, *rest = judge_lines(repeats)
+        lines += [f"**The judge alone:** {_md(first)}", ""]
+        lines += [f"- {_md(line.strip())}" for line in rest] + [""]
     if result.escalation is not None:
         lines += [f"**Next:** {_md(result.escalation.message)}", ""]
     if comparison.rerun_price is not None:

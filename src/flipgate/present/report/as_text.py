@@ -13,6 +13,7 @@ from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_rows
 from flipgate.present.reasons import clusters_line, sentence, summary
 from flipgate.present.report import shared
@@ -39,6 +40,7 @@ def to_text(comparison: Comparison) -> RenderableType:
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
     parts.extend(_sources(result))
+    parts.extend(_judge(comparison))
     parts.append(_power_table(result))
     if worth := shared.worth_line(result):
         parts.append(Text(f"what this PASS is worth: {worth}"))
@@ -96,6 +98,16 @@ def _sources(result: GateResult) -> list[Text]:
     notes = [unknown_note(sources)]
     notes += [noise_line(f"grader noise, {arm}", sources.noise[arm]) for arm in ARMS]
     lines += [Text(note, style="dim") for note in notes if note is not None]
+    return lines
+
+
+def _judge(comparison: Comparison) -> list[Text]:
+    """The judge alone: each arm's outputs judged again (rejudged/), its flip rate per rule."""
+    lines: list[Text] = []
+    for repeats in comparison.judge_repeats:
+        first, *rest = judge_lines(repeats)
+        lines.append(Text.assemble(("the judge alone  ", "bold"), literal(first)))
+        lines += [literal(line, style="dim") for line in rest]
     return lines
 
 

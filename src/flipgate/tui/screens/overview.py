@@ -48,6 +48,7 @@ from flipgate.tui.widgets import (
     VerdictBanner,
 )
 from flipgate.tui.widgets.flip_matrix import WIDTH as MATRIX_WIDTH
+from flipgate.tui.widgets.judge import JudgePanel
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
@@ -152,6 +153,8 @@ class OverviewScreen(Screen[None]):
                 yield FlipMatrix(comparison, id="matrix")
                 yield PowerPanel(comparison, id="power")
             yield KeyDiff(comparison, id="key")
+            if comparison.judge_repeats:  # rejudged/: the judge measured alone
+                yield JudgePanel(comparison, id="judge")
             with Horizontal(classes="row"):
                 yield OutcomesPanel(comparison, id="outcomes")
                 # Pass/fail runs have no decisions to reconcile: one panel says so, full width.
