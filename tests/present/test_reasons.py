@@ -50,6 +50,7 @@ from flipgate.core.triage.flaky import (
     BaselineRepeats,
     FlakyFindings,
     FlakyListSize,
+    JudgeUnstable,
     ListedEntry,
     NoBaselineRepeats,
     NoisyCase,
@@ -58,9 +59,11 @@ from flipgate.core.triage.grader import (
     FlipSplit,
     GraderFindings,
     GraderSelfNoise,
+    JudgeAlone,
     JudgeHeld,
     JudgeMoved,
     NoFlipToCompare,
+    NoJudgeRepeats,
     NoOutputGradedTwice,
     SameOutput,
 )
@@ -74,6 +77,7 @@ from flipgate.core.triage.regression import (
     RuleWrong,
     TemplateBroken,
     TemplatesCluster,
+    WhoFlipped,
 )
 from flipgate.core.triage.stale import (
     BaselineAge,
@@ -343,6 +347,14 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
         ),
     ),
     (
+        JudgeUnstable("baseline", 4, ("case-07", "case-11")),
+        (
+            "judge alone, baseline",
+            "2 flipped cases changed verdict across 4 judgings of the same stored outputs: "
+            "case-07, case-11 (flipgate flaky propose --rejudged lists them with that evidence)",
+        ),
+    ),
+    (
         JudgeMoved("j@1", None, declared=False),
         ("judge", "j@1 -> (absent) (outside the declared change)"),
     ),
@@ -370,6 +382,29 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
             "outputs",
             "no flipped case kept its output (normalised: whitespace, JSON key order) · "
             "b 2 = 2 model + 0 grader · c 0 = 0",
+        ),
+    ),
+    (
+        JudgeAlone("candidate", "graded", 3, 40, 10, 0.1269, 0.4119, 0.95),
+        (
+            "judge alone, candidate",
+            "graded: 10 of 40 outputs flipped (25%, 95% CI 12.7% to 41.2%) across 3 judgings "
+            "of the same outputs",
+        ),
+    ),
+    (
+        NoJudgeRepeats(),
+        (
+            "judge alone",
+            "not measured: judge the stored outputs again (rejudged/, docs/who-flipped.md) to "
+            "tell the judge's own noise",
+        ),
+    ),
+    (
+        WhoFlipped(("case-01", "case-02"), ("case-03",), ()),
+        (
+            "who flipped",
+            "2 changed output (the model): case-01, case-02; 1 same output (the grader): case-03",
         ),
     ),
     (
@@ -444,8 +479,9 @@ SUMMARIES: list[tuple[Any, str]] = [
         "repetition to infra",
     ),
     (
-        FlakyFindings(listed=1, unsteady=0, split_both=1, split_one=1),
-        "flipped cases that look noisy: 1 listed, 1 split in both arms, 1 split in one arm only",
+        FlakyFindings(listed=1, unsteady=0, split_both=1, split_one=1, judge_unstable=2),
+        "flipped cases that look noisy: 1 listed, 1 split in both arms, 1 split in one arm "
+        "only, 2 moved by the judge alone",
     ),
     (
         GraderFindings(judge_moved=False, same_output=0),

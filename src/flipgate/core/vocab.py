@@ -186,6 +186,7 @@ TriageFactCode = Literal[
     "baseline_repeats",
     "no_baseline_repeats",
     "noisy_case",
+    "judge_unstable",
     # grader
     "judge_moved",
     "judge_held",
@@ -194,6 +195,8 @@ TriageFactCode = Literal[
     "same_output",
     "no_flip_to_compare",
     "no_output_graded_twice",
+    "judge_alone",
+    "no_judge_repeats",
     # stale baseline
     "key_moved",
     "key_held",
@@ -211,6 +214,7 @@ TriageFactCode = Literal[
     "rule_wrong",
     "template_broken",
     "templates_cluster",
+    "who_flipped",
 ]
 TRIAGE_FACT_CODES: tuple[TriageFactCode, ...] = get_args(TriageFactCode)
 

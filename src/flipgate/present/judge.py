@@ -16,12 +16,19 @@ CASES_NAMED = 8
 
 def rate_words(rate: RuleFlipRate) -> str:
     """`correct: 10 of 40 outputs flipped (25%, 95% CI 12.7% to 41.2%)`."""
-    if rate.rate is None:
-        return f"{rate.rule}: no output judged twice"
-    interval = f"{percent(LEVEL)} CI {percent(rate.low)} to {percent(rate.high)}"
+    return flip_rate_text(rate.rule, rate.flipped, rate.outputs, rate.low, rate.high, LEVEL)
+
+
+def flip_rate_text(
+    rule: str, flipped: int, outputs: int, low: float, high: float, level: float
+) -> str:
+    """A rule's judge flip rate with its exact interval, as every front end words it."""
+    if not outputs:
+        return f"{rule}: no output judged twice"
+    interval = f"{percent(level)} CI {percent(low)} to {percent(high)}"
     return (
-        f"{rate.rule}: {rate.flipped:,} of {plural(rate.outputs, 'output')} flipped "
-        f"({percent(rate.rate)}, {interval})"
+        f"{rule}: {flipped:,} of {plural(outputs, 'output')} flipped "
+        f"({percent(flipped / outputs)}, {interval})"
     )
 
 

@@ -15,6 +15,7 @@ from flipgate.core.triage.flaky import (
     BaselineRepeats,
     FlakyFindings,
     FlakyListSize,
+    JudgeUnstable,
     NoBaselineRepeats,
     NoisyCase,
 )
@@ -22,9 +23,11 @@ from flipgate.core.triage.grader import (
     FlipSplit,
     GraderFindings,
     GraderSelfNoise,
+    JudgeAlone,
     JudgeHeld,
     JudgeMoved,
     NoFlipToCompare,
+    NoJudgeRepeats,
     NoOutputGradedTwice,
     SameOutput,
 )
@@ -38,6 +41,7 @@ from flipgate.core.triage.regression import (
     RuleWrong,
     TemplateBroken,
     TemplatesCluster,
+    WhoFlipped,
 )
 from flipgate.core.triage.stale import (
     BaselineAge,
@@ -51,6 +55,7 @@ from flipgate.core.triage.stale import (
     StaleFindings,
 )
 from flipgate.core.triage.step import TriageStep
+from flipgate.present.judge import flip_rate_text
 from flipgate.present.reasons import sentence
 from flipgate.present.sources import cell_split
 
@@ -210,12 +215,22 @@ def _(s: FlakyFindings) -> str:
             (s.unsteady, "flipping between baseline runs"),
             (s.split_both, "split in both arms"),
             (s.split_one, "split in one arm only"),
+            (s.judge_unstable, "moved by the judge alone"),
         )
         if n
     ]
     if not parts:
         return "no flipped case is listed, split or unsteady across baseline runs"
     return f"flipped cases that look noisy: {', '.join(parts)}"
+
+
+@fact_line.register
+def _(f: JudgeUnstable) -> Line:
+    return f"judge alone, {f.arm}", (
+        f"{plural(len(f.cases), 'flipped case')} changed verdict across {f.judgings} judgings of "
+        f"the same stored outputs: {_ids(f.cases)} (flipgate flaky propose --rejudged lists "
+        "them with that evidence)"
+    )
 
 
 # 3. grader ------------------------------------------------------------------------------
@@ -284,6 +299,20 @@ def _(f: NoOutputGradedTwice) -> Line:
     return (
         "outputs",
         f"no flipped case has the same output graded differently ({f.compared} compared)",
+    )
+
+
+@fact_line.register
+def _(f: JudgeAlone) -> Line:
+    rate = flip_rate_text(f.rule, f.flipped, f.outputs, f.low, f.high, f.level)
+    return f"judge alone, {f.arm}", f"{rate} across {f.judgings} judgings of the same outputs"
+
+
+@fact_line.register
+def _(f: NoJudgeRepeats) -> Line:
+    return "judge alone", (
+        "not measured: judge the stored outputs again (rejudged/, docs/who-flipped.md) to tell "
+        "the judge's own noise"
     )
 
 
@@ -435,6 +464,20 @@ def _(f: TemplatesCluster) -> Line:
         f"{plural(f.broken, 'broken case')} come from {plural(f.templates, 'template')}: "
         "cloned cases flip together, count a template once",
     )
+
+
+@fact_line.register
+def _(f: WhoFlipped) -> Line:
+    parts = [
+        f"{len(cases)} {what}: {_ids(cases)}"
+        for cases, what in (
+            (f.model, "changed output (the model)"),
+            (f.grader, "same output (the grader)"),
+            (f.unknown, "no outputs to compare"),
+        )
+        if cases
+    ]
+    return "who flipped", "; ".join(parts)
 
 
 @step_summary.register

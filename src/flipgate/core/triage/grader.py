@@ -1,7 +1,9 @@
 """Triage step 3, grader (SPEC §5): a moved judge, and flipped cases whose stored output is the same
 in both arms under another grade (the gate's split of b and c by who flipped them,
-`core/gate/sources.py`); facts `judge_moved`, `judge_held`, `flip_split`, `grader_noise`,
-`same_output`, `no_flip_to_compare`, `no_output_graded_twice`."""
+`core/gate/sources.py`), and the judge measured alone on stored outputs judged again
+(`rejudged/`, `core/gate/judge.py`); facts `judge_moved`, `judge_held`, `flip_split`,
+`grader_noise`, `same_output`, `no_flip_to_compare`, `no_output_graded_twice`, `judge_alone`,
+`no_judge_repeats`."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import ClassVar
 import polars as pl
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.judge import LEVEL
 from flipgate.core.gate.sources import SourceCounts, normalise
 from flipgate.core.triage.step import TriageStep
 from flipgate.core.vocab import Arm, TriageClass, TriageFactCode
@@ -79,6 +82,29 @@ class NoOutputGradedTwice:
 
 
 @dataclass(frozen=True)
+class JudgeAlone:
+    """One rule's judge flip rate in one arm: of the stored outputs judged at least twice, those
+    given more than one verdict, with the exact interval at `level`."""
+
+    code: ClassVar[TriageFactCode] = "judge_alone"
+    arm: Arm
+    rule: str
+    judgings: int
+    outputs: int
+    flipped: int
+    low: float
+    high: float
+    level: float
+
+
+@dataclass(frozen=True)
+class NoJudgeRepeats:
+    """No stored outputs were judged again: the judge's own noise is not measured."""
+
+    code: ClassVar[TriageFactCode] = "no_judge_repeats"
+
+
+@dataclass(frozen=True)
 class GraderFindings:
     code: ClassVar[TriageClass] = "grader"
     judge_moved: bool
@@ -94,6 +120,8 @@ Fact = (
     | SameOutput
     | NoFlipToCompare
     | NoOutputGradedTwice
+    | JudgeAlone
+    | NoJudgeRepeats
 )
 FACTS = (
     JudgeMoved,
@@ -103,6 +131,8 @@ FACTS = (
     SameOutput,
     NoFlipToCompare,
     NoOutputGradedTwice,
+    JudgeAlone,
+    NoJudgeRepeats,
 )
 
 
@@ -170,6 +200,14 @@ def grader_step(comparison: Comparison, flips: pl.DataFrame) -> TriageStep:
         facts.append(NoFlipToCompare())
     elif not same:
         facts.append(NoOutputGradedTwice(len(cases)))
+    alone = [
+        JudgeAlone(
+            r.arm, rate.rule, r.judgings, rate.outputs, rate.flipped, rate.low, rate.high, LEVEL
+        )
+        for r in comparison.judge_repeats
+        for rate in r.rules
+    ]
+    facts += alone or [NoJudgeRepeats()]
     return TriageStep(
         "grader",
         GraderFindings(judge_moved, len(same), len(comparison.result.flipped)),
