@@ -29,6 +29,7 @@ from flipgate.core.decision.file import (
     write_decision,
 )
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -162,6 +163,23 @@ def test_unicode_reason_round_trips_through_a_signed_file(
     result = verify_decision(path, allow("ada@example.com", ada))
     assert result.ok, result.failures
     assert result.record is not None and result.record.reason == reason
+
+
+def test_each_broken_case_s_class_and_why_round_trip_and_old_documents_still_read() -> None:
+    placed = (
+        CasePlacement("case-017", "flaky", "repetitions split in both arms"),
+        CasePlacement("listing-047", "regression", "its output changed: the model flipped it"),
+    )
+    record = replace(fixed_record(), broken_cases=placed)
+    text = render_decision(record)
+    assert "broken_cases:\n  - case: case-017\n    class: flaky\n" in text
+    assert parse_decision(yaml.safe_load(text)) == record
+    # a decision signed before issue 23 has no broken_cases: its document is unchanged
+    assert "broken_cases" not in render_decision(fixed_record())
+    with pytest.raises(InvalidDecision, match=r"broken_cases\.case"):
+        replace(fixed_record(), broken_cases=(placed[0], placed[0]))
+    with pytest.raises(InvalidDecision, match=r"broken_cases\.class"):
+        CasePlacement("case-1", "bad_luck", "")
 
 
 def test_multi_line_reason_is_a_literal_block() -> None:

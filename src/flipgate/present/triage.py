@@ -8,9 +8,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import singledispatch
 
+from flipgate.core.decision.record import CasePlacement
+from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.plural import plural
 from flipgate.core.runs.key import ABSENT
+from flipgate.core.triage.evidence import placed
 from flipgate.core.triage.flaky import (
     BaselineRepeats,
     FlakyFindings,
@@ -491,3 +494,35 @@ def _(s: RegressionFindings) -> str:
     if s.flips:
         return "an earlier step explains every broken case"
     return "no case flipped"
+
+
+# each broken case's class, as a signed decision records it ----------------------------------
+
+
+def placements(comparison: Comparison, steps: Sequence[TriageStep]) -> tuple[CasePlacement, ...]:
+    """Each broken case, the class whose step explains it first, and why in that step's words:
+    the step's line about the case, else what it found; the regression step says who flipped."""
+    return tuple(
+        CasePlacement(case, step.klass, _why(case, step, comparison))
+        for case, step in placed(comparison, steps)
+    )
+
+
+def _why(case: str, step: TriageStep, comparison: Comparison) -> str:
+    if step.klass == "regression":
+        sources = comparison.result.sources
+        source = sources.source(case) if sources is not None else None
+        return f"no earlier step explains it; {SOURCE_WORDS[source or 'unknown']}"
+    for fact in step.facts:
+        if getattr(fact, "case", None) == case:
+            return fact_line(fact)[1]
+        if case in getattr(fact, "cases", ()):
+            return " ".join(fact_line(fact))
+    return summary_of(step)
+
+
+SOURCE_WORDS = {
+    "model": "its output changed: the model flipped it",
+    "grader": "its output is the same: the grader flipped it",
+    "unknown": "no stored outputs to tell who flipped it",
+}

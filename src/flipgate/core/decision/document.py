@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -47,7 +48,7 @@ def render_decision(record: DecisionRecord) -> str:
 
 def _document(record: DecisionRecord) -> dict[str, Any]:
     gate = record.gate
-    return {
+    document = {
         "flipgate_decision": FORMAT_VERSION,
         "decision": record.decision,
         "cause": record.cause,
@@ -73,6 +74,12 @@ def _document(record: DecisionRecord) -> dict[str, Any]:
         ],
         "cases_reviewed": list(record.cases_reviewed),
     }
+    if record.broken_cases:  # a decision made without them reads, and verifies, as before
+        document["broken_cases"] = [
+            {"case": placed.case, "class": placed.triage_class, "why": placed.why}
+            for placed in record.broken_cases
+        ]
+    return document
 
 
 def _emit_mapping(mapping: Mapping[str, Any], col: int) -> list[str]:
@@ -175,7 +182,7 @@ def _utc_text(moment: datetime) -> str:
 
 def parse_decision(document: object) -> DecisionRecord:
     """A `DecisionRecord` from the safe-loaded message part of a decision file."""
-    top = _mapping(document, "", _TOP_KEYS)
+    top = _mapping(document, "", _TOP_KEYS, optional=_OPTIONAL_KEYS)
     if top["flipgate_decision"] != FORMAT_VERSION:
         raise InvalidDecision(
             "flipgate_decision",
@@ -201,6 +208,9 @@ def parse_decision(document: object) -> DecisionRecord:
             text_field(case, "cases_reviewed")
             for case in _list(top["cases_reviewed"], "cases_reviewed")
         ),
+        broken_cases=tuple(
+            _placement(item) for item in _list(top.get("broken_cases", []), "broken_cases")
+        ),
     )
 
 
@@ -210,15 +220,20 @@ _TOP_KEYS = (
 )  # fmt: skip
 
 
+_OPTIONAL_KEYS = ("broken_cases",)  # issue 23: each broken case's triage class and why
+
+
 _GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")
 
 
-def _mapping(value: object, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
+def _mapping(
+    value: object, name: str, keys: tuple[str, ...], *, optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
     where = name or "document"
     if not isinstance(value, dict):
         raise InvalidDecision(where, f"expected a mapping, got {type(value).__name__}")
     missing = [key for key in keys if key not in value]
-    extra = [str(key) for key in value if key not in keys]
+    extra = [str(key) for key in value if key not in keys and key not in optional]
     if missing or extra:
         said = "; ".join(
             part
@@ -253,6 +268,15 @@ def _run(value: object, name: str) -> RunRef:
         text_field(run["run_id"], f"{name}.run_id"),
         text_field(run["path"], f"{name}.path"),
         text_field(run["digest"], f"{name}.digest"),
+    )
+
+
+def _placement(value: object) -> CasePlacement:
+    entry = _mapping(value, "broken_cases", ("case", "class", "why"))
+    return CasePlacement(
+        text_field(entry["case"], "broken_cases.case"),
+        text_field(entry["class"], "broken_cases.class"),
+        text_field(entry["why"], "broken_cases.why"),
     )
 
 

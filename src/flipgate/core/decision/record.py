@@ -129,6 +129,20 @@ class ChecklistEntry:
 
 
 @dataclass(frozen=True)
+class CasePlacement:
+    """A broken case, the triage class its evidence put it in, and why (issue 23 item 5)."""
+
+    case: str
+    triage_class: str
+    why: str
+
+    def __post_init__(self) -> None:
+        _line("broken_cases.case", self.case)
+        _one_of("broken_cases.class", self.triage_class, TRIAGE_CLASSES)
+        _text("broken_cases.why", self.why)
+
+
+@dataclass(frozen=True)
 class DecisionRecord:
     """Everything a decision file says, before it is signed."""
 
@@ -142,6 +156,7 @@ class DecisionRecord:
     candidate: RunRef
     checklist: tuple[ChecklistEntry, ...] = field(default=())
     cases_reviewed: tuple[str, ...] = field(default=())
+    broken_cases: tuple[CasePlacement, ...] = field(default=())  # each broken case's class
 
     def __post_init__(self) -> None:
         _one_of("decision", self.decision, REVIEW_DECISIONS)
@@ -154,6 +169,8 @@ class DecisionRecord:
         # Callers may pass lists; the record keeps tuples so that it stays hashable and frozen.
         object.__setattr__(self, "checklist", tuple(self.checklist))
         object.__setattr__(self, "cases_reviewed", tuple(self.cases_reviewed))
+        object.__setattr__(self, "broken_cases", tuple(self.broken_cases))
+        _unique("broken_cases.case", [placed.case for placed in self.broken_cases])
         classes = [entry.triage_class for entry in self.checklist]
         _unique("checklist.class", classes)
         for case in self.cases_reviewed:

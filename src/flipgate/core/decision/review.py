@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -40,6 +41,7 @@ def build_record(
     reviewer: Reviewer,
     checklist: Iterable[ChecklistEntry] = (),
     cases_reviewed: Iterable[str] = (),
+    broken_cases: Iterable[CasePlacement] = (),
     created: datetime | None = None,
 ) -> DecisionRecord:
     """The decision on `comparison`, its runs digested now, their paths relative to `workspace`."""
@@ -55,4 +57,5 @@ def build_record(
         candidate=RunRef.measure(cand.path, cand.run_id, workspace),
         checklist=tuple(checklist),
         cases_reviewed=tuple(cases_reviewed),
+        broken_cases=tuple(broken_cases),
     )

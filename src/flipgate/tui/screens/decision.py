@@ -35,7 +35,7 @@ from flipgate.core.decision.file import (
     verify_decision,
     write_decision,
 )
-from flipgate.core.decision.record import InvalidDecision, Reviewer
+from flipgate.core.decision.record import CasePlacement, InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
@@ -282,12 +282,14 @@ class DecisionScreen(Screen[Path | None]):
         workspace: Path,
         *,
         cases: Mapping[str, Sequence[TriageClass]],
+        placed: Sequence[CasePlacement] = (),
     ) -> None:
         super().__init__()
         self.comparison = comparison
         self.walk = walk
         self.workspace = workspace
         self.cases = cases
+        self.placed = placed  # each broken case's class and why, as the evidence put it
         self.written: Path | None = None
 
     def compose(self) -> ComposeResult:
@@ -415,6 +417,7 @@ class DecisionScreen(Screen[Path | None]):
                 reviewer=form.reviewer,
                 checklist=checklist(self.walk),
                 cases_reviewed=form.cases_reviewed,
+                broken_cases=self.placed,
             )
         except (InvalidDecision, InputError) as problem:
             self.post_message(self.NotSigned(_said(problem)))
