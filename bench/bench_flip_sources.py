@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     pair = args.data / args.format
     gate = ["gate", str(pair / "baseline"), str(pair / "candidate"), "--format", "json"]
     me = ["uv", "run", "--no-sync", "python", str(Path(__file__).resolve()), "--child"]
-    commands = {"gate with the split": [*me, "with", *gate], "gate without": [*me, "without", *gate]}
+    commands = {
+        "gate with the split": [*me, "with", *gate],
+        "gate without": [*me, "without", *gate],
+    }
     timings = time_commands(commands, args.repeat)
     print(f"{args.cases:,} cases x {args.reps} repetitions, {args.format}, {args.repeat} rounds")
     for label, timing in timings.items():

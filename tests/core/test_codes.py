@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from flipgate.core.gate.binomial import clopper_pearson
 from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit
 from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.evidence import (
@@ -30,7 +31,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
-from flipgate.core.gate.judge import clopper_pearson, judge_repeats
+from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import BaseSource, GateBase
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
@@ -448,7 +449,7 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert first(facts(steps), JudgeUnstable) == JudgeUnstable("candidate", 2, ("t1-0",))
     alone = first(facts(steps), JudgeAlone)
     assert (alone.arm, alone.rule, alone.outputs, alone.flipped) == ("candidate", "passed", 87, 3)
-    assert (alone.low, alone.high) == pytest.approx(clopper_pearson(3, 87))
+    assert (alone.low, alone.high) == pytest.approx(clopper_pearson(3, 87, 0.95))
     # t0-0 kept its output under another grade: the grader step explains it, 6 remain, all
     # with another output (the model)
     assert first(facts(steps), TemplatesCluster) == TemplatesCluster(broken=6, templates=4)

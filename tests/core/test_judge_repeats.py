@@ -11,8 +11,9 @@ from scipy.stats import binom, binomtest
 
 from flipgate.core.curation.judge import propose_unstable
 from flipgate.core.errors import InputError
+from flipgate.core.gate.binomial import clopper_pearson, clopper_pearson_upper
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.judge import clopper_pearson, judge_repeats, ordered_passes
+from flipgate.core.gate.judge import judge_repeats, ordered_passes
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
@@ -32,9 +33,11 @@ def judged(tmp: Path, name: str, failing: set[str], **manifest: Any) -> Run:
 
 @pytest.mark.parametrize(("k", "n"), [(0, 40), (10, 40), (40, 40), (3, 7), (1, 1)])
 def test_clopper_pearson_against_scipy_and_the_tails(k: int, n: int) -> None:
-    low, high = clopper_pearson(k, n)
+    low, high = clopper_pearson(k, n, 0.95)
     reference = binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
     assert (low, high) == pytest.approx((reference.low, reference.high), abs=1e-9)
+    # the two-sided upper bound is the one-sided one (found by bisection) at 97.5%
+    assert high == pytest.approx(clopper_pearson_upper(k, n, 0.975), abs=1e-9)
     # the definition: each bound leaves 2.5% in its tail
     if k > 0:
         assert binom.sf(k - 1, n, low) == pytest.approx(0.025, abs=1e-9)
@@ -54,7 +57,7 @@ def test_a_judge_repeat_set_with_a_known_flip_rate(tmp_path: Path) -> None:
     assert repeats.passes == ("base", "j1", "j2")  # a pass by its folder's name
     [rate] = repeats.rules
     assert (rate.rule, rate.outputs, rate.flipped, rate.rate) == ("correct", 40, 10, 0.25)
-    assert (rate.low, rate.high) == pytest.approx(clopper_pearson(10, 40))
+    assert (rate.low, rate.high) == pytest.approx(clopper_pearson(10, 40, 0.95))
     assert repeats.unstable_cases == tuple(sorted(flips))
 
     proposal = propose_unstable(repeats, run, default_spec(), FlakyList(), "qa")

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 import polars as pl
-from scipy.stats import beta
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.binomial import clopper_pearson
 from flipgate.core.gate.collapse import collapsed_verdicts, rep_results
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
@@ -34,16 +34,6 @@ from flipgate.core.vocab import Arm
 
 JUDGE_REP = "judge_rep"  # the run.yaml field naming a judging pass
 LEVEL = 0.95
-
-
-def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """The exact two-sided interval of a binomial share k / n (the Beta quantiles)."""
-    if n == 0:
-        return 0.0, 1.0
-    tail = (1 - level) / 2
-    low = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - tail, k + 1, n - k))
-    return low, high
 
 
 @dataclass(frozen=True)
@@ -177,7 +167,7 @@ def judge_repeats(arm: Arm, run: Run, passes: Sequence[Run], spec: GateSpec) -> 
         .sort("rule")
     )
     rules = tuple(
-        RuleFlipRate(rule, n, k, *clopper_pearson(k, n))
+        RuleFlipRate(rule, n, k, *clopper_pearson(k, n, LEVEL))
         for rule, n, k in rates.select("rule", "outputs", "flipped").iter_rows()
     )
     collapsed = pl.concat(
