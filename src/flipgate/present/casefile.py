@@ -27,7 +27,7 @@ from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS
 from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
-from flipgate.present.trajectory import Alignment, align, parse_turns
+from flipgate.present.trajectory import Alignment, Wobble, align, parse_turns, wobble
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -407,6 +407,14 @@ class CaseDetail:
             parse_turns(base.messages if base else None),
             parse_turns(cand.messages if cand else None),
         )
+
+    def wobble(self) -> Wobble:
+        """Where the arms part beside where each arm parts from itself, over every repetition."""
+        turns = {
+            arm: [parse_turns(r.messages) for r in reps if r is not None and r.messages]
+            for arm, reps in self.arms.items()
+        }
+        return wobble(turns["baseline"], turns["candidate"])
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:

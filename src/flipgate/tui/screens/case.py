@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
-from flipgate.present.trajectory import Alignment
+from flipgate.present.trajectory import Alignment, Wobble
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
@@ -55,6 +55,7 @@ class CaseScreen(Screen[str]):
         self.focus_rep = self._first_interesting_rep()
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
+        self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
@@ -121,12 +122,16 @@ class CaseScreen(Screen[str]):
             marked = self.alignment.divergence is not None
             out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
             out.append_text(literal(self.alignment.summary))
+        if self.wobble is not None:
+            out.append("\n  ", palette.muted)
+            out.append_text(literal(self.wobble.said(), palette.muted))
         return out
 
     def _show(self) -> None:
         """A new case or repetition: its trajectories open on the first divergent turn."""
         has_turns = bool(self.detail.reps) and self.detail.has_trajectories
         self.alignment = self.detail.trajectory(self.focus_rep) if has_turns else None
+        self.wobble = self.detail.wobble() if has_turns else None
         trajectory = self.query_one(TrajectoryView)
         trajectory.display = self.alignment is not None
         if self.alignment is not None:
