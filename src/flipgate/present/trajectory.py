@@ -258,7 +258,7 @@ class Wobble:
         )
         reading = self.reading
         if reading == "no_divergence":
-            return "the arms do not part: some repetitions of the two arms do the same"
+            return "no new divergence: a candidate repetition does what a baseline one did, turn for turn"
         if reading == "unknown":
             alone = next(arm for arm, n in self.trajectories.items() if n < 2)
             if self.between is None:
