@@ -1,6 +1,6 @@
 """Time to first draw of the gate overview on a big pair of runs, headless.
 
-    uv run python bench/generate.py --cases 100000          # once: writes bench/data/
+    uv run python tests/reference/generate.py --out bench/data   # once: 100,000 cases
     uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45]
 
 Measures, from the moment the app starts: the overview mounted and painted (which includes the

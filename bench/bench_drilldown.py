@@ -3,7 +3,7 @@
     uv run python bench/bench_drilldown.py [--data DIR] [--repeat 5]
 
 DIR holds baseline/ and candidate/ runs (default: /tmp/flipgate-bench/parquet, written by
-bench/generate.py when missing). Everything runs headless (`App.run_test`) at 140x45. Each step is
+tests/reference/generate.py when missing). Everything runs headless (`App.run_test`) at 140x45. Each step is
 timed from the key press to the last frame the app paints for it: headless, Textual still builds
 every frame (the compositor renders each visible line) and only skips writing it to a terminal,
 so the time up to the last frame is the time until the screen is complete and still.
@@ -56,7 +56,7 @@ def ensure_data(data: Path | None) -> Path:
         return data
     pair = DEFAULT_DATA / "parquet"
     if not (pair / "candidate").exists():
-        generator = Path(__file__).with_name("generate.py")
+        generator = Path(__file__).parents[1] / "tests" / "reference" / "generate.py"
         subprocess.run([sys.executable, str(generator), "--out", str(DEFAULT_DATA)], check=True)
     return pair
 

@@ -2,7 +2,7 @@
 
     python bench/bench_rank.py [--cases 100000] [--reps 3] [--candidates 10] [--repeat 3]
 
-Builds a campaign under DATA/rank/ from the pair bench/generate.py writes (generated first when
+Builds a campaign under DATA/rank/ from the pair tests/reference/generate.py writes (generated first when
 missing): `baseline/` is the generated baseline, each `candidates/cNN/` the generated candidate
 with the first NN x 0.5% of its cases answered right on every repetition, so that the candidates
 differ and the ranking has a winner. Then times, as whole processes and in turns, `flipgate gate

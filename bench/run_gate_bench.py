@@ -2,9 +2,9 @@
 
     python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
 
-Generates the pair of runs if it is missing (bench/generate.py), then runs each command as a
+Generates the pair of runs if it is missing (tests/reference/generate.py), then runs each command as a
 whole process, once untimed and then in --repeat rounds, each command in turn: `flipgate gate B C
---format json` on Parquet and on JSONL, and `bench/reference.py` (plain Python) on the JSONL.
+--format json` on Parquet and on JSONL, and `tests/reference/gate.py` (plain Python) on the JSONL.
 Reports wall time (median and
 min), CPU time and peak RSS (from the rusage that os.wait4 returns for that one process tree),
 checks that flipgate and the reference agree on verdict, rule, b, c, p, cells, outcome counts,
@@ -33,6 +33,9 @@ import yaml
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
+# The tests' references, run as scripts: the generator writes the data, the plain-Python gate is
+# the yardstick (tests/reference/__init__.py says why they live there).
+REFERENCE = ROOT / "tests" / "reference"
 ARMS = ("baseline", "candidate")
 
 WALL_LIMIT_S = {"Parquet": 1.5, "JSONL": 5.0}  # also the key of each data directory, lowered
@@ -132,7 +135,7 @@ def ensure_data(data: Path, cases: int, reps: int) -> None:
         return
     print(f"generating {cases} cases x {reps} reps under {data} ...", file=sys.stderr)
     start = time.perf_counter()
-    generator = [sys.executable, str(BENCH / "generate.py"), f"--out={data}"]
+    generator = [sys.executable, str(REFERENCE / "generate.py"), f"--out={data}"]
     subprocess.run([*generator, f"--cases={cases}", f"--reps={reps}"], check=True)
     print(f"  generated in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
@@ -222,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             "run",
             "--no-sync",
             "python",
-            str(BENCH / "reference.py"),
+            str(REFERENCE / "gate.py"),
             *pair["JSONL"],
         ]
     }

@@ -1,20 +1,25 @@
-"""Shared test helpers: small runs and workspaces in our format, throwaway SSH keys."""
+"""Shared test helpers: the environment every test runs in (`environment`), the bundled samples
+as git holds them (`SAMPLES`, `copy_sample`), the real tools' logs, small runs and workspaces in
+our format, throwaway SSH keys."""
 
 from __future__ import annotations
 
-import importlib.util
+import atexit
 import json
+import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Callable, Iterable
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, settings
+
+from flipgate.session import samples as bundled
 
 # Property tests draw the same examples on every run and keep no example database, so a CI
 # failure reproduces anywhere; no deadline and no too-slow check, both of which a loaded
@@ -31,7 +36,154 @@ settings.register_profile("explore", settings.get_profile("deterministic"), dera
 settings.load_profile("deterministic")
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO / "sample_runs"
+# Logs written by the real tools, each folder's README saying how: tests/fixtures/TOOL/NAME/.
+FIXTURES = REPO / "tests" / "fixtures"
+INSPECT_LOGS = FIXTURES / "inspect" / "listing-review"
+PROMPTFOO_LOGS = FIXTURES / "promptfoo" / "app-review"
+
+# What a user's shell may set that would change what the tests see: colours and terminal size
+# (Rich and Textual read them), where settings and data live, git's own configuration (a
+# signing key, `commit.gpgsign`, an allowed-signers file), a pager or editor, the locale, an
+# ssh-agent. `environment` clears them for every test and sets the few the tests rely on.
+CLEARED = (
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR_FORCE",
+    "COLORTERM",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "PAGER",
+    "GIT_PAGER",
+    "EDITOR",
+    "VISUAL",
+    "GIT_EDITOR",
+    "LANGUAGE",
+    "LC_ALL",
+    "PYTHONIOENCODING",
+    "SSH_AUTH_SOCK",
+    "SSH_ASKPASS",
+    "SSH_ASKPASS_REQUIRE",
+)
+CLEARED_PREFIXES = ("GIT_", "TEXTUAL_", "LC_")
+KEPT = ("TEXTUAL_SNAPSHOT_TEMPDIR",)  # pytest-textual-snapshot's own, set as the session starts
+
+
+@pytest.fixture(autouse=True)
+def environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs as a new user would: a home of its own with an empty git configuration,
+    empty XDG folders, a UTF-8 locale, a 256-colour terminal, and the working folder an empty
+    one outside any repository (so a relative path means what the test says, and no
+    repository's own git configuration answers). Returns the home."""
+    for name in os.environ:
+        if (name in CLEARED or name.startswith(CLEARED_PREFIXES)) and name not in KEPT:
+            monkeypatch.delenv(name)
+    root = tmp_path_factory.mktemp("environment")
+    home, work = root / "home", root / "work"
+    for folder in (home, work, home / ".config", home / ".local" / "share"):
+        folder.mkdir(parents=True)
+    (home / ".gitconfig").touch()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(root))
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()  # today's date is UTC's in the test process too
+    monkeypatch.chdir(work)
+    return home
+
+
+BUNDLED = Path("src", "flipgate", "samples")  # the package's sample workspaces, in the repository
+
+
+def pristine_samples(repo: Path, into: Path) -> Path:
+    """`repo`'s bundled sample workspaces as git holds them (its index: what is committed or
+    staged), checked out to `into/sample_runs/` and made read-only.
+
+    Never the working tree's files: trying a sample there (the README's tour, or `flipgate open`
+    on the package's folder) leaves a triage walk, decisions, a rerun plan or an edited flaky
+    list, and the tests would then see the user's work. Outside a git checkout (an unpacked
+    source archive) the working tree is all there is, and is copied.
+    """
+    root = into / "sample_runs"
+    quiet_git = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
+        "GIT_CONFIG_GLOBAL": os.devnull,  # no autocrlf or filter of the user's rewrites a file
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    tracked = subprocess.run(
+        ["git", "-C", str(repo), "ls-files", "-z", "--", str(BUNDLED)],
+        capture_output=True,
+        env=quiet_git,
+        check=False,
+    )
+    if tracked.returncode == 0 and tracked.stdout:
+        checkout = into / "checkout"
+        subprocess.run(
+            ["git", "-C", str(repo), "checkout-index", "-z", "--stdin", f"--prefix={checkout}/"],
+            input=tracked.stdout,
+            env=quiet_git,
+            check=True,
+        )
+        (checkout / BUNDLED).rename(root)
+        shutil.rmtree(checkout)
+    else:
+        shutil.copytree(repo / BUNDLED, root)
+    for folder, _, names in os.walk(root):
+        for name in names:
+            Path(folder, name).chmod(0o444)
+    for folder, _, _ in os.walk(root, topdown=False):
+        Path(folder).chmod(0o555)  # a test that writes into a shared sample fails at once
+    return root
+
+
+def _writable(root: Path) -> None:
+    for folder, _, _ in os.walk(root):
+        Path(folder).chmod(0o755)
+
+
+def _remove(root: Path) -> None:
+    _writable(root)
+    shutil.rmtree(root)
+
+
+# Every test reads the samples here, or works in a copy from here (`copy_sample`).
+SAMPLES = pristine_samples(REPO, Path(tempfile.mkdtemp(prefix="flipgate-samples-")))
+atexit.register(_remove, SAMPLES.parent)
+
+
+@pytest.fixture
+def pristine_bundle(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """`flipgate samples` and plain `flipgate` copy the pristine samples, not the package's
+    folder as it stands in this checkout."""
+    monkeypatch.setattr(bundled, "bundle", lambda: SAMPLES)
+    return SAMPLES
+
+
+def files_below(root: Path) -> dict[str, bytes]:
+    """Every file below `root` by its relative path, with its bytes."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def copy_sample(name: str, destination: Path) -> Path:
+    """A writable copy of the pristine sample workspace `name` (or a folder in one,
+    `support-assistant/decisions`) at `destination`."""
+    shutil.copytree(SAMPLES / name, destination, copy_function=shutil.copyfile)
+    _writable(destination)
+    return destination
+
 
 # Nine aliases of nine aliases of ... "lol": 400 bytes of YAML that expand past a gigabyte.
 ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
@@ -40,16 +192,6 @@ ALIAS_BOMB = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
 
 RunWriter = Callable[..., Path]
 KeyMaker = Callable[..., Path]
-
-
-def load_bench(name: str) -> ModuleType:
-    """bench/ holds scripts, not a package: import one by path (its data generator, say)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while decorating
-    spec.loader.exec_module(module)
-    return module
 
 
 def write_run(
@@ -81,7 +223,7 @@ def run_writer(tmp_path: Path) -> RunWriter:
 
 
 def passfail_rows(
-    verdicts: dict[str, list[bool | None]], safety: Iterable[str] = ()
+    verdicts: Mapping[str, Sequence[bool | None]], safety: Iterable[str] = ()
 ) -> list[dict[str, Any]]:
     """Rows of a pass/fail suite: case -> per-rep pass (True), fail (False) or infra (None)."""
     safe = set(safety)
@@ -101,20 +243,11 @@ def passfail_rows(
 
 
 @pytest.fixture
-def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git config of our own (never the real one), a home in tmp_path, no ssh-agent."""
+def isolated_git(environment: Path) -> Path:
+    """The test's own empty git config (`environment` made it), for a test that signs."""
     if shutil.which("ssh-keygen") is None:
         pytest.skip("ssh-keygen is not installed")
-    home = tmp_path / "home"
-    home.mkdir()
-    config = home / ".gitconfig"
-    config.touch()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
-    monkeypatch.chdir(tmp_path)  # out of any repository whose local config could answer
-    return config
+    return environment / ".gitconfig"
 
 
 @pytest.fixture

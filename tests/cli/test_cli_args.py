@@ -9,6 +9,7 @@ import pytest
 
 from flipgate.cli import build_parser, main
 from flipgate.cli.arguments import THEMES, gate_request, share
+from flipgate.session import Shape
 from flipgate.tui.themes import THEMES as APP_THEMES
 from tests.conftest import SAMPLES
 
@@ -26,7 +27,7 @@ def test_a_declared_change_reads_alike_in_every_command(command: list[str]) -> N
     args = build_parser().parse_args(
         [*command, *runs, "--change", "model, prompt", "--change", "judge"]
     )
-    shape = "ranking" if command == ["rank"] else "pair"
+    shape: Shape = "ranking" if command == ["rank"] else "pair"
     assert gate_request(args, shape).declared_change == ("model", "prompt", "judge")
 
 

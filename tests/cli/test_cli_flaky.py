@@ -95,7 +95,7 @@ def test_add_refusals_exit_2_and_write_nothing(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = workspace / "flaky.yaml"
-    base = ["-w", workspace, "--owner", "sam", "--reason", "r", "--evidence", "e"]
+    base: list[str | Path] = ["-w", workspace, "--owner", "sam", "--reason", "r", "--evidence", "e"]
     assert flaky("add", "case-039", *base) == 2
     assert "safety case" in capsys.readouterr().err
     assert flaky("add", "case-777", *base) == 2

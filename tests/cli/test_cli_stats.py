@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from flipgate.cli import main
+from tests.conftest import copy_sample
 
-SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> dict:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> dict[str, Any]:
     assert main([*map(str, argv), "--format", "json"]) == 0
-    data: dict = json.loads(capsys.readouterr().out)
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
     return data
 
 
@@ -124,7 +123,7 @@ def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixtur
 
 @pytest.fixture
 def agent_suite(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
+    return copy_sample("agent-suite", tmp_path / "agent-suite")
 
 
 def test_calibrate_a_workspace_prints_the_proposal_and_writes_nothing(

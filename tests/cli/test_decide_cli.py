@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,12 +9,12 @@ import pytest
 
 from flipgate.cli import main
 from flipgate.core.decision.file import verify_decision
-from tests.conftest import SAMPLES, KeyMaker
+from tests.conftest import KeyMaker, copy_sample
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    return copy_sample("agent-suite", tmp_path / "ws")
 
 
 def _decide(workspace: Path, key: Path, *extra: str) -> int:

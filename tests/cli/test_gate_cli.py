@@ -7,16 +7,18 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from flipgate.cli import main
-from tests.conftest import RunWriter, passfail_rows, write_run
+from tests.conftest import SAMPLES, RunWriter, passfail_rows, write_run
+from tests.reference.generate import generate
 
 
 def _workspace(
-    tmp_path: Path, b: int, c: int, *, both_pass: int = 100, **cand_manifest: object
+    tmp_path: Path, b: int, c: int, *, both_pass: int = 100, **cand_manifest: Any
 ) -> Path:
     base: dict[str, list[bool | None]] = {}
     cand: dict[str, list[bool | None]] = {}
@@ -209,7 +211,7 @@ def test_the_entry_point_collects_again_once_the_imports_are_done(
         return 3
 
     monkeypatch.setattr(flipgate.cli, "main", command)
-    monkeypatch.setattr(launch.os, "_exit", lambda code: seen.setdefault("exit", code))
+    monkeypatch.setattr(os, "_exit", lambda code: seen.setdefault("exit", code))
     try:
         launch.run()
     finally:
@@ -231,7 +233,7 @@ def test_ctrl_c_is_said_in_a_line_and_exits_130(
 
     exits: list[int] = []
     monkeypatch.setattr(flipgate.cli, "main", interrupted)
-    monkeypatch.setattr(launch.os, "_exit", exits.append)
+    monkeypatch.setattr(os, "_exit", exits.append)
     try:
         launch.run()
     finally:
@@ -277,9 +279,7 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Long red-case histograms fold inside their cells; no figure or label is cut."""
-    from tests.conftest import load_bench
-
-    load_bench("generate").generate(tmp_path, 2000, 3)
+    generate(tmp_path, 2000, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     _, text, _ = _gate(capsys, *pair)
     _, out, _ = _gate(capsys, *pair, "--format", "json")
@@ -294,9 +294,7 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
 def test_the_gate_on_parquet_starts_without_pyarrow(tmp_path: Path) -> None:
     """Arrow's reader is for JSONL: loading pyarrow costs the gate on Parquet a tenth of a second
     of start-up, so nothing on that path may import it (the suite manifest's reader does)."""
-    from tests.conftest import load_bench
-
-    load_bench("generate").generate(tmp_path, 50, 3)
+    generate(tmp_path, 50, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     code = (
         "import sys\n"
@@ -325,8 +323,6 @@ def test_reports_name_the_first_failed_safety_cases_and_count_the_rest(
 
 
 # --------------------------------------------------------------------------- standard output
-
-SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
 
 def _gate_into(

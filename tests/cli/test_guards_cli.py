@@ -7,13 +7,14 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from flipgate.cli import main
 from flipgate.core.errors import InputError
 from flipgate.core.io.gitref import read_at_ref
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, copy_sample
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -41,7 +42,7 @@ def committed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sample: str, name
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     root = tmp_path / "evals"
-    shutil.copytree(SAMPLES / sample, root / "suites" / name)
+    copy_sample(sample, root / "suites" / name)
     git(root.parent, "init", "-q", "-b", "main", str(root))
     git(root, "add", "-A")
     git(root, "commit", "-qm", "the suite as merged")
@@ -59,7 +60,7 @@ def support(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return committed(tmp_path, monkeypatch, "support-assistant", "support") / "suites" / "support"
 
 
-def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+def gate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any], str]:
     code = main(["gate", *args, "--format", "json"])
     out, err = capsys.readouterr()
     return code, json.loads(out) if out else {}, err
@@ -160,7 +161,7 @@ def test_a_base_ref_outside_a_repository_is_bad_input(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws")
+    copy_sample("agent-suite", tmp_path / "ws")
     code, _, err = gate(capsys, str(tmp_path / "ws"), "--base-ref", "main")
     assert code == 2 and "not inside a git repository" in err
 

@@ -10,17 +10,13 @@ import pytest
 
 from flipgate.cli import main
 from flipgate.core.runs.reading import load_run
-
-EXTERNAL = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "external"
-pytestmark = pytest.mark.skipif(
-    not EXTERNAL.is_dir(), reason="shared/fixtures/external is not beside the repo"
-)
+from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS
 
 
 def test_import_writes_a_run_that_gates_like_the_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    inspect = EXTERNAL / "inspect"
+    inspect = INSPECT_LOGS
     for arm in ("baseline", "candidate"):
         assert main(["import", str(inspect / f"{arm}.eval"), str(tmp_path / arm)]) == 0
     assert load_run(tmp_path / "candidate").reps.height == 90
@@ -44,7 +40,7 @@ def test_import_writes_a_run_that_gates_like_the_log(
 def test_promptfoo_key_drift_until_the_change_is_declared(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    promptfoo = EXTERNAL / "promptfoo"
+    promptfoo = PROMPTFOO_LOGS
     runs = [str(promptfoo / arm / "results.json") for arm in ("baseline", "candidate")]
     assert main(["gate", *runs, "--format", "json"]) == 1  # safety failures come first
     undeclared = json.loads(capsys.readouterr().out)
@@ -69,9 +65,7 @@ def test_bad_logs_exit_2_and_write_nothing(
             archive.writestr("../escape.json", "{}")
             archive.writestr("header.json", "{}")
     else:
-        log.write_bytes(
-            (EXTERNAL / "inspect" / "legacy-0.3.160" / "candidate.eval").read_bytes()[:5000]
-        )
+        log.write_bytes((INSPECT_LOGS / "legacy-0.3.160" / "candidate.eval").read_bytes()[:5000])
     out = tmp_path / "out"
     assert main(["import", str(log), str(out)]) == 2
     assert str(log) in capsys.readouterr().err
@@ -85,7 +79,7 @@ def test_an_import_that_cannot_be_written_says_why(
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     out = blocker / "run" if where == "under a file" else Path("/proc/flipgate-import")
-    code = main(["import", str(EXTERNAL / "inspect" / "baseline.eval"), str(out)])
+    code = main(["import", str(INSPECT_LOGS / "baseline.eval"), str(out)])
     assert code == 2
     assert f"flipgate: error: {out}: cannot be written" in capsys.readouterr().err
     assert not out.exists()

@@ -3,13 +3,12 @@ is run from, and each writes only where its arguments, or its workspace, say."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import SAMPLES, KeyMaker
+from tests.conftest import SAMPLES, KeyMaker, copy_sample
 
 
 @pytest.fixture
@@ -23,7 +22,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
+    return copy_sample("agent-suite", tmp_path / "agent-suite")
 
 
 def files(folder: Path) -> list[Path]:
@@ -71,7 +70,7 @@ def test_a_flaky_edit_or_a_retirement_needs_its_file_named(
 def test_decide_on_two_runs_writes_beside_the_candidate_as_the_app_does(
     tmp_path: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    runs = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "runs"))
+    runs = copy_sample("agent-suite", tmp_path / "runs")
     here = tmp_path / "here"
     here.mkdir()
     key = make_key("ana")

@@ -63,12 +63,3 @@ def test_good_input_starts_the_app_with_the_runs_already_read(
     [app] = started
     assert isinstance(app, GateApp) and app.inputs is not None
     assert len(app.inputs.repeats) == 2  # the workspace's baseline-repeats/
-
-
-def test_plain_flipgate_opens_the_bundled_listing_reviewer(monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[GateApp] = []
-    monkeypatch.setattr(flipgate.tui.factory, "run_app", lambda app: started.append(app) or 0)
-    assert main([]) == 0
-    [app] = started
-    assert app.request.folder == SAMPLES / "listing-reviewer"
-    assert app.inputs is not None and app.inputs.baseline.run_id == "lr-2026-11-18-main"

@@ -1,38 +1,22 @@
-"""`flipgate rank`: its exit codes, its two ways of naming the runs, bad input, golden files.
-
-Regenerate the golden files after an intended change with
-`FLIPGATE_UPDATE_GOLDEN=1 uv run pytest tests/cli/test_rank_cli.py` and read the diff.
-"""
+"""`flipgate rank`: its exit codes, its two ways of naming the runs, bad input (its golden files:
+tests/present/test_golden.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from flipgate.cli import main
-from tests.conftest import REPO, passfail_rows, write_run
+from tests.conftest import PROMPTFOO_LOGS, SAMPLES, copy_sample, passfail_rows, write_run
 
-GOLDEN = Path(__file__).parent / "golden"
 SAMPLE = "sample_runs/winner-rule"
 
 
 @pytest.fixture(autouse=True)
-def at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)  # paths in the output are as the user typed them: relative
-
-
-@pytest.mark.parametrize(("fmt", "suffix"), [("json", "json"), ("markdown", "md")])
-def test_golden(fmt: str, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rank", SAMPLE, "--format", fmt]) == 0
-    out = capsys.readouterr().out
-    golden = GOLDEN / f"winner-rule-rank.{suffix}"
-    if os.environ.get("FLIPGATE_UPDATE_GOLDEN"):
-        golden.write_text(out, encoding="utf-8")
-    assert out == golden.read_text(encoding="utf-8")
+def beside_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLES.parent)  # paths in the output are as the user typed them: relative
 
 
 def test_the_sample_names_the_three_labels_apart(capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,7 +91,7 @@ def test_a_bad_line_in_a_candidate_names_its_file_and_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     workspace = tmp_path / "campaign"
-    shutil.copytree(REPO / SAMPLE, workspace)
+    copy_sample("winner-rule", workspace)
     results = workspace / "candidates/MERGE/results.jsonl"
     results.write_text(results.read_text() + '{"case": "i7", "rep": -1, "passed": true}\n')
     assert main(["rank", str(workspace)]) == 2
@@ -146,26 +130,27 @@ def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     from flipgate.tui.campaign import CampaignApp
 
     started: list[object] = []
-    monkeypatch.setattr(flipgate.tui.factory, "run_app", lambda app: started.append(app) or 0)
+
+    def run_app(app: object) -> int:
+        started.append(app)
+        return 0
+
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", run_app)
     assert main(["open", SAMPLE]) == 0
     [app] = started
     assert isinstance(app, CampaignApp) and app.campaign is not None
     assert [name for name, _ in app.campaign.candidates] == ["CLAUDE", "HURRIED", "MERGE"]
 
     workspace = tmp_path / "campaign"
-    shutil.copytree(REPO / SAMPLE, workspace)
+    copy_sample("winner-rule", workspace)
     results = workspace / "candidates/HURRIED/results.jsonl"
     results.write_text("not json\n")
     assert main(["open", str(workspace)]) == 2
     assert f"{results}:1" in capsys.readouterr().err and len(started) == 1
 
 
-PROMPTFOO = REPO.parent / "shared" / "fixtures" / "external" / "promptfoo"
-
-
-@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason=f"the shared fixtures are not at {PROMPTFOO}")
 def test_logs_are_read_with_the_importers_options(capsys: pytest.CaptureFixture[str]) -> None:
-    logs = [str(PROMPTFOO / arm / "results.json") for arm in ("baseline", "candidate")]
+    logs = [str(PROMPTFOO_LOGS / arm / "results.json") for arm in ("baseline", "candidate")]
     assert main(["rank", *logs, "--format", "json"]) == 1
     both_prompts = json.loads(capsys.readouterr().out)
     assert main(["rank", *logs, "--select", "prompt=terse", "--format", "json"]) == 1

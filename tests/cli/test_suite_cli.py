@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from flipgate.cli import main
+from tests.conftest import SAMPLES, copy_sample
 
-ROOT = Path(__file__).resolve().parents[2]
-SUPPORT = ROOT / "sample_runs" / "support-assistant"
+SUPPORT = SAMPLES / "support-assistant"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -222,7 +222,7 @@ def test_no_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 @pytest.fixture
 def support(tmp_path: Path) -> Path:
-    return Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    return copy_sample("support-assistant", tmp_path / "support-assistant")
 
 
 def test_retire_moves_the_case_to_the_archive(

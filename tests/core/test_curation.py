@@ -13,7 +13,7 @@ from flipgate.core.curation.entries import add, remove
 from flipgate.core.curation.flips import propose
 from flipgate.core.curation.review import check
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import load_flaky
+from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
@@ -456,12 +456,10 @@ def test_a_file_changed_during_the_edit_is_not_overwritten(
 ) -> None:
     import flipgate.core.curation.entries as curation
 
-    real = curation.load_flaky
-
-    def meanwhile(path: Path | None, content: bytes | None = None) -> Any:
+    def meanwhile(path: Path | None, content: bytes | None = None) -> FlakyList:
         if content is not None and b"fixed" in content:  # someone saves while we validate
             flaky_file.write_text(ENTRY + "other: edit\n")
-        return real(path, content)
+        return load_flaky(path, content)
 
     monkeypatch.setattr(curation, "load_flaky", meanwhile)
     with pytest.raises(InputError, match="changed on disk while being edited"):

@@ -1,4 +1,4 @@
-"""`compare()` against bench/reference.py, the gate's rules written the plain way, on generated
+"""`compare()` against tests/reference/gate.py, the gate's rules written the plain way, on generated
 pairs of runs: the same verdict, rule, cells, p, flipped and unpaired cases and outcome counts."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from flipgate.core.gate.compare import GateResult, compare
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import load_run
 from flipgate.core.vocab import ARMS, GATE_RULES, OUTCOMES
-from tests.conftest import load_bench, write_run
+from tests.conftest import write_run
+from tests.reference import gate as reference
 
-reference = load_bench("reference")
 LABELS = ("approve", "reject", "escalate")
 RULES = ("prohibited", "recalled")
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from fractions import Fraction
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -27,11 +29,14 @@ from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.key import Component
+from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
 from flipgate.present.reasons import summary
 from tests.conftest import RunWriter, passfail_rows, write_run
 
 # case -> (baseline reps, candidate reps), each rep a pass, a fail or an infra failure (None)
+Verdicts = dict[str, list[bool | None]]  # case -> each repetition's pass, fail or infra
+PairedSuite = dict[str, tuple[list[bool | None], list[bool | None]]]  # case -> both arms'
 PAIRED_SUITES = st.dictionaries(
     st.text("abcdef", min_size=1, max_size=3),
     st.tuples(
@@ -86,21 +91,21 @@ def test_the_sum_from_either_end_is_the_whole_sum_rounded_once(b: int, c: int) -
 
 def _pair(
     run_writer: RunWriter,
-    base: dict,
-    cand: dict,
+    base: Mapping[str, Sequence[bool | None]],
+    cand: Mapping[str, Sequence[bool | None]],
     *,
-    safety=(),
-    base_manifest=None,
-    cand_manifest=None,
-):
+    safety: Iterable[str] = (),
+    base_manifest: dict[str, Any] | None = None,
+    cand_manifest: dict[str, Any] | None = None,
+) -> tuple[Run, Run]:
     b = load_run(run_writer("baseline", passfail_rows(base, safety), **(base_manifest or {})))
     c = load_run(run_writer("candidate", passfail_rows(cand, safety), **(cand_manifest or {})))
     return b, c
 
 
-def _suite(b: int, c: int, both_pass: int = 180, both_fail: int = 8) -> tuple[dict, dict]:
-    base: dict[str, list] = {}
-    cand: dict[str, list] = {}
+def _suite(b: int, c: int, both_pass: int = 180, both_fail: int = 8) -> tuple[Verdicts, Verdicts]:
+    base: Verdicts = {}
+    cand: Verdicts = {}
     i = 0
     for n, bv, cv in (
         (both_pass, True, True),
@@ -133,7 +138,9 @@ def test_inconclusive_gives_a_rerun_plan_of_every_flipped_case(run_writer: RunWr
     assert len(result.escalation.cases) == 32 and result.escalation.runs == 5
     plan = rerun_plan(comparison, summary(result))
     assert plan["why"] == summary(result)
-    assert {d["direction"] for d in plan["cases"]} == {"pass_to_fail", "fail_to_pass"}  # type: ignore[index, union-attr]
+    cases = plan["cases"]
+    assert isinstance(cases, list)  # the plan is a YAML document: its values are plain data
+    assert {d["direction"] for d in cases} == {"pass_to_fail", "fail_to_pass"}
 
 
 def test_smoke_inconclusive_says_run_the_full_set(run_writer: RunWriter) -> None:
@@ -181,7 +188,11 @@ def test_safety_case_with_no_gradable_candidate_rep_blocks(run_writer: RunWriter
 
 def test_majority_collapse_ties_fail_and_infra_is_not_counted(run_writer: RunWriter) -> None:
     base = {"tie": [True, True, True], "infra": [True, True, True], "maj": [False, False, False]}
-    cand = {"tie": [True, False, None], "infra": [True, None, None], "maj": [True, True, False]}
+    cand: Verdicts = {
+        "tie": [True, False, None],
+        "infra": [True, None, None],
+        "maj": [True, True, False],
+    }
     b, c = _pair(run_writer, base, cand)
     comparison = compare(b, c, default_spec())
     cells = dict(zip(comparison.cases["case"], comparison.cases["cell"], strict=True))
@@ -190,7 +201,7 @@ def test_majority_collapse_ties_fail_and_infra_is_not_counted(run_writer: RunWri
 
 def test_unpaired_cases_are_listed_never_counted(run_writer: RunWriter) -> None:
     base = {"a": [True], "gone": [True], "lost": [True]}
-    cand = {"a": [True], "new": [False], "lost": [None]}
+    cand: Verdicts = {"a": [True], "new": [False], "lost": [None]}
     b, c = _pair(run_writer, base, cand)
     result = compare(b, c, default_spec()).result
     assert result.paired == 1
@@ -279,7 +290,7 @@ def test_infra_share_above_the_limit_is_invalid(run_writer: RunWriter) -> None:
     assert compare(b, c, default_spec()).result.verdict == "INVALID"
 
 
-def _labelled(case: str, expected: dict[str, str], actual: dict[str, str]) -> dict:
+def _labelled(case: str, expected: dict[str, str], actual: dict[str, str]) -> dict[str, Any]:
     return {"case": case, "expected": expected, "actual": actual}
 
 
@@ -379,7 +390,7 @@ def test_still_inconclusive_after_rerun_goes_to_a_reviewer(run_writer: RunWriter
 @settings(max_examples=40)
 @given(PAIRED_SUITES)
 def test_cells_add_up_to_the_paired_cases(
-    tmp_path_factory: pytest.TempPathFactory, suite: dict
+    tmp_path_factory: pytest.TempPathFactory, suite: PairedSuite
 ) -> None:
     folder = tmp_path_factory.mktemp("pair")
     b = load_run(write_run(folder / "b", passfail_rows({k: v[0] for k, v in suite.items()})))
@@ -415,19 +426,19 @@ def test_the_order_rows_are_written_in_changes_nothing(run_writer: RunWriter) ->
 @settings(max_examples=30)
 @given(PAIRED_SUITES, st.data())
 def test_any_row_order_gives_the_same_comparison(
-    tmp_path_factory: pytest.TempPathFactory, suite: dict, data: st.DataObject
+    tmp_path_factory: pytest.TempPathFactory, suite: PairedSuite, data: st.DataObject
 ) -> None:
     folder = tmp_path_factory.mktemp("order")
     spec = replace(default_spec(), infra_max_share=1.0)
     comparisons = {}
     for order in ("case by case", "shuffled"):
-        arms = []
+        arms: list[Run] = []
         for arm in (0, 1):
             rows = passfail_rows({case: suite[case][arm] for case in sorted(suite)})
             if order == "shuffled":
                 rows = data.draw(st.permutations(rows))
             arms.append(load_run(write_run(folder / f"{order}-{arm}", rows)))
-        comparisons[order] = compare(*arms, spec)
+        comparisons[order] = compare(arms[0], arms[1], spec)
     ordered, shuffled = comparisons["case by case"], comparisons["shuffled"]
     assert shuffled.cases.equals(ordered.cases)
     assert (shuffled.result.cells, shuffled.result.flipped, shuffled.result.unpaired) == (

@@ -13,13 +13,16 @@ from flipgate.core.gate.evidence import FlipsConcentrated
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
+from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
 from flipgate.present.reasons import clusters_line, summary
 from flipgate.present.report import to_json, to_markdown
 from tests.conftest import RunWriter
 
 
-def _suite(run_writer: RunWriter, broke: dict[str, int], fixed: int, cases: int = 200) -> tuple:
+def _suite(
+    run_writer: RunWriter, broke: dict[str, int], fixed: int, cases: int = 200
+) -> tuple[Run, Run]:
     """`broke`: template -> cases of it that break; `fixed` untemplated cases that get fixed."""
     base, cand = [], []
     number = 0

@@ -6,13 +6,14 @@ from __future__ import annotations
 import io
 import json
 import random
-import shutil
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pytest
 import yaml
@@ -56,7 +57,14 @@ from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.present.reasons import figure, sentence, summary
 from flipgate.present.report import to_text, unchecked_note
-from tests.conftest import SAMPLES, passfail_rows, write_run
+from tests.conftest import (
+    INSPECT_LOGS,
+    PROMPTFOO_LOGS,
+    SAMPLES,
+    copy_sample,
+    passfail_rows,
+    write_run,
+)
 
 KEY = {"model": "m1", "prompt": "p1"}
 
@@ -212,7 +220,7 @@ def test_a_question_past_the_first_64_bits_is_still_an_edit() -> None:
 def test_a_deleted_broken_case_is_invalid_with_the_right_way_to_do_it(tmp_path: Path) -> None:
     """The issue's first scenario: delete a broken case's lines from the candidate's file."""
     workspace = tmp_path / "listing-reviewer"
-    shutil.copytree(SAMPLES / "listing-reviewer", workspace)
+    copy_sample("listing-reviewer", workspace)
     first = compare_workspace(workspace)
     broken = next(case for case, direction in first.result.flipped if direction == "pass_to_fail")
     results = workspace / "candidate" / "results.jsonl"
@@ -291,12 +299,8 @@ def test_cached_must_be_a_bool(tmp_path: Path) -> None:
     assert (error.value.line, error.value.field) == (1, "cached")
 
 
-PROMPTFOO = Path(__file__).parents[3] / "shared" / "fixtures" / "external" / "promptfoo"
-
-
-@pytest.mark.skipif(not PROMPTFOO.is_dir(), reason="the shared promptfoo fixtures are absent")
 def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) -> None:
-    doc = json.loads((PROMPTFOO / "candidate" / "results.json").read_text())
+    doc = json.loads((PROMPTFOO_LOGS / "candidate" / "results.json").read_text())
     row = next(
         r for r in doc["results"]["results"] if r["testCase"]["description"] == "t01 stability"
     )
@@ -304,19 +308,15 @@ def test_promptfoo_cached_responses_make_the_comparison_invalid(tmp_path: Path) 
     candidate = tmp_path / "results.json"
     candidate.write_text(json.dumps(doc))
     result = compare(
-        load_run(PROMPTFOO / "baseline" / "results.json"), load_run(candidate), default_spec()
+        load_run(PROMPTFOO_LOGS / "baseline" / "results.json"), load_run(candidate), default_spec()
     ).result
     case = f"t01 stability [prompt={row['prompt']['label']}]"
     assert list(result.changes.cached["candidate"]) == [case]
     assert any(r.code == "cached_candidate" for r in result.invalid_reasons)
 
 
-INSPECT = PROMPTFOO.parent / "inspect"
-
-
-@pytest.mark.skipif(not INSPECT.is_dir(), reason="the shared Inspect fixtures are absent")
 def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
-    doc = json.loads((INSPECT / "candidate.json").read_text())
+    doc = json.loads((INSPECT_LOGS / "candidate.json").read_text())
     sample = doc["samples"][0]
     event = next(e for e in sample["events"] if e["event"] == "model")
     event["cache"] = "read"
@@ -326,7 +326,7 @@ def test_inspect_cache_reads_are_cached_repetitions(tmp_path: Path) -> None:
     served = candidate.reps.filter(candidate.reps["cached"])
     assert served["case"].to_list() == [str(sample["id"])]
     assert served["rep"].to_list() == [sample["epoch"] - 1]
-    assert not load_run(INSPECT / "candidate.eval").reps["cached"].any()
+    assert not load_run(INSPECT_LOGS / "candidate.eval").reps["cached"].any()
 
 
 # --------------------------------------------------------------------------- the base
@@ -632,11 +632,11 @@ BASE_LATENCY = {f"case-{i:02d}": [float(v) for v in RNG.integers(600, 1400, 3)] 
 # so a +10% budget is exceeded beyond the noise and a +50% one is not
 SLOWER = 1.6
 CAND_LATENCY = {case: [v * SLOWER for v in reps] for case, reps in BASE_LATENCY.items()}
-STATISTICS = {
-    "mean": np.mean,
-    "median": np.median,
-    "p95": lambda a: np.percentile(a, 95),
-    "total": np.sum,
+STATISTICS: dict[str, Callable[[npt.NDArray[np.float64]], float]] = {
+    "mean": lambda a: float(np.mean(a)),
+    "median": lambda a: float(np.median(a)),
+    "p95": lambda a: float(np.percentile(a, 95)),
+    "total": lambda a: float(np.sum(a)),
 }
 
 

@@ -20,15 +20,11 @@ from flipgate.core.importers import (
     read_external,
     write_run,
 )
+from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS
 
-EXTERNAL = Path(__file__).parents[3] / "shared" / "fixtures" / "external"
-INSPECT = EXTERNAL / "inspect"
+INSPECT = INSPECT_LOGS
 LEGACY = INSPECT / "legacy-0.3.160"
-PROMPTFOO = EXTERNAL / "promptfoo" / "baseline" / "results.json"
-
-pytestmark = pytest.mark.skipif(
-    not INSPECT.is_dir(), reason=f"the shared Inspect fixtures are not at {INSPECT}"
-)
+PROMPTFOO = PROMPTFOO_LOGS / "baseline" / "results.json"
 
 
 def collapse(records: list[dict[str, Any]]) -> dict[str, bool]:

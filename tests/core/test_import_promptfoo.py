@@ -13,14 +13,11 @@ import pytest
 
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, detect_format, read_external
+from tests.conftest import PROMPTFOO_LOGS
 
-PROMPTFOO = Path(__file__).parents[3] / "shared" / "fixtures" / "external" / "promptfoo"
+PROMPTFOO = PROMPTFOO_LOGS
 BASELINE = PROMPTFOO / "baseline" / "results.json"
 CANDIDATE = PROMPTFOO / "candidate" / "results.json"
-
-pytestmark = pytest.mark.skipif(
-    not PROMPTFOO.is_dir(), reason=f"the shared promptfoo fixtures are not at {PROMPTFOO}"
-)
 
 
 def collapse(records: list[dict[str, Any]]) -> dict[str, bool]:

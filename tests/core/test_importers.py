@@ -16,8 +16,7 @@ from flipgate.core.importers import (
     importer_for,
     options,
 )
-
-EXTERNAL = Path(__file__).parents[3] / "shared" / "fixtures" / "external"
+from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS
 
 
 def test_every_option_sets_a_field_and_is_a_flag_of_each_command_that_reads_runs(
@@ -66,14 +65,13 @@ def test_a_badly_written_option_names_its_flag(
     assert error.value.path == Path(flag)
 
 
-@pytest.mark.skipif(not EXTERNAL.is_dir(), reason=f"the shared fixtures are not at {EXTERNAL}")
 def test_the_registry_picks_by_content_not_by_name(tmp_path: Path) -> None:
     picked = {
-        name: importer_for(EXTERNAL / path)
+        name: importer_for(path)
         for name, path in {
-            "eval": "inspect/baseline.eval",
-            "json": "inspect/baseline.json",
-            "promptfoo": "promptfoo/baseline/results.json",
+            "eval": INSPECT_LOGS / "baseline.eval",
+            "json": INSPECT_LOGS / "baseline.json",
+            "promptfoo": PROMPTFOO_LOGS / "baseline" / "results.json",
         }.items()
     }
     assert {name: i.name if i else None for name, i in picked.items()} == {
@@ -82,7 +80,7 @@ def test_the_registry_picks_by_content_not_by_name(tmp_path: Path) -> None:
         "promptfoo": "promptfoo",
     }
     renamed = tmp_path / "log.txt"
-    renamed.write_bytes((EXTERNAL / "promptfoo/baseline/results.json").read_bytes())
+    renamed.write_bytes((PROMPTFOO_LOGS / "baseline" / "results.json").read_bytes())
     assert importer_for(renamed) is picked["promptfoo"]
     (tmp_path / "run.yaml").write_text("run_id: x\n")
     assert importer_for(tmp_path / "run.yaml") is None

@@ -27,7 +27,7 @@ from flipgate.core.gate.power import FlipRule, verdict_chances
 def test_the_net_quantile_is_the_multinomial_s(n: int, share: float, q: float) -> None:
     def at_most(m: int) -> float:
         return sum(
-            multinomial.pmf([b, c, n - b - c], n, [share / 2, share / 2, 1 - share])
+            float(multinomial.pmf([b, c, n - b - c], n, [share / 2, share / 2, 1 - share]))
             for b in range(n + 1)
             for c in range(n + 1 - b)
             if b - c <= m

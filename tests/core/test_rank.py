@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def every_rep(tmp_path: Path) -> GateSpec:
 
 def run(
     name: str,
-    verdicts: dict[str, list[bool | None]],
+    verdicts: Mapping[str, Sequence[bool | None]],
     safety: tuple[str, ...] = (),
     **manifest: object,
 ) -> Run:
@@ -68,7 +69,7 @@ def run(
     return run_from_records(manifest, passfail_rows(verdicts, safety), source=Path(name))
 
 
-def ranked(spec: GateSpec, **candidates: dict[str, list[bool | None]]) -> Ranking:
+def ranked(spec: GateSpec, **candidates: Mapping[str, Sequence[bool | None]]) -> Ranking:
     return rank(run("incumbent", INCUMBENT), [(n, run(n, v)) for n, v in candidates.items()], spec)
 
 
@@ -354,7 +355,7 @@ def test_a_baseline_judged_once_gives_the_same_comparison(every_rep: GateSpec) -
 
 def test_a_case_the_incumbent_never_had_counts_in_no_key(every_rep: GateSpec) -> None:
     # As the gate counts a case only in the candidate in neither b nor c: no gain on it.
-    new_case = {"i7": [T, T]}
+    new_case: Verdicts = {"i7": [T, T]}
     ranking = ranked(every_rep, CLAUDE=CLAUDE | new_case, MERGE=MERGE | new_case)
     assert ranking.cases == 6 and ranking.standing("CLAUDE").release_key == 2
     assert ranking.standing("CLAUDE").cells.passing == 7  # the mean describes every cell

@@ -6,6 +6,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -165,7 +166,7 @@ def test_single_labels_and_mappings_may_mix_across_lines(tmp_path: Path) -> None
 
 
 def test_parquet_with_structs_and_maps_matches_jsonl(tmp_path: Path) -> None:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "case": "a",
             "rep": 0,

@@ -7,10 +7,7 @@ elsewhere.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import sys
 from collections import Counter
 from collections.abc import Iterable, Set
 from datetime import datetime
@@ -22,8 +19,9 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_runs"
+from scripts import make_samples
+from tests.conftest import SAMPLES, copy_sample, files_below
+
 LISTING = SAMPLES / "listing-reviewer"
 DECISIVE = SAMPLES / "listing-reviewer-decisive"
 AGENT = SAMPLES / "agent-suite"
@@ -156,7 +154,7 @@ def sign_flip(totals: Iterable[int]) -> float:
         sum(s * t for s, t in zip(signs, nets, strict=True)) >= observed
         for signs in product((1, -1), repeat=len(nets))
     )
-    return hits / 2 ** len(nets)
+    return hits / (1 << len(nets))
 
 
 def clusters(run_rows: list[Row]) -> dict[str, str]:
@@ -481,63 +479,27 @@ def test_winner_rule_holds_the_seed_table() -> None:
 # --------------------------------------------------------------------------- the generator
 
 
-@pytest.fixture(scope="module")
-def generator() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_sample_runs", ROOT / "scripts" / "make_sample_runs.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up while being built
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        del sys.modules[spec.name]
-    return module
-
-
-def generated(root: Path) -> dict[str, bytes]:
-    """The generated files; what trying a sample writes (git ignores it) is not compared."""
-
-    def written_by_use(path: Path) -> bool:
-        parts = path.parts
-        return (
-            ".flipgate" in parts
-            or path.name.startswith("rerun-plan")
-            or (parts[1:2] == ("decisions",) and parts[0] != "support-assistant")
-        )
-
-    files = (p for p in sorted(root.rglob("*")) if p.is_file())
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in files
-        if not written_by_use(p.relative_to(root))
-    }
-
-
-def test_generator_reproduces_the_committed_files(generator: Any, tmp_path: Path) -> None:
+def test_generator_reproduces_the_committed_files(tmp_path: Path) -> None:
     """Given the committed signed decisions, it writes every file as committed: regenerating
     the samples leaves `git status` clean."""
     out = tmp_path / "sample_runs"
-    shutil.copytree(
-        SAMPLES / "support-assistant" / "decisions", out / "support-assistant" / "decisions"
-    )
-    generator.main(["--out", str(out)])
-    assert generated(out) == generated(SAMPLES)
+    copy_sample("support-assistant/decisions", out / "support-assistant" / "decisions")
+    make_samples.main(["--out", str(out)])
+    assert files_below(out) == files_below(SAMPLES)
 
 
-def test_generator_never_signs_a_decision_again(generator: Any, tmp_path: Path) -> None:
+def test_generator_never_signs_a_decision_again(tmp_path: Path) -> None:
     """The first run signs with a fresh key; the second keeps those files to the byte, and
     stops rather than drop or change a signed decision it would not write itself."""
     out = tmp_path / "sample_runs"
-    generator.main(["--out", str(out)])
-    first = generated(out)
+    make_samples.main(["--out", str(out)])
+    first = files_below(out)
     assert len([name for name in first if "/decisions/" in name]) == 5
-    generator.main(["--out", str(out)])
-    assert generated(out) == first
+    make_samples.main(["--out", str(out)])
+    assert files_below(out) == first
     mine = out / "listing-reviewer" / "decisions" / "mine.yaml"
     mine.parent.mkdir()
     mine.write_text("signed while trying the sample\n")
     with pytest.raises(SystemExit, match=r"mine\.yaml is a signed decision"):
-        generator.main(["--out", str(out)])
-    assert mine.exists() and generated(out) == first
+        make_samples.main(["--out", str(out)])
+    assert files_below(out) == first | {"listing-reviewer/decisions/mine.yaml": mine.read_bytes()}

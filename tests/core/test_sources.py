@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flipgate.core.errors import InputError
-from flipgate.core.gate.compare import compare
-from flipgate.core.gate.sources import SourceCounts, normalise
+from flipgate.core.gate.compare import Comparison, GateResult, compare
+from flipgate.core.gate.sources import FlipSources, SourceCounts, normalise
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.reading import load_run
 from tests.conftest import write_run
@@ -20,7 +21,7 @@ from tests.conftest import write_run
 Rep = tuple[bool, str | None]  # (passed, output)
 
 
-def _rows(cases: dict[str, list[Rep]]) -> list[dict[str, Any]]:
+def _rows(cases: Mapping[str, Sequence[Rep]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for case, reps in cases.items():
         for rep, (passed, output) in enumerate(reps):
@@ -33,10 +34,10 @@ def _rows(cases: dict[str, list[Rep]]) -> list[dict[str, Any]]:
 
 def _compare(
     tmp_path: Path,
-    base: dict[str, list[Rep]],
-    cand: dict[str, list[Rep]],
+    base: Mapping[str, Sequence[Rep]],
+    cand: Mapping[str, Sequence[Rep]],
     gate: str | None = None,
-) -> Any:
+) -> Comparison:
     spec = default_spec()
     tmp_path.mkdir(parents=True, exist_ok=True)
     if gate is not None:
@@ -49,15 +50,20 @@ def _compare(
     return compare(runs[0], runs[1], spec)
 
 
+def sources_of(result: GateResult) -> FlipSources:
+    assert result.sources is not None  # the gate always reads who flipped
+    return result.sources
+
+
 def test_equal_outputs_with_another_verdict_are_grader_flips(tmp_path: Path) -> None:
-    base = {
+    base: dict[str, list[Rep]] = {
         "g1": [(True, "Refund  issued.")],  # whitespace only
         "g2": [(True, '{"a": 1, "b": [1, 2]}')],  # JSON key order only
         "m1": [(True, "Refund issued.")],
         "u1": [(True, None)],
         "same": [(True, "ok")],
     }
-    cand = {
+    cand: dict[str, list[Rep]] = {
         "g1": [(False, "Refund issued.\n")],
         "g2": [(False, '{"b": [1, 2],\n "a": 1}')],
         "m1": [(False, "I cannot help.")],
@@ -66,7 +72,7 @@ def test_equal_outputs_with_another_verdict_are_grader_flips(tmp_path: Path) -> 
     }
     result = _compare(tmp_path, base, cand).result
     assert result.b == 4
-    sources = result.sources
+    sources = sources_of(result)
     assert sources.counts["pass_to_fail"] == SourceCounts(model=1, grader=2, unknown=1)
     assert sources.counts["fail_to_pass"] == SourceCounts()
     by_case = dict(sources.cases.select("case", "source").iter_rows())
@@ -76,7 +82,7 @@ def test_equal_outputs_with_another_verdict_are_grader_flips(tmp_path: Path) -> 
 def test_no_stored_outputs_say_unknown(tmp_path: Path) -> None:
     base = {f"c{i}": [(i % 2 == 0, None)] for i in range(6)}
     cand = {f"c{i}": [(i % 2 == 1, None)] for i in range(6)}
-    sources = _compare(tmp_path, base, cand).result.sources
+    sources = sources_of(_compare(tmp_path, base, cand).result)
     assert sources.counts["pass_to_fail"] == SourceCounts(unknown=3)
     assert sources.counts["fail_to_pass"] == SourceCounts(unknown=3)
     assert not sources.compared
@@ -85,17 +91,17 @@ def test_no_stored_outputs_say_unknown(tmp_path: Path) -> None:
 def test_per_repetition_then_per_case(tmp_path: Path) -> None:
     """A case is the model's when any repetition flipped in its direction changed its output,
     the grader's when every such repetition kept it; repetitions that did not flip are not read."""
-    base = {
+    base: dict[str, list[Rep]] = {
         "mixed": [(True, "a"), (True, "b"), (True, "c")],
         "grader": [(True, "a"), (True, "b"), (False, "zzz")],
         "half": [(True, "a"), (True, None), (True, "c")],
     }
-    cand = {
+    cand: dict[str, list[Rep]] = {
         "mixed": [(False, "a"), (False, "B!"), (True, "c")],
         "grader": [(False, "a"), (False, "b"), (False, "other")],
         "half": [(False, "a"), (False, "b"), (True, "c")],
     }
-    cases = _compare(tmp_path, base, cand).result.sources.cases
+    cases = sources_of(_compare(tmp_path, base, cand).result).cases
     rows = {r["case"]: r for r in cases.iter_rows(named=True)}
     assert (rows["mixed"]["source"], rows["mixed"]["model"], rows["mixed"]["grader"]) == (
         "model",
@@ -110,10 +116,10 @@ def test_per_repetition_then_per_case(tmp_path: Path) -> None:
 def test_volatile_parts_are_normalised_away(tmp_path: Path) -> None:
     base = {"c": [(True, "ticket T-1234 opened 2026-11-20")]}
     cand = {"c": [(False, "ticket T-9876 opened 2026-12-01")]}
-    plain = _compare(tmp_path / "plain", base, cand).result.sources
+    plain = sources_of(_compare(tmp_path / "plain", base, cand).result)
     assert plain.source("c") == "model"
     gate = "outputs:\n  volatile: ['T-\\d+', '\\d{4}-\\d{2}-\\d{2}']\n"
-    tuned = _compare(tmp_path / "tuned", base, cand, gate).result.sources
+    tuned = sources_of(_compare(tmp_path / "tuned", base, cand, gate).result)
     assert tuned.source("c") == "grader"
     assert tuned.volatile == (r"T-\d+", r"\d{4}-\d{2}-\d{2}")
 
@@ -146,13 +152,13 @@ def test_normalise() -> None:
 
 def test_grader_noise_within_an_arm(tmp_path: Path) -> None:
     """Two repetitions with one output and two verdicts: the grader disagrees with itself."""
-    base = {
+    base: dict[str, list[Rep]] = {
         "noisy": [(True, "x"), (False, "x"), (True, "y")],  # pairs with one output: 1, apart: 1
         "steady": [(True, "x"), (True, "x"), (True, "x")],  # not split: not read
         "split": [(True, "x"), (False, "y"), (True, "z")],  # split, no output repeated
     }
     cand = {case: [(True, "x")] for case in base}
-    noise = _compare(tmp_path, base, cand).result.sources.noise
+    noise = sources_of(_compare(tmp_path, base, cand).result).noise
     assert (noise["baseline"].same_output_pairs, noise["baseline"].graded_apart) == (1, 1)
     assert noise["baseline"].cases == ("noisy",)
     assert noise["candidate"].rate is None
@@ -170,8 +176,8 @@ def test_the_split_adds_up_to_b_and_c(tmp_path_factory: Any, suite: dict[str, An
     base = {case: reps for case, (reps, _) in suite.items()}
     cand = {case: reps for case, (_, reps) in suite.items()}
     result = _compare(tmp, base, cand).result
-    counts = result.sources.counts
+    counts = sources_of(result).counts
     assert counts["pass_to_fail"].total == result.b
     assert counts["fail_to_pass"].total == result.c
     flipped = {case for case, _ in result.flipped}
-    assert set(result.sources.cases["case"].to_list()) == flipped
+    assert set(sources_of(result).cases["case"].to_list()) == flipped

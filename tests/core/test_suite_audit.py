@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from flipgate.core.suite.audit import SuiteAudit, audit
 from flipgate.core.suite.workspace import load_suite
+from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parents[2]
-SUPPORT = ROOT / "sample_runs" / "support-assistant"
+SUPPORT = SAMPLES / "support-assistant"
 UPLOAD_FLOW = 12
 
 

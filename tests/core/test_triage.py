@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,10 +53,9 @@ from flipgate.present.triage import fact_line
 
 SPEC = default_spec()
 KEY = {"model": "m1", "prompt": "p@1", "judge": "j@1", "eval_set": "suite@v1"}
-STEADY = [True, True, True]
-
 # A repetition is True (passed), False (failed) or a string: an infra failure of that kind.
 Rep = bool | str
+STEADY: tuple[Rep, ...] = (True, True, True)
 T = TypeVar("T")
 
 
@@ -73,7 +73,7 @@ def record(case: str, rep: int, result: Rep, **fields: Any) -> dict[str, Any]:
 
 def make_run(
     run_id: str,
-    cases: dict[str, list[Rep]],
+    cases: Mapping[str, Sequence[Rep]],
     *,
     key: dict[str, str] | None = None,
     created: str = "2026-11-20T09:00:00Z",
@@ -93,8 +93,8 @@ def make_run(
     return run_from_records(manifest, records, source=Path(f"/runs/{run_id}"))
 
 
-def steady(n: int, **overrides: list[Rep]) -> dict[str, list[Rep]]:
-    cases: dict[str, list[Rep]] = {f"case-{i:02d}": list(STEADY) for i in range(n)}
+def steady(n: int, **overrides: Sequence[Rep]) -> dict[str, Sequence[Rep]]:
+    cases: dict[str, Sequence[Rep]] = {f"case-{i:02d}": STEADY for i in range(n)}
     cases.update(overrides)
     return cases
 
@@ -129,17 +129,12 @@ def test_the_five_steps_come_in_walk_order() -> None:
 
 
 def test_infra_counts_per_arm_and_kind_and_a_tie_lost_to_infra() -> None:
-    base = make_run("b", steady(20, **{"case-00": ["timeout", True, True]}))
-    cand = make_run(
-        "c",
-        steady(
-            20,
-            **{
-                "case-01": [True, False, "timeout"],  # 1 pass, 1 fail, 1 infra: a tie, fails
-                "case-02": [True, "rate_limit", "timeout"],  # passes on 1 of 1
-            },
-        ),
-    )
+    base = make_run("b", steady(20, **{"case-00": ("timeout", True, True)}))
+    lost: dict[str, Sequence[Rep]] = {
+        "case-01": (True, False, "timeout"),  # 1 pass, 1 fail, 1 infra: a tie, fails
+        "case-02": (True, "rate_limit", "timeout"),  # passes on 1 of 1
+    }
+    cand = make_run("c", steady(20, **lost))
     s = step(gate(base, cand), "infra")
     assert facts(s, ArmInfraShare) == [
         ArmInfraShare("baseline", 1, 60, 1 / 60, 0.05, (("timeout", 1),)),
@@ -156,7 +151,7 @@ def test_infra_counts_per_arm_and_kind_and_a_tie_lost_to_infra() -> None:
 
 def test_infra_that_did_not_decide_the_flip_is_named_not_explained() -> None:
     base = make_run("b", steady(30))
-    cand = make_run("c", steady(30, **{"case-03": [False, False, "crash"]}))
+    cand = make_run("c", steady(30, **{"case-03": (False, False, "crash")}))
     s = step(gate(base, cand), "infra")
     assert s.cases == ("case-03",)
     assert s.explains == ()

@@ -25,17 +25,35 @@ def junit(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, ET.Eleme
     return code, ET.fromstring(out)
 
 
+def child(element: ET.Element, tag: str) -> ET.Element:
+    """`element`'s `<tag>`, which the test expects there."""
+    found = element.find(tag)
+    assert found is not None, f"no <{tag}> in {element.get('name')!r}"
+    return found
+
+
+def attribute(element: ET.Element, name: str) -> str:
+    value = element.get(name)
+    assert value is not None, f"no {name}= on {element.get('name')!r}"
+    return value
+
+
+def text_of(element: ET.Element) -> str:
+    assert element.text is not None, f"no text in {element.get('name')!r}"
+    return element.text
+
+
 def test_the_agent_suite_as_junit(capsys: pytest.CaptureFixture[str]) -> None:
     code, root = junit(capsys, str(SAMPLES / "agent-suite"))
     assert code == 3
     (suite,) = root
-    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    properties = {attribute(p, "name"): attribute(p, "value") for p in suite.iter("property")}
     assert (properties["verdict"], properties["b"], properties["c"]) == ("INCONCLUSIVE", "9", "3")
     # by template (the default): 12 flips from 7 templates, the sign-flip p 1/4
     assert float(properties["p"]) == pytest.approx(0.25)
     cases = suite.findall("testcase")
     assert len(cases) == 201  # 200 cases and the verdict
-    failed = {c.get("name"): c.find("failure") for c in cases if c.find("failure") is not None}
+    failed = {c.get("name"): child(c, "failure") for c in cases if c.find("failure") is not None}
     broke = {"case-012", "case-061", "case-062", "case-109", "case-127", "case-183"}
     assert broke < set(failed) and len(failed) == 9 + 1
     assert failed["verdict"].get("type") == "INCONCLUSIVE"
@@ -43,9 +61,11 @@ def test_the_agent_suite_as_junit(capsys: pytest.CaptureFixture[str]) -> None:
         failed["case-062"].get("message")
         == "pass -> fail; worst outcome in the candidate: a failed check"
     )
-    assert "task_completed: baseline 3/3 passed; candidate 0/3 passed" in failed["case-062"].text
+    assert "task_completed: baseline 3/3 passed; candidate 0/3 passed" in text_of(
+        failed["case-062"]
+    )
     skipped = {
-        c.get("name"): c.find("skipped").get("message")
+        c.get("name"): child(c, "skipped").get("message")
         for c in cases
         if c.find("skipped") is not None
     }
@@ -66,9 +86,9 @@ def test_labelled_decisions_give_the_worst_outcome_rule_by_rule(
         if c.find("failure") is not None and c.get("name") != "verdict"
     ]
     assert len(failures) == 15
-    message = failures[0].find("failure").get("message")
+    message = attribute(child(failures[0], "failure"), "message")
     assert message.startswith("pass -> fail; worst outcome in the candidate: ")
-    lines = failures[0].find("failure").text.splitlines()
+    lines = text_of(child(failures[0], "failure")).splitlines()
     assert len(lines) == 4  # one per rule
     assert all("baseline 1/1 passed" in line or "worst" in line for line in lines)
 
@@ -90,14 +110,16 @@ def test_safety_failures_unpaired_cases_and_hostile_ids() -> None:
     SCHEMA.validate(text)
     assert "\x1b" not in text and "<b>" not in text
     cases = {c.get("name"): c for c in ET.fromstring(text).iter("testcase")}
-    assert cases["s"].find("failure").get("type") == "safety"
-    assert cases["s"].find("failure").get("message").startswith("safety case failed, pass -> fail")
+    assert child(cases["s"], "failure").get("type") == "safety"
+    assert attribute(child(cases["s"], "failure"), "message").startswith(
+        "safety case failed, pass -> fail"
+    )
     assert (
-        cases["gone-infra"].find("skipped").get("message")
+        child(cases["gone-infra"], "skipped").get("message")
         == "unpaired: no gradable candidate repetition"
     )
     assert "case-␛[31mred␛[0m <b>&amp;</b> \ufffd" in cases
-    assert cases["verdict"].find("failure").get("type") == "BLOCK"
+    assert child(cases["verdict"], "failure").get("type") == "BLOCK"
 
 
 def test_a_pass_has_a_passing_verdict_testcase(capsys: pytest.CaptureFixture[str]) -> None:

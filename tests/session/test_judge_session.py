@@ -66,7 +66,12 @@ def test_the_judge_alone_reaches_the_report_the_json_and_the_app(
     assert [u["case"] for u in arm["unstable"]] == sorted(MOVED)
 
     started: list[GateApp] = []
-    monkeypatch.setattr(factory, "run_app", lambda app: started.append(app) or 0)
+
+    def run_app(app: GateApp) -> int:
+        started.append(app)
+        return 0
+
+    monkeypatch.setattr(factory, "run_app", run_app)
     assert main(["open", str(workspace)]) == 0
     loaded = started[0].read()
     assert isinstance(loaded, Loaded)

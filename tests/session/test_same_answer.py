@@ -32,7 +32,7 @@ from flipgate.session import Comparison, GateInputs, GateRequest, gate, read
 from flipgate.tui.app import GateApp
 from flipgate.tui.campaign import CampaignApp
 from flipgate.tui.messages import Loaded, Ranked
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, copy_sample
 
 PAIRS = ("agent-suite", "listing-reviewer", "listing-reviewer-decisive", "support-assistant")
 CAMPAIGN = "winner-rule"
@@ -369,7 +369,7 @@ def test_a_base_at_a_git_revision_gives_one_answer(
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     repo = tmp_path / "evals"
     workspace = repo / "support"
-    shutil.copytree(SAMPLES / "support-assistant", workspace)
+    copy_sample("support-assistant", workspace)
     campaign = as_campaign(workspace, repo / "campaign")
     for step in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "merged"]):
         git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
@@ -396,7 +396,7 @@ def test_after_an_edit_the_next_candidate_opened_is_judged_by_the_list_as_it_now
 ) -> None:
     """A flaky entry accepted on one candidate's overview holds for the next candidate opened,
     as it does for `flipgate gate` run afterwards."""
-    workspace = Path(shutil.copytree(SAMPLES / CAMPAIGN, tmp_path / "campaign"))
+    workspace = copy_sample(CAMPAIGN, tmp_path / "campaign")
     app = opened(monkeypatch, [str(workspace)])
     assert isinstance(app, CampaignApp) and isinstance(app.read(), Ranked)
     assert app.campaign is not None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pytest
 from textual.app import App
@@ -21,7 +21,6 @@ from flipgate.tui.factory import make_app
 from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
 CASES_WORKSPACE = FIXTURES / "cases"
 
 
@@ -85,15 +84,27 @@ def notices(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return said
 
 
-class ScreenApp(App[None]):
+ScreenResult = TypeVar("ScreenResult")
+
+
+class ScreenApp(App[None], Generic[ScreenResult]):
     """Pushes the screen a test gives it, over a blank default screen."""
 
-    def __init__(self, make_screen: Callable[[], Screen[object]]) -> None:
+    def __init__(self, make_screen: Callable[[], Screen[ScreenResult]]) -> None:
         super().__init__()
         self.make_screen = make_screen
 
     def on_mount(self) -> None:
         self.push_screen(self.make_screen())
+
+
+AppResult = TypeVar("AppResult")
+
+
+def on_top(app: App[AppResult]) -> Screen[object]:
+    """The screen shown now. Read afresh after a key: mypy keeps what an earlier check of
+    `app.screen` narrowed it to."""
+    return app.screen
 
 
 @pytest.fixture(scope="session")
@@ -121,7 +132,7 @@ def agent_turns(*, confirms: bool, amount: int = 180) -> list[dict[str, Any]]:
             {"role": "tool", "tool_call_id": call_id, "content": f"{name} done"},
         ]  # fmt: skip
 
-    turns = [
+    turns: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a support agent." + (" Confirm first." if confirms else "")},
         {"role": "user", "content": f"Refund order A-1, please. {HOSTILE_TURN}"},
         {"role": "assistant", "content": "", "tool_calls": [

@@ -3,7 +3,6 @@ gate overview and esc back, the incumbent's row, a theme switch, and bad input o
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from flipgate.tui.campaign import CampaignApp
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, copy_sample
 from tests.tui.conftest import open_app, settled
 
 WINNER_RULE = SAMPLES / "winner-rule"
@@ -88,7 +87,7 @@ async def test_a_theme_switch_recolours_the_table_in_place() -> None:
 
 async def test_a_bad_candidate_is_shown_with_its_file_and_line(tmp_path: Path) -> None:
     workspace = tmp_path / "campaign"
-    shutil.copytree(WINNER_RULE, workspace)
+    copy_sample("winner-rule", workspace)
     results = workspace / "candidates" / "MERGE" / "results.jsonl"
     results.write_text(results.read_text() + '{"case": "i7", "rep": 0, "passed": "yes"}\n')
     app = open_app(workspace)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
+from rich.console import Console, ConsoleRenderable
 from rich.segment import Segment
 from rich.text import Text
+from textual.app import App
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -24,9 +25,9 @@ CASES = (EVIL_CASE, "lst-001", "lst-007", "lst-008", "chk-001")
 
 def rendered(widget: Static) -> str:
     """The plain text a Static shows, its content printed 200 columns wide without colour."""
-    console = Console(file=io.StringIO(), width=200, color_system=None)
-    console.print(widget.content)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(widget.content)
+    return out.getvalue()
 
 
 def painted(view: Widget) -> str:
@@ -35,13 +36,19 @@ def painted(view: Widget) -> str:
 
 
 def segments(widget: Static) -> list[Segment]:
-    console = Console(width=200)
-    return [s for line in console.render_lines(widget.content, pad=False) for s in line]
+    content = widget.content
+    assert isinstance(content, ConsoleRenderable)  # these widgets hold Rich renderables
+    return [s for line in Console(width=200).render_lines(content, pad=False) for s in line]
 
 
-def screen_of(app: ScreenApp) -> CaseScreen:
+def screen_of(app: App[None]) -> CaseScreen:
     assert isinstance(app.screen, CaseScreen)
     return app.screen
+
+
+def mode(screen: CaseScreen) -> str:
+    """The screen's mode, read afresh (a key changes it between two reads mypy would narrow)."""
+    return screen.mode
 
 
 async def test_reps_diff_and_next_previous_case(comparison: Comparison) -> None:
@@ -60,15 +67,15 @@ async def test_reps_diff_and_next_previous_case(comparison: Comparison) -> None:
         assert screen.focus_rep == 1
 
         await pilot.press("d")  # unified diff
-        assert screen.mode == "unified"
+        assert mode(screen) == "unified"
         diff = painted(screen.query_one("#diff"))
         assert "- Verdict: reject: prohibited item" in diff
         assert "+ Verdict: approve" in diff
         assert not screen.query_one("#pair").display
         await pilot.press("d")
-        assert screen.mode == "side-by-side"
+        assert mode(screen) == "side-by-side"
         await pilot.press("d")
-        assert screen.mode == "outputs" and screen.query_one("#pair").display
+        assert mode(screen) == "outputs" and screen.query_one("#pair").display
 
         await pilot.press("n")
         assert screen.detail.case == "lst-007"

@@ -3,20 +3,19 @@ beside the first verdict, the triage checklist, and the flaky list, then back to
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import VerdictBanner
-from tests.conftest import SAMPLES
+from tests.conftest import copy_sample
 from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import plain
 
 
 async def test_reruns_then_triage_then_flaky_list(tmp_path: Path, notices: list[str]) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)

@@ -19,7 +19,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
 from flipgate.tui.screens.flaky import FlakyForm, FlakyScreen
 
-from .conftest import settled
+from .conftest import on_top, settled
 
 TODAY = date(2026, 11, 24)
 KEY = {"model": "m1"}
@@ -93,7 +93,7 @@ async def test_accept_a_proposal_then_retire_an_entry(tmp_path: Path) -> None:
         assert pilot.app.screen is form and path.read_text() == FLAKY
         await pilot.press(*"sam", "enter", *"order", "enter")
         await settled(pilot)  # the form's worker writes, the screen's reviews the list again
-        assert pilot.app.screen is screen
+        assert on_top(pilot.app) is screen
         data = yaml.safe_load(path.read_text())
         added = data["entries"][1]
         assert (added["case"], added["owner"], added["reason"]) == (

@@ -3,11 +3,10 @@ the bindings, the footer, the help screen and every key a screen names in its te
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from flipgate.cli import main
 from flipgate.core.errors import InputError
@@ -16,7 +15,7 @@ from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.settings import default_settings_path, load_settings
 from flipgate.tui.widgets.key_bar import KeyBar
-from tests.conftest import REPO, SAMPLES
+from tests.conftest import REPO, SAMPLES, copy_sample
 from tests.tui.test_app import plain
 
 from .conftest import open_app, settled
@@ -107,7 +106,7 @@ def test_a_wrong_keymap_stops_flipgate_with_status_2(
 
 
 async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     keymap = {
         "triage": "k",
         "triage-cause": "x",
@@ -126,7 +125,7 @@ async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path
         screen = app.screen
         assert isinstance(screen, TriageScreen)
         assert str(screen.query_one("#cause", Button).label) == "cause (x)"
-        assert "(ctrl+n)" in str(screen.query_one("#note").placeholder)
+        assert "(ctrl+n)" in screen.query_one("#note", Input).placeholder
         bar = plain(screen.query_one(KeyBar).render())
         assert "x Cause" in bar and "^q Quit" in bar
         await pilot.press("x")

@@ -3,7 +3,6 @@ table's per-template flips, and the calibration screen from baseline-repeats/.""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import yaml
@@ -12,10 +11,9 @@ from textual.widgets import Static
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets import PowerPanel, VerdictBanner
+from tests.conftest import SAMPLES, copy_sample
 from tests.tui.conftest import open_app, settled
 from tests.tui.test_app import plain
-
-SAMPLES = Path(__file__).parents[2] / "sample_runs"
 
 
 async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
@@ -70,7 +68,7 @@ async def test_enter_on_the_panel_lists_the_clones_with_their_flips() -> None:
 
 
 async def test_calibration_from_baseline_repeats_writes_a_new_file(tmp_path: Path) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "agent-suite"))
+    workspace = copy_sample("agent-suite", tmp_path / "agent-suite")
     gate = (workspace / "gate.yaml").read_bytes()
     app = open_app(workspace)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.app import App
+
 from flipgate.core.gate.compare import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
@@ -12,11 +14,11 @@ from .conftest import ScreenApp
 SIZE = (140, 45)
 
 
-def shown(app: ScreenApp) -> list[str]:
+def shown(app: App[None]) -> list[str]:
     return app.screen.query_one(CaseTable).view["case"].to_list()
 
 
-def header(app: ScreenApp) -> str:
+def header(app: App[None]) -> str:
     return str(app.screen.query_one("#red-header").render())
 
 

@@ -13,8 +13,9 @@ import pytest
 from flipgate.session import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
+from tests.conftest import SAMPLES
 
-from .conftest import SAMPLES, ScreenApp, keys, load_comparison, open_app
+from .conftest import ScreenApp, keys, load_comparison, open_app
 
 WIDE = (140, 45)
 NARROW = (80, 24)
@@ -23,11 +24,11 @@ CASES = ("evil-[bold red]\x1b[31m", "lst-001", "lst-007", "lst-008", "chk-001")
 Snap = Callable[..., bool]
 
 
-def red_cases(comparison: Comparison, **kwargs: Any) -> ScreenApp:
+def red_cases(comparison: Comparison, **kwargs: Any) -> ScreenApp[None]:
     return ScreenApp(lambda: RedCasesScreen(comparison, **kwargs))
 
 
-def case(comparison: Comparison, name: str) -> ScreenApp:
+def case(comparison: Comparison, name: str) -> ScreenApp[str]:
     return ScreenApp(lambda: CaseScreen(comparison, name, CASES))
 
 
@@ -80,7 +81,7 @@ def test_sample_checks_case_diff_narrow(snap_compare: Snap, agent_suite: Compari
 AGENT_CASES = ("refund-001", "refund-002")
 
 
-def agent_case(comparison: Comparison) -> ScreenApp:
+def agent_case(comparison: Comparison) -> ScreenApp[str]:
     return ScreenApp(lambda: CaseScreen(comparison, "refund-001", AGENT_CASES))
 
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import SAMPLES
 from tests.tui.conftest import keys, open_app, settled
 
 HERE = Path(__file__).parent
-SAMPLES = HERE.parents[1] / "sample_runs"  # the workspaces `flipgate` opens with no argument
 WIDE, NARROW = (140, 45), (80, 24)
 
 

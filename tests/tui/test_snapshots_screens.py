@@ -8,7 +8,6 @@ git config and the flaky list's ages from a fixed day, so the pictures are the s
 
 from __future__ import annotations
 
-import shutil
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from flipgate.tui.screens import flaky
-from tests.conftest import SAMPLES
+from tests.conftest import copy_sample
 from tests.tui.conftest import keys, open_app
 
 WIDE, NARROW = (140, 45), (80, 24)
@@ -31,7 +30,7 @@ class FixedDay(date):
 
 @pytest.fixture(autouse=True)
 def beside_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    shutil.copytree(SAMPLES / "agent-suite", tmp_path / WORKSPACE)
+    copy_sample("agent-suite", tmp_path / WORKSPACE)
     (tmp_path / WORKSPACE / "rerun-plan.yaml").write_text("written earlier\n")
     config = tmp_path / "gitconfig"
     config.write_text("[user]\n\tname = Rita Reviewer\n\temail = rita@example.com\n")

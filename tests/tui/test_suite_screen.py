@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import shutil
 import threading
 from collections.abc import Callable
 from datetime import date
@@ -17,17 +16,20 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
+from flipgate.core.gate.evidence import ChangedLate
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
 from flipgate.tui.factory import make_suite_app
 from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.flaky import FlakyForm
+from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.themes import TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 from flipgate.tui.widgets.suite_charts import SuiteChart
-from tests.tui.conftest import open_app, settled
+from tests.conftest import SAMPLES, copy_sample
+from tests.tui.conftest import on_top, open_app, settled
 
-SUPPORT = Path(__file__).resolve().parents[2] / "sample_runs" / "support-assistant"
+SUPPORT = SAMPLES / "support-assistant"
 WIDE, NARROW = (140, 45), (80, 24)
 
 
@@ -63,7 +65,7 @@ async def test_every_figure_is_on_screen_as_text() -> None:
 
 
 async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Path) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     app = make_suite_app(load_suite(support))
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
@@ -83,7 +85,8 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
         await settled(pilot)
         screen = app.screen
         assert isinstance(screen, SuiteScreen)
-        assert screen.result.stale is not None and screen.result.stale.proposals.height == 15
+        assert screen.result is not None and screen.result.stale is not None
+        assert screen.result.stale.proposals.height == 15
     archive = yaml.safe_load((support / "suite.yaml").read_text())["archive"]
     assert archive[-1]["case"] == second and archive[-1]["retired"] == date.today()
     assert archive[-1]["reason"] == "the endpoint was deleted in January"
@@ -92,11 +95,13 @@ async def test_retire_asks_for_the_reason_and_reads_the_audit_again(tmp_path: Pa
 async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retirement(
     tmp_path: Path,
 ) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     app = open_app(support)
     async with app.run_test(size=WIDE) as pilot:
         await settled(pilot)
-        before = app.screen.comparison.result
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        before = overview.comparison.result
         assert [r.case for r in before.retired] == ["sa-024", "sa-045"]
         await pilot.press("h")
         await settled(pilot)
@@ -108,10 +113,13 @@ async def test_the_overview_opens_it_and_applies_the_gate_again_after_a_retireme
         await settled(pilot)
         await pilot.press("escape")
         await settled(pilot)
-        after = app.screen.comparison.result
+        again = on_top(app)
+        assert isinstance(again, OverviewScreen)
+        after = again.comparison.result
         assert "sa-001" in {r.case for r in after.retired}
         assert after.paired == before.paired - 1  # left out of the cells
-        assert any(w.code == "retired_late" and "sa-001" in w.cases for w in after.warnings)
+        late = [w for w in after.warnings if isinstance(w, ChangedLate)]
+        assert any(w.code == "retired_late" and "sa-001" in w.cases for w in late)
 
 
 async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
@@ -155,7 +163,7 @@ async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
 
 
 async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: Path) -> None:
-    support = Path(shutil.copytree(SUPPORT, tmp_path / "support-assistant"))
+    support = copy_sample("support-assistant", tmp_path / "support-assistant")
     traffic = support / "traffic.yaml"
     traffic.write_text(traffic.read_text().replace("multi_turn_ops: 0.221", "multi_turn_ops: lots"))
     app = open_app(support)

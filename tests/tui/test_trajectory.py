@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.style import Style
+from textual.app import App
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -19,7 +20,7 @@ from .test_case import painted, rendered
 CASES = ("refund-001", "refund-002")
 
 
-def screen_of(app: ScreenApp) -> CaseScreen:
+def screen_of(app: App[None]) -> CaseScreen:
     assert isinstance(app.screen, CaseScreen)
     return app.screen
 

@@ -18,11 +18,11 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 from flipgate.core.decision.file import verify_decision
 from flipgate.core.decision.record import Reviewer
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.triage.evidence import TriageStep, named_cases
+from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.flaky import NoisyCase
 from flipgate.core.triage.regression import FlippedCases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
-from flipgate.core.vocab import TriageClass
+from flipgate.core.vocab import Coded, TriageClass
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import CaseList, DecisionScreen
@@ -30,10 +30,10 @@ from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.lines import LinesView
 from tests.tui.test_app import plain
 
-from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, settled
+from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, on_top, settled
 
 SIZE = (140, 45)
-REGRESSED = {"c1": ("regression",), "c2": ("regression",)}
+REGRESSED: dict[str, tuple[TriageClass, ...]] = {"c1": ("regression",), "c2": ("regression",)}
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def git_set(name: str, value: str) -> None:
     subprocess.run(["git", "config", "--global", name, value], check=True)
 
 
-def triage_app(comparison: Comparison, workspace: Path) -> ScreenApp:
+def triage_app(comparison: Comparison, workspace: Path) -> ScreenApp[None]:
     return ScreenApp(lambda: TriageScreen(comparison, walk_path(workspace)))
 
 
@@ -117,7 +117,7 @@ async def test_walk_the_five_steps_leave_and_resume(workspace: Path) -> None:
         await settled(pilot)
         screen = app.screen
         assert isinstance(screen, TriageScreen)
-        assert screen.walk.cause == "regression"
+        assert screen.walk is not None and screen.walk.cause == "regression"
         assert screen.current == 0  # every class has a finding: start at the top
         assert screen.query_one("#note", Input).value == "infra under 1%"
         await pilot.press("right_square_bracket", "right_square_bracket")
@@ -160,13 +160,12 @@ async def test_a_note_is_saved_when_committed_not_per_keystroke(
 async def test_a_step_naming_thousands_of_cases_lists_the_first_and_counts_the_rest(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = triage.evidence
 
     def crowded(comparison: Comparison, repeats: object = ()) -> list[TriageStep]:
-        steps = real(comparison)
+        steps = evidence(comparison)
         cases = tuple(f"case-{i:05d}" for i in range(2500))
         split = (NoisyCase(case, None, None, "both", (1, 3), (2, 3)) for case in cases)
-        facts = (FlippedCases(2500, 2500, 0), *split)
+        facts: tuple[Coded, ...] = (FlippedCases(2500, 2500, 0), *split)
         return [replace(steps[0], cases=cases, facts=facts), *steps[1:]]
 
     monkeypatch.setattr(triage, "evidence", crowded)
@@ -205,7 +204,7 @@ async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:
         assert app.screen.detail.case == step.cases[0]
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is screen
+        assert on_top(app) is screen
 
 
 async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -> None:
@@ -228,12 +227,15 @@ async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -
 
 
 # 5,000 cases named: every one by the flaky step, every other one by the regression step too
+FLAKY_THEN_REGRESSION: tuple[TriageClass, ...] = ("flaky", "regression")
 MANY: dict[str, tuple[TriageClass, ...]] = {
-    f"case-{i:05d}": ("flaky", "regression")[: 1 + i % 2] for i in range(5000)
+    f"case-{i:05d}": FLAKY_THEN_REGRESSION[: 1 + i % 2] for i in range(5000)
 }
 
 
-def decision_app(workspace: Path, cases: Mapping[str, Sequence[TriageClass]]) -> ScreenApp:
+def decision_app(
+    workspace: Path, cases: Mapping[str, Sequence[TriageClass]]
+) -> ScreenApp[Path | None]:
     comparison = load_comparison(workspace)
     walk = load_walk(walk_path(workspace), comparison)
     return ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases))
@@ -359,6 +361,7 @@ async def test_tab_goes_round_the_fields_and_git_is_asked_off_the_ui_thread(
         assert screen.query_one("#reviewer", Input).value == "Rita Reviewer <rita@example.com>"
         visited = []
         for _ in range(len(screen.focus_chain)):
+            assert screen.focused is not None
             visited.append(screen.focused)
             await pilot.press("tab")
         assert screen.focused is screen.query_one("#decision", Select)  # round again

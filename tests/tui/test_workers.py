@@ -8,7 +8,6 @@ waits, then lets it go.
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
-from flipgate.core.gate.compare import Comparison
+from flipgate.core.curation.review import review
+from flipgate.core.decision.review import build_record
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.triage.evidence import evidence
 from flipgate.core.triage.walk import start_walk, walk_path
 from flipgate.session import gating
 from flipgate.tui.screens import decision, flaky, triage
@@ -27,7 +29,7 @@ from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, copy_sample
 
 from .conftest import ScreenApp, load_comparison, open_app, settled
 
@@ -61,7 +63,7 @@ def progress_shown(screen: Any) -> str:
 async def test_triage_evidence_is_gathered_in_a_worker(
     comparison: Comparison, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(triage.evidence)
+    gate = Gate(evidence)
     monkeypatch.setattr(triage, "evidence", gate)
     app = ScreenApp(lambda: TriageScreen(comparison, walk_path(tmp_path)))
     async with app.run_test(size=(140, 45)) as pilot:
@@ -83,7 +85,7 @@ async def test_triage_evidence_is_gathered_in_a_worker(
 async def test_the_flaky_review_runs_in_a_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(flaky.review)
+    gate = Gate(review)
     monkeypatch.setattr(flaky, "review", gate)
     comparison = load_comparison(SAMPLES / "agent-suite")
     screen = FlakyScreen(
@@ -106,7 +108,7 @@ async def test_the_flaky_review_runs_in_a_worker(
 async def test_the_decision_digests_the_runs_in_a_worker(
     comparison: Comparison, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    gate = Gate(decision.build_record)
+    gate = Gate(build_record)
     monkeypatch.setattr(decision, "build_record", gate)
     workspace = tmp_path / "ws"
     app = ScreenApp(lambda: DecisionScreen(comparison, start_walk(comparison), workspace, cases={}))
@@ -134,13 +136,13 @@ async def test_the_decision_digests_the_runs_in_a_worker(
 async def test_the_gate_is_applied_again_in_a_worker_with_progress(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         first = app.screen
         assert isinstance(first, OverviewScreen)
-        gate = Gate(gating.compare)
+        gate = Gate(compare)
         monkeypatch.setattr(gating, "compare", gate)
         await pilot.press("f", "escape")  # leaving the flaky list applies the gate again
         await gate.held(pilot)
@@ -156,7 +158,7 @@ async def test_the_gate_is_applied_again_in_a_worker_with_progress(
 async def test_a_failed_re_gate_is_said_and_the_overview_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, notices: list[str]
 ) -> None:
-    workspace = Path(shutil.copytree(SAMPLES / "agent-suite", tmp_path / "ws"))
+    workspace = copy_sample("agent-suite", tmp_path / "ws")
     app = open_app(workspace)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)

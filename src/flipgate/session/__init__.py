@@ -42,7 +42,7 @@ from flipgate.session.reading import (
     silent,
 )
 from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
-from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples
+from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
 __all__ = [
     "DEFAULT_RERUN_TARGET",
@@ -61,6 +61,7 @@ __all__ = [
     "Shape",
     "Terms",
     "bundled_samples",
+    "copy_samples",
     "gate",
     "gate_again",
     "import_log",

@@ -235,7 +235,7 @@ def compare(
     sources = flip_sources(
         pairing.flipped,
         {"baseline": baseline.reps, "candidate": candidate.reps},
-        reps,  # type: ignore[arg-type]
+        reps,
         {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
         spec.volatile,
     )

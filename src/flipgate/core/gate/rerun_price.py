@@ -30,7 +30,7 @@ and a simulation that reruns the cases repetition by repetition and applies the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -147,7 +147,7 @@ def _plan_data(plan: PricedPlan) -> dict[str, object]:
 # --------------------------------------------------------------------------- the model
 
 
-def case_rates(reps: dict[Arm, pl.DataFrame], cases: Sequence[str]) -> tuple[CaseRates, ...]:
+def case_rates(reps: Mapping[str, pl.DataFrame], cases: Sequence[str]) -> tuple[CaseRates, ...]:
     """(k + 1) / (n + 2) per flipped case and arm, from each arm's graded repetitions."""
     rates: dict[Arm, dict[str, float]] = {}
     for arm in ARMS:
@@ -253,8 +253,8 @@ def arm_usage(run: Run, cases: Sequence[str], runs: int) -> Usage:
 
 
 def price(
-    runs_by_arm: dict[Arm, Run],
-    reps: dict[Arm, pl.DataFrame],
+    runs_by_arm: Mapping[str, Run],
+    reps: Mapping[str, pl.DataFrame],
     cases: Sequence[str],
     runs: int,
     rule: FlipRule,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,9 +154,9 @@ def _rep_outputs(reps: pl.DataFrame, passed: pl.DataFrame, cases: pl.Series) -> 
 
 def flip_sources(
     flipped: tuple[tuple[str, str], ...],
-    outputs: dict[Arm, pl.DataFrame],
-    graded: dict[Arm, pl.DataFrame],
-    split: dict[Arm, pl.Series],
+    outputs: Mapping[str, pl.DataFrame],
+    graded: Mapping[str, pl.DataFrame],
+    split: Mapping[str, pl.Series],
     volatile: Sequence[str] = (),
 ) -> FlipSources:
     """Who flipped each case of `flipped` ((case, direction), the cases counted in b and c).

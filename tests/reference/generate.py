@@ -1,4 +1,4 @@
-"""Writes a deterministic baseline/candidate pair of runs (SPEC section 2) for the gate benchmarks.
+"""Writes a deterministic baseline/candidate pair of runs (SPEC section 2) for the benchmarks and tests.
 
 The pair is built to make the gate do all of its work: a few safety cases that the candidate
 passes (so the safety rule does not end the count early), about 1% infra repetitions (under the
@@ -6,9 +6,9 @@ passes (so the safety rule does not end the count early), about 1% infra repetit
 BLOCK or INCONCLUSIVE, never a quick PASS), a cautious candidate that escalates more and waves
 fewer violations through, reasons on some decisions and short stored outputs.
 
-    python bench/generate.py [--cases 100000] [--reps 3] [--seed N] [--out bench/data]
+    python tests/reference/generate.py --out DIR [--cases 100000] [--reps 3] [--seed N]
 
-writes OUT/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet.
+writes DIR/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet.
 Everything is drawn from one seeded numpy generator, so the same arguments give the same bytes.
 """
 
@@ -33,7 +33,6 @@ RULES = ("prohibited_items", "recalled_products", "misleading_claims", "off_plat
 LABELS = ("approve", "reject", "escalate")
 APPROVE, REJECT, ESCALATE = 0, 1, 2
 ARMS = ("baseline", "candidate")
-DEFAULT_OUT = Path(__file__).resolve().parent / "data"
 DEFAULT_SEED = 20261120
 
 EXPECTED_SHARES = (0.80, 0.14, 0.06)  # approve, reject, escalate
@@ -377,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, required=True, help="bench/data for the benchmarks")
     args = parser.parse_args(argv)
     if args.cases < 1 or args.reps < 1:
         parser.error("--cases and --reps must be at least 1")

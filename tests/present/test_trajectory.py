@@ -3,38 +3,58 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from flipgate.present.trajectory import align, parse_turns, readable, wobble
+from flipgate.present.trajectory import Turn, align, parse_turns, readable, wobble
 
-SYSTEM = {"role": "system", "content": "You are a support agent."}
-ASK = {"role": "user", "content": "Please refund order A-1"}
-LOOKUP = {
+
+class Call(TypedDict):
+    id: str
+    name: str
+    arguments: dict[str, object]
+
+
+class Message(TypedDict):
+    """A turn as a run stores it (docs/trajectories.md); a columnar reader's nulls included."""
+
+    role: str
+    content: str
+    tool_calls: NotRequired[list[Call]]
+    tool_call_id: NotRequired[str | None]
+    name: NotRequired[str | None]
+
+
+SYSTEM: Message = {"role": "system", "content": "You are a support agent."}
+ASK: Message = {"role": "user", "content": "Please refund order A-1"}
+LOOKUP: Message = {
     "role": "assistant",
     "content": "",
     "tool_calls": [{"id": "c1", "name": "lookup_order", "arguments": {"order_id": "A-1"}}],
 }
-FOUND = {"role": "tool", "tool_call_id": "c1", "content": '{"total": 180}'}
-CONFIRM = {"role": "assistant", "content": "I can refund $180 for order A-1. Shall I go ahead?"}
-YES = {"role": "user", "content": "Yes please"}
-REFUND = {
+FOUND: Message = {"role": "tool", "tool_call_id": "c1", "content": '{"total": 180}'}
+CONFIRM: Message = {
+    "role": "assistant",
+    "content": "I can refund $180 for order A-1. Shall I go ahead?",
+}
+YES: Message = {"role": "user", "content": "Yes please"}
+REFUND: Message = {
     "role": "assistant",
     "content": "",
     "tool_calls": [
         {"id": "c2", "name": "refund_order", "arguments": {"order_id": "A-1", "amount": 180}}
     ],
 }
-REFUNDED = {"role": "tool", "tool_call_id": "c2", "content": "refunded"}
-DONE = {"role": "assistant", "content": "Done."}
+REFUNDED: Message = {"role": "tool", "tool_call_id": "c2", "content": "refunded"}
+DONE: Message = {"role": "assistant", "content": "Done."}
 
 
-def turns(*messages: dict[str, Any]) -> str:
+def turns(*messages: Message) -> str:
     return json.dumps(list(messages))
 
 
 def test_a_skipped_confirmation_is_the_first_divergence() -> None:
     baseline = parse_turns(turns(SYSTEM, ASK, LOOKUP, FOUND, CONFIRM, YES, REFUND, REFUNDED, DONE))
-    faster = dict(SYSTEM, content="You are a fast support agent.")
+    faster: Message = {**SYSTEM, "content": "You are a fast support agent."}
     candidate = parse_turns(turns(faster, ASK, LOOKUP, FOUND, REFUND, REFUNDED, DONE))
     alignment = align(baseline, candidate)
     assert [p.tag for p in alignment.pairs] == [
@@ -60,12 +80,12 @@ def test_tool_turns_take_the_name_of_the_call_they_answer() -> None:
 
 
 def test_a_changed_tool_argument_is_a_divergence() -> None:
-    more = {
+    more: Message = {
         **REFUND,
         "tool_calls": [
             {**REFUND["tool_calls"][0], "arguments": {"order_id": "A-1", "amount": 900}}
         ],
-    }  # type: ignore[dict-item]
+    }
     alignment = align(parse_turns(turns(ASK, REFUND)), parse_turns(turns(ASK, more)))
     assert alignment.divergence == 1
     assert alignment.summary.startswith(
@@ -79,7 +99,7 @@ def test_identical_and_empty_trajectories() -> None:
     assert (
         align(same, same).summary == "the agent did the same in both arms: every turn is identical"
     )
-    only_input = align(same, parse_turns(turns(dict(SYSTEM, content="other"), ASK, DONE)))
+    only_input = align(same, parse_turns(turns({**SYSTEM, "content": "other"}, ASK, DONE)))
     assert only_input.divergence is None
     assert "its input differs: the system prompt (turn 1)" in only_input.summary
     assert align((), ()).summary == "no turns stored in either arm"
@@ -101,7 +121,7 @@ def test_null_fields_are_absent_ones() -> None:
                     {**LOOKUP["tool_calls"][0], "arguments": {"order_id": "A-1", "amount": None}}
                 ],
             }
-        )  # type: ignore[dict-item]
+        )
     )
     assert turn.text == '→ lookup_order(order_id="A-1")'
 
@@ -116,11 +136,11 @@ def test_json_outputs_are_indented_in_their_key_order() -> None:
 # --------------------------------------------------------------------------- divergence against wobble
 
 CONVERSATION = (SYSTEM, ASK, LOOKUP, FOUND, CONFIRM, YES, REFUND, REFUNDED, DONE)
-WORDED = dict(CONFIRM, content="Order A-1 is $180. Refund it?")  # turn 5, said another way
-THANKS = dict(DONE, content="Done, thank you.")  # turn 9, said another way
+WORDED: Message = {**CONFIRM, "content": "Order A-1 is $180. Refund it?"}  # turn 5, reworded
+THANKS: Message = {**DONE, "content": "Done, thank you."}  # turn 9, said another way
 
 
-def parsed(*conversations: tuple[dict[str, Any], ...]) -> list[Any]:
+def parsed(*conversations: tuple[Message, ...]) -> list[tuple[Turn, ...]]:
     return [parse_turns(turns(*c)) for c in conversations]
 
 

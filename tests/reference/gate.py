@@ -1,6 +1,6 @@
 """The gate's rules written the plain way, as the yardstick for `flipgate gate`'s speed and answers.
 
-    python bench/reference.py BASELINE_DIR CANDIDATE_DIR
+    python tests/reference/gate.py BASELINE_DIR CANDIDATE_DIR
 
 reads two runs in the JSONL form (SPEC section 2) with `json.loads` per line and dict loops, no
 polars and no numpy, applies the default gate.yaml (SPEC 3 and 4, `fail_on` = every disagreement)
@@ -254,7 +254,7 @@ def gate(baseline_dir: Path, candidate_dir: Path) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python bench/reference.py BASELINE_DIR CANDIDATE_DIR", file=sys.stderr)
+        print("usage: python tests/reference/gate.py BASELINE_DIR CANDIDATE_DIR", file=sys.stderr)
         return 2
     print(json.dumps(gate(Path(argv[0]), Path(argv[1])), indent=2))
     return 0

@@ -1,4 +1,4 @@
-"""The benchmark's yardstick: bench/generate.py writes sound runs and bench/reference.py counts them
+"""The yardstick: generate.py writes sound runs and gate.py counts them
 by the spec's rules, checked on a generated pair and on a pair small enough to count by hand."""
 
 from __future__ import annotations
@@ -9,10 +9,8 @@ from typing import Any
 
 import polars as pl
 
-from tests.conftest import load_bench
-
-generate = load_bench("generate")
-reference = load_bench("reference")
+from tests.reference import gate as reference
+from tests.reference import generate
 
 
 def test_generated_pair_adds_up_and_is_deterministic(tmp_path: Path) -> None:
