@@ -58,7 +58,7 @@ from flipgate.core.triage.stale import (
     StaleFindings,
 )
 from flipgate.core.triage.step import TriageStep
-from flipgate.present.judge import flip_rate_text
+from flipgate.present.judge import PROPOSE_COMMAND, flip_rate_text
 from flipgate.present.reasons import sentence
 from flipgate.present.sources import cell_split
 
@@ -231,8 +231,8 @@ def _(s: FlakyFindings) -> str:
 def _(f: JudgeUnstable) -> Line:
     return f"judge alone, {f.arm}", (
         f"{plural(len(f.cases), 'flipped case')} changed verdict across {f.judgings} judgings of "
-        f"the same stored outputs: {_ids(f.cases)} (flipgate flaky propose --rejudged lists "
-        "them with that evidence)"
+        f"the same stored outputs: {_ids(f.cases)} ({PROPOSE_COMMAND} lists them with that "
+        "evidence)"
     )
 
 

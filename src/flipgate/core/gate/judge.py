@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import polars as pl
 
@@ -60,11 +59,6 @@ class UnstableCase:
     safety: bool
     verdicts: tuple[bool | None, ...]  # per judging, the run's own first; None: not graded
 
-    @property
-    def flips(self) -> int:
-        graded = [v for v in self.verdicts if v is not None]
-        return sum(a != b for a, b in pairwise(graded))
-
 
 @dataclass(frozen=True)
 class JudgeRepeats:
@@ -78,9 +72,6 @@ class JudgeRepeats:
     @property
     def unstable_cases(self) -> tuple[str, ...]:
         return tuple(record.case for record in self.unstable)
-
-    def rule(self, name: str) -> RuleFlipRate | None:
-        return next((r for r in self.rules if r.rule == name), None)
 
     @property
     def judgings(self) -> int:
