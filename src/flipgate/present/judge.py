@@ -49,9 +49,10 @@ def unstable_words(repeats: JudgeRepeats) -> str:
     named = ", ".join(cases[:CASES_NAMED])
     if len(cases) > CASES_NAMED:
         named += f" and {len(cases) - CASES_NAMED:,} more"
+    them = "it" if len(cases) == 1 else "them"
     return (
         f"{plural(len(cases), 'case')} unstable under the judge alone: {named} "
-        f"(to propose them for the flaky list: {PROPOSE_COMMAND})"
+        f"(to propose {them} for the flaky list: {PROPOSE_COMMAND})"
     )
 
 

@@ -10,6 +10,7 @@ reviewed, and the file lists the ticked. Counted by class, searched, painted onl
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -363,6 +364,12 @@ class DecisionScreen(Screen[Path | None]):
             text.append(f"  {TITLES[entry.triage_class]:<16}{entry.finding or 'open':<11}")
             text.append_text(literal(entry.note, lines=True))
             text.append("\n")
+        if self.placed:  # what the file records of each broken case, beside the checklist
+            by_class = Counter(placed.triage_class for placed in self.placed)
+            counts = ", ".join(f"{TITLES[k]} {by_class[k]}" for k in TRIAGE_CLASSES if by_class[k])
+            text.append(
+                f"Broken cases, each recorded with its class and why: {counts}\n", style="bold"
+            )
         return text
 
     # ------------------------------------------------------------------ signing
