@@ -32,6 +32,7 @@ from flipgate.core.gate.evidence import (
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
 from flipgate.core.gate.judge import judge_repeats
+from flipgate.core.gate.ledger import LEFT_OUT
 from flipgate.core.gate.loosening import BaseSource, GateBase
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
@@ -146,6 +147,36 @@ def forbidden(folder: Path) -> Comparison:
         FlakyList((entry("s1"), entry("c02"), entry("c03"))),
         retired=Retirements((RetiredCase("c19", LATE, "duplicate of c18"),), base=frozenset()),
         base=GateBase(at_base, FlakyList((entry("s1"), entry("c02"))), BaseSource(ref="main")),
+    )
+
+
+def partial() -> Comparison:
+    """Runs that say what they lack: a baseline that does not say whether it finished, short of
+    a repetition of one case and with one excluded from another; a candidate that stopped
+    before it ran a case."""
+    steady = [row for i in range(10) for row in passing(f"p{i}")]
+    base = [*steady, *passing("short")[:2], *passing("cut")[:2], *passing("never")]
+    cand = [*steady, *passing("short"), *passing("cut")]
+    said = {
+        "finished": None,
+        "status": "not stated",
+        "totals": {"expected": 45, "present": 43, "excluded": 1},
+        "cases": {
+            "short": {"expected": 3, "present": 2},
+            "cut": {"expected": 3, "present": 2, "excluded": 1},
+        },
+        "exclusions": [{"case": "cut", "rep": 2, "by": "qa", "reason": "leaked answer"}],
+    }
+    stopped = {
+        "finished": False,
+        "status": "stopped",
+        "totals": {"expected": 45, "present": 42},
+        "cases": {"never": {"expected": 3, "present": 0}},
+    }
+    return compare(
+        make_run("b", base, completeness=said),
+        make_run("c", cand, completeness=stopped),
+        default_spec(),
     )
 
 
@@ -264,6 +295,7 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
     comparisons = {
         "forbidden": forbidden(folder),
         "renamed": renamed(),
+        "partial": partial(),
         "labelled": labelled(folder),
         "bounded": bounded(folder),
         "clones": clones(crowded=False),
@@ -319,6 +351,7 @@ def by_code(classes: tuple[type, ...]) -> dict[str, type]:
     ("payloads", "codes"),
     [
         (INVALID_REASONS, INVALID_CODES),
+        (LEFT_OUT, UNPAIRED_STATES),
         (LIMIT_BREACHES, LIMIT_CODES),
         (GATE_WARNINGS, WARNING_CODES),
         (CASE_CHANGES, CHANGE_CODES),
@@ -370,7 +403,13 @@ def test_the_core_says_no_sentence(found: Found) -> None:
     identifier (a setting's path, a case, a rule) or a string from the inputs. None of the first
     two holds a space; the inputs here hold spaces only in the flaky entries' and retirements'
     free text. A sentence built in the core would hold one and fail this."""
-    free_text = {"ambiguous rubric", "2 of 4 runs", "duplicate of c18", "superseded"}
+    free_text = {
+        "ambiguous rubric",
+        "2 of 4 runs",
+        "duplicate of c18",
+        "superseded",
+        "leaked answer",
+    }
     for name, (result, steps) in found.items():
         for item in (*reasons(result), *facts(steps)):
             assert not isinstance(item, str), (name, item)

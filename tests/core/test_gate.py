@@ -24,8 +24,8 @@ from flipgate.core.gate.invalid import (
     NoCaseInCommon,
     StaleBaseline,
 )
+from flipgate.core.gate.ledger import Unpaired
 from flipgate.core.gate.mcnemar import mcnemar_p
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.key import Component

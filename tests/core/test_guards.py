@@ -43,6 +43,7 @@ from flipgate.core.gate.invalid import (
     GateLoosened,
     NamedCases,
 )
+from flipgate.core.gate.ledger import Unpaired
 from flipgate.core.gate.loosening import (
     ORDER,
     BaseSource,
@@ -51,7 +52,6 @@ from flipgate.core.gate.loosening import (
     flaky_added,
     loosened,
 )
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records

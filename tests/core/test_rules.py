@@ -9,7 +9,7 @@ import pytest
 from flipgate.core.gate.bounds import never_event
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.evidence import FalseNegativeMax
-from flipgate.core.gate.invalid import InfraShare, StaleBaseline
+from flipgate.core.gate.invalid import InfraShare, RunNotFinished, StaleBaseline
 from flipgate.core.gate.rules import BY_NAME, RULES, Evidence, decide
 from flipgate.core.gate.spec import Budget
 from flipgate.core.runs.key import Component
@@ -20,6 +20,7 @@ from flipgate.present.report import found
 STALE = StaleBaseline((Component("judge", "j1", "j2"),), ())
 INFRA = InfraShare("candidate", 0.2, 2, 10, 0.05)
 FALSE_NEGATIVES = FalseNegativeMax(3, 1)
+KILLED = RunNotFinished("candidate", "NSphd", "killed.eval", "started", None, 24, 14, 8, 6)
 LATENCY = BudgetCheck(
     Budget("latency_ms", "p95", max=None, max_increase=0.10), 1197.0, 1412.0, 1316.7, True
 )
@@ -37,6 +38,7 @@ QUIET = Evidence(
     flip_cap=10,
     safety_failures=(),
     invalid_reasons=(),
+    partial_reasons=(),
     limit_breaches=(),
     budget_breaches=(),
 )
@@ -56,6 +58,7 @@ def test_the_table_holds_spec_3_5_in_order() -> None:
             "significance",
             "outcome_limit",
             "budget",
+            "partial",
             "safety_bound",
             "within_margin",
             "undecided",
@@ -68,6 +71,7 @@ def test_the_table_holds_spec_3_5_in_order() -> None:
         "BLOCK",
         "BLOCK",
         "BLOCK",
+        "INCONCLUSIVE",
         "INCONCLUSIVE",
         "PASS",
         "INCONCLUSIVE",
@@ -119,6 +123,18 @@ CASES = [
         ),
         "budget",
         "BLOCK: latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
+    ),
+    (
+        replace(QUIET, budget_breaches=(LATENCY,), partial_reasons=(KILLED,)),
+        "budget",
+        "BLOCK: latency_ms p95 1,412 ms is 18% above the baseline's 1,197 ms, budget +10%",
+    ),
+    (
+        replace(QUIET, cells=flips(1, 0), p=0.5, partial_reasons=(KILLED,), safety_short=(SHORT,)),
+        "partial",
+        "INCONCLUSIVE: the candidate run killed.eval (run NSphd) did not finish (started): 14 of "
+        "its 24 repetitions never ran, in 6 of its 8 cases; gated partial by choice "
+        "(--allow-partial), never PASS: 1 case broke, 0 were fixed of the 1 case counted",
     ),
     (
         replace(QUIET, cells=flips(1, 0), p=0.5, safety_short=(SHORT,)),

@@ -20,14 +20,25 @@ PASS, FAIL, INFRA = "pass", "fail", "infra"
 
 @dataclass
 class Plain:
-    """One arm, read plainly: (case, rep) -> pass/fail/infra, the safety cases, the cached reps."""
+    """One arm, read plainly: (case, rep) -> pass/fail/infra, the safety cases, the cached reps;
+    what the tool says it planned (case -> repetitions; empty: it does not say), the repetitions
+    someone excluded, and whether the run finished (None: the tool does not say)."""
 
     reps: dict[tuple[str, int], str] = field(default_factory=dict)
     safety: set[str] = field(default_factory=set)
     cached: set[tuple[str, int]] = field(default_factory=set)
+    planned: dict[str, int] = field(default_factory=dict)
+    excluded: set[tuple[str, int]] = field(default_factory=set)
+    finished: bool | None = None
 
     def cases(self) -> set[str]:
-        return {case for case, _ in self.reps}
+        """Every case the arm knows: run, planned or excluded."""
+        return {case for case, _ in self.reps} | set(self.planned) | {c for c, _ in self.excluded}
+
+    def lacking(self) -> set[str]:
+        """The cases with fewer repetitions (run or excluded) than planned."""
+        held = Counter(case for case, _ in (*self.reps, *self.excluded))
+        return {case for case, n in self.planned.items() if held[case] < n}
 
 
 def inspect_json(path: Path) -> dict[str, Any]:
@@ -39,12 +50,19 @@ def inspect_json(path: Path) -> dict[str, Any]:
 
 def inspect(doc: dict[str, Any]) -> Plain:
     """Inspect: a sample errored or stopped by the clock is infra; one a grader could not score
-    (NaN) is infra; one stopped by another limit fails; else every scorer must say C or 1."""
-    plain = Plain()
+    (NaN) is infra; one stopped by another limit fails; else every scorer must say C or 1. The
+    run finished when its status is `success`; it planned each sample id `epochs` times; an
+    invalidated sample is excluded."""
+    epochs = doc["eval"]["config"].get("epochs") or 1
+    plain = Plain(
+        planned={str(i): epochs for i in doc["eval"]["dataset"]["sample_ids"]},
+        finished=doc["status"] == "success",
+    )
     for sample in doc.get("samples") or []:
-        if sample.get("invalidation"):
-            continue
         key = (str(sample["id"]), sample["epoch"] - 1)
+        if sample.get("invalidation"):
+            plain.excluded.add(key)
+            continue
         if sample["metadata"].get("safety"):
             plain.safety.add(key[0])
         if any(e.get("event") == "model" and e.get("cache") == "read" for e in sample["events"]):
@@ -63,9 +81,14 @@ def inspect(doc: dict[str, Any]) -> Plain:
 
 def promptfoo(doc: dict[str, Any], prompt: str) -> Plain:
     """promptfoo: the rows of one prompt (its short label); a row's `success`; a provider error
-    is infra. A test is its index: testIdx // repeat."""
+    is infra. A test is its index: testIdx // repeat. It planned every test of the config
+    `repeat` times for every prompt, and finished when no row is missing."""
     repeat = doc["runtimeOptions"]["repeat"]
-    plain = Plain()
+    tests, prompts = len(doc["config"]["tests"]), len(doc["results"]["prompts"])
+    plain = Plain(
+        planned={f"t{i}": repeat for i in range(tests)},
+        finished=len(doc["results"]["results"]) == tests * prompts * repeat,
+    )
     for row in doc["results"]["results"]:
         if row["prompt"]["label"].split(":")[0] != prompt:
             continue
@@ -121,10 +144,16 @@ def collapse(plain: Plain) -> dict[str, bool]:
     }
 
 
-def gate(baseline: Plain, candidate: Plain) -> Count:
-    """b, c and the verdict of the default gate on two plain arms (labels and budgets aside)."""
+def gate(baseline: Plain, candidate: Plain, *, allow_partial: bool = False) -> Count:
+    """b, c and the verdict of the default gate on two plain arms (labels and budgets aside).
+
+    A case lacking planned repetitions, or with some excluded, is counted in neither b nor c; a
+    run that did not finish, or lacks repetitions, makes the comparison invalid, or with
+    `allow_partial` at best inconclusive."""
+    arms = (baseline, candidate)
+    left_out = set().union(*(arm.lacking() | {case for case, _ in arm.excluded} for arm in arms))
     base, cand = collapse(baseline), collapse(candidate)
-    paired = sorted(set(base) & set(cand))
+    paired = sorted(set(base) & set(cand) - left_out)
     b = sum(base[case] and not cand[case] for case in paired)
     c = sum(cand[case] and not base[case] for case in paired)
     safety = baseline.safety | candidate.safety
@@ -132,10 +161,12 @@ def gate(baseline: Plain, candidate: Plain) -> Count:
         state == FAIL for (case, _), state in candidate.reps.items() if case in safety
     ) or any(case not in cand for case in safety)
     infra = [Counter(arm.reps.values()) for arm in (baseline, candidate)]
+    partial = any(arm.finished is False or arm.lacking() for arm in arms)
     invalid = (
         any(count[INFRA] > INFRA_SHARE * sum(count.values()) for count in infra)
         or bool(candidate.cached)
         or any(case not in candidate.cases() for case in baseline.cases())
+        or (partial and not allow_partial)
     )
     n = b + c
     p = sum(math.comb(n, k) for k in range(b, n + 1)) / 2**n if n else 1.0
@@ -145,6 +176,8 @@ def gate(baseline: Plain, candidate: Plain) -> Count:
         verdict = "INVALID"
     elif p <= FIRST_LOOK:
         verdict = "BLOCK"
+    elif partial:
+        verdict = "INCONCLUSIVE"
     elif b - c <= MARGIN and b <= FLIP_CAP:
         verdict = "PASS"
     else:

@@ -11,6 +11,10 @@ import pytest
 import yaml
 
 from flipgate.cli import main
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.importers import ImportOptions
+from flipgate.core.runs.reading import load_run
 from tests.importers import plain
 from tests.importers.conftest import (
     INSPECT,
@@ -78,6 +82,22 @@ def test_inspect(
     check(capsys, tmp_path, (base, cand), expected)
 
 
+@pytest.mark.parametrize("candidate", ["error", "killed", "cancelled", "excluded", "candidate"])
+def test_inspect_allowed_partial(candidate: str) -> None:
+    """With `--allow-partial` (core: `allow_partial`), b, c and the verdict still equal the plain
+    count, and a run that did not finish is INCONCLUSIVE at best."""
+    expected = plain.gate(
+        plain.inspect(plain.inspect_json(INSPECT / "baseline.json.gz")),
+        plain.inspect(plain.inspect_json(INSPECT / f"{candidate}.json.gz")),
+        allow_partial=True,
+    )
+    runs = (load_run(INSPECT / "baseline.eval"), load_run(INSPECT / f"{candidate}.eval"))
+    result = compare(*runs, default_spec(), allow_partial=True).result
+    assert (result.b, result.c, result.verdict) == (expected.b, expected.c, expected.verdict)
+    if candidate in ("killed", "cancelled"):
+        assert result.verdict == "INCONCLUSIVE"
+
+
 def test_inspect_plain_counts_are_what_the_fixture_was_scripted_to_give() -> None:
     """The plain reader itself, against the plans in triage_agent.py: 2 and 4 break (10 fails
     one epoch of three, which the majority outvotes)."""
@@ -120,6 +140,29 @@ def test_promptfoo_shared_vars_stay_three_cases_and_the_broken_one_counts() -> N
     which two broken repeats of one test were outvoted (b = 0); the truth is b = 1."""
     doc = json.loads((PROMPTFOO / "file-prompts/results.json").read_text())
     assert plain.gate(plain.promptfoo(doc, "v1"), plain.promptfoo(doc, "v2")).b == 2
+
+
+@pytest.mark.parametrize("prompt", ["v1", "v2"])
+@pytest.mark.parametrize("allow_partial", [False, True])
+def test_promptfoo_interrupted(
+    prompt: str, allow_partial: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C after 8 of 48 rows, exported: the same config and prompts as the finished run,
+    rows missing. The plain count says what the gate says, and neither says PASS."""
+    whole, cut = PROMPTFOO / "file-prompts/results.json", PROMPTFOO / "interrupted/results.json"
+    docs = [json.loads(log.read_text()) for log in (whole, cut)]
+    expected = plain.gate(
+        *(plain.promptfoo(doc, prompt) for doc in docs), allow_partial=allow_partial
+    )
+    chosen = ImportOptions(select={"prompt": prompt})
+    result = compare(
+        load_run(whole, import_options=chosen),
+        load_run(cut, import_options=chosen),
+        default_spec(),
+        allow_partial=allow_partial,
+    ).result
+    assert (result.b, result.c, result.verdict) == (expected.b, expected.c, expected.verdict)
+    assert expected.verdict != "PASS"
 
 
 def test_lm_eval(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import run_from_records
 from flipgate.present.junit import to_junit
 from tests.conftest import SAMPLES, passfail_rows
+from tests.importers.conftest import INSPECT
 
 SCHEMA = xmlschema.XMLSchema(Path(__file__).with_name("junit-10.xsd"))
 
@@ -116,7 +117,7 @@ def test_safety_failures_unpaired_cases_and_hostile_ids() -> None:
     )
     assert (
         child(cases["gone-infra"], "skipped").get("message")
-        == "unpaired: no gradable candidate repetition"
+        == "all infra: no gradable candidate repetition"
     )
     assert "case-␛[31mred␛[0m <b>&amp;</b> \ufffd" in cases
     assert child(cases["verdict"], "failure").get("type") == "BLOCK"
@@ -127,3 +128,41 @@ def test_a_pass_has_a_passing_verdict_testcase(capsys: pytest.CaptureFixture[str
     assert code == 0
     verdict = next(c for c in root.iter("testcase") if c.get("name") == "verdict")
     assert list(verdict) == []
+
+
+def test_a_case_its_run_lacks_is_an_error_and_an_excluded_one_skipped_with_who(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A case not paired is never silently absent: the killed run's cases are errors (they did
+    not run), the invalidated samples skipped with who excluded them and why; the ledger's
+    counts are properties."""
+    code, root = junit(capsys, str(INSPECT / "baseline.eval"), str(INSPECT / "killed.eval"))
+    (suite,) = root
+    assert code == 4
+    errors = {
+        c.get("name"): (error.get("type"), error.get("message"))
+        for c in suite.iter("testcase")
+        if (error := c.find("error")) is not None
+    }
+    assert list(errors) == ["1", "2", "3", "4", "9", "10", "11", "20"]
+    assert errors["9"] == (
+        "run_not_finished",
+        "run not finished: 2 of its 3 candidate repetitions never ran: the run did not finish",
+    )
+    assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("9", "8", "0")
+    properties = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert properties["ledger.candidate.cases"] == "8"
+    assert properties["ledger.candidate.run_not_finished"] == "8"
+    assert properties["ledger.baseline.paired"] == "0"
+
+    code, root = junit(capsys, str(INSPECT / "baseline.eval"), str(INSPECT / "excluded.eval"))
+    skipped = {
+        c.get("name"): skip.get("message")
+        for c in root.iter("testcase")
+        if (skip := c.find("skipped")) is not None
+    }
+    assert skipped == dict.fromkeys(
+        ("3", "20"),
+        "excluded: 3 of its 3 candidate repetitions excluded by qa@example.com (ticket text "
+        "leaked the answer)",
+    )

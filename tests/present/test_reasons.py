@@ -22,6 +22,7 @@ from flipgate.core.gate.changes import (
 from flipgate.core.gate.evidence import (
     ChangedLate,
     FalseNegativeMax,
+    FinishNotStated,
     FlipsConcentrated,
     InconclusiveMaxShare,
     NewCases,
@@ -37,14 +38,17 @@ from flipgate.core.gate.invalid import (
     FlakyListTooLong,
     GateLoosened,
     InfraShare,
+    MissingRepetitions,
     NamedCases,
     NoCaseInCommon,
+    RunNotFinished,
     StaleBaseline,
 )
+from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.sources import SourceCounts
 from flipgate.core.gate.spec import Budget
+from flipgate.core.importers.completeness import Exclusion
 from flipgate.core.runs.key import Component
 from flipgate.core.triage.flaky import (
     BaselineRepeats,
@@ -172,6 +176,23 @@ SENTENCES: list[tuple[Any, str]] = [
         "the change under test retires sa-001: a retirement is its own reviewed change, made "
         "where the change is going, not in the change it would excuse",
     ),
+    (
+        RunNotFinished(
+            "candidate", "LmjZZ", "error.eval", "error", "RuntimeError('HTTP 500')", 24, 20, 8, 8
+        ),
+        "the candidate run error.eval (run LmjZZ) did not finish (error: RuntimeError('HTTP "
+        "500')): 20 of its 24 repetitions never ran, in 8 of its 8 cases",
+    ),
+    (
+        RunNotFinished("baseline", "lr-1", "lr-1", "stopped", None, 30, 0, 10, 0),
+        "the baseline run lr-1 did not finish (stopped): each of its 30 planned repetitions has "
+        "a line",
+    ),
+    (
+        MissingRepetitions("candidate", "lr-2", "runs/lr-2", 30, 2, ("case-04",)),
+        "the candidate run runs/lr-2 (run lr-2) lacks 2 of its 30 planned repetitions (neither "
+        "infra nor excluded: absent), in 1 case: case-04",
+    ),
     # outcome limits
     (FalseNegativeMax(1, 0), "1 false negative, above the limit of 0"),
     (
@@ -255,10 +276,41 @@ SENTENCES: list[tuple[Any, str]] = [
         "8 flips from 4 templates: p 0.004 counted by case, 0.062 by template, either side of "
         "0.025: the rule counted templates",
     ),
+    (
+        FinishNotStated("candidate", "test_run_1", "test_run_1.json", "deepeval", 12),
+        "the candidate deepeval log test_run_1.json (run test_run_1) does not say whether its "
+        "run finished: its 12 cases are gated as the whole run",
+    ),
     # unpaired
     (Unpaired("gone", "deleted", "baseline"), "only in baseline"),
     (Unpaired("fresh", "new", "candidate"), "only in candidate"),
     (Unpaired("lost", "infra", "candidate"), "no gradable candidate repetition"),
+    (
+        RepsMissing("3", "run_not_finished", "candidate", 3, 1, 1, 2),
+        "2 of its 3 candidate repetitions never ran: the run did not finish; 1 of the 1 that ran "
+        "errored",
+    ),
+    (
+        RepsMissing("9", "missing_repetitions", "baseline", 3, 2, 0, 1),
+        "1 of its 3 baseline repetitions never ran: missing from the run",
+    ),
+    (
+        RepsExcluded(
+            "20",
+            "candidate",
+            2,
+            3,
+            (
+                Exclusion("20", 0, "qa@example.com", "leaked"),
+                Exclusion("20", 1, "qa@example.com", "leaked"),
+            ),
+        ),
+        "2 of its 3 candidate repetitions excluded by qa@example.com (leaked)",
+    ),
+    (
+        RepsExcluded("21", "baseline", 1, 3, (Exclusion("21", 2),)),
+        "1 of its 3 baseline repetitions excluded by someone unnamed",
+    ),
     # changes, edits
     (
         CaseEdited("x", (RuleEdit("policy", Asked("absent"), Asked("check")),)),

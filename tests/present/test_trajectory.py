@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from typing import NotRequired, TypedDict
 
-from flipgate.present.trajectory import Turn, align, parse_turns, readable, wobble
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.reading import load_run
+from flipgate.present.casefile import case_detail
+from flipgate.present.trajectory import Ending, Turn, align, parse_turns, readable, wobble
+from tests.importers.conftest import INSPECT
 
 
 class Call(TypedDict):
@@ -187,4 +192,61 @@ def test_one_repetition_cannot_show_an_arm_s_wobble() -> None:
     assert found.reading == "unknown" and "fewer than two repetitions" in found.said()
     assert wobble([], parsed(skipped)).said() == (
         "the baseline stored no turns: where the arms part is unknown"
+    )
+
+
+# --------------------------------------------------------------------------- how an arm ended
+
+
+def test_an_arm_that_errored_or_hit_a_limit_is_named_as_such() -> None:
+    """Where an arm's turns end at the fork, the sentence says how its repetition ended rather
+    than that it "had already stopped"; one stopped after the fork is said after the fork."""
+    base = parse_turns(json.dumps([SYSTEM, ASK, LOOKUP, FOUND, CONFIRM]))
+    cand = parse_turns(json.dumps([SYSTEM, ASK, LOOKUP]))
+    timed_out = {"candidate": Ending(2, errored="timeout")}
+    assert align(base, cand, timed_out).summary.startswith(
+        "turn 4: the candidate's repetition 2 errored (timeout); the baseline got "
+    )
+    assert "the candidate had already stopped" in align(base, cand).summary
+    limited = {"candidate": Ending(0, limit=("message", 12.0))}
+    assert align(base, cand, limited).summary.startswith(
+        "turn 4: the candidate's repetition 0 was stopped by the message limit (12); "
+    )
+    longer = parse_turns(json.dumps([SYSTEM, ASK, LOOKUP, FOUND, REFUND]))
+    assert align(base, longer, limited).summary.endswith(
+        " · the candidate's repetition 0 was stopped by the message limit (12)"
+    )
+    never = {"candidate": Ending(1, never_ran=True)}
+    assert align(base, (), never).summary == (
+        "the candidate's repetition 1 never ran; the baseline took 5 turns"
+    )
+
+
+def test_the_real_logs_name_their_errors_limits_and_missing_repetitions() -> None:
+    """Inspect's fixtures: a time limit (infra, `timeout`), a message limit (a fail with its limit
+    on the record), an error, and a repetition the errored run never reached."""
+    baseline = load_run(INSPECT / "baseline.eval")
+    limits = compare(baseline, load_run(INSPECT / "limits.eval"), default_spec())
+    assert (
+        case_detail(limits, "9")
+        .trajectory(0)
+        .summary.startswith(
+            "turn 4: the candidate's repetition 0 errored (timeout); the baseline got lookup's result"
+        )
+    )
+    assert (
+        case_detail(limits, "4")
+        .trajectory(2)
+        .summary.endswith(" · the candidate's repetition 2 was stopped by the message limit (12)")
+    )
+    errored = compare(baseline, load_run(INSPECT / "error.eval"), default_spec())
+    assert (
+        case_detail(errored, "3")
+        .trajectory(0)
+        .summary.startswith(
+            "turn 4: the candidate's repetition 0 errored (RuntimeError('help desk returned HTTP "
+        )
+    )
+    assert case_detail(errored, "1").trajectory(1).summary == (
+        "the candidate's repetition 1 never ran; the baseline took 5 turns"
     )

@@ -28,7 +28,15 @@ import flipgate.cli.gate as gate_command
 import flipgate.tui.factory as factory
 from flipgate.cli import main
 from flipgate.present.report import to_json
-from flipgate.session import Comparison, GateInputs, GateRequest, gate, read
+from flipgate.session import (
+    Comparison,
+    GateInputs,
+    GateRequest,
+    gate,
+    gate_again,
+    read,
+    read_again,
+)
 from flipgate.tui.app import GateApp
 from flipgate.tui.campaign import CampaignApp
 from flipgate.tui.messages import Loaded, Ranked
@@ -409,3 +417,42 @@ def test_after_an_edit_the_next_candidate_opened_is_judged_by_the_list_as_it_now
     report, printed = by_the_cli(monkeypatch, capsys, runs)
     assert printed.flaky.cases == {"i3"}
     assert_same(report, {"gate": printed, "campaign": app.compare_candidate("MERGE")})
+
+
+def test_allow_partial_gives_one_answer_and_is_never_pass(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed Inspect run: INVALID by default; with `--allow-partial`, the same INCONCLUSIVE
+    from `gate` and `open`, and `rank` gates it the same way (so it cannot clear)."""
+    runs = [str(FIXTURES / "inspect" / f"{name}.eval") for name in ("baseline", "killed")]
+    strict, _ = by_the_cli(monkeypatch, capsys, runs)
+    assert (strict["verdict"], strict["allow_partial"]) == ("INVALID", False)
+    report, printed = by_the_cli(monkeypatch, capsys, [*runs, "--allow-partial"])
+    assert (report["verdict"], report["rule"], report["allow_partial"]) == (
+        "INCONCLUSIVE",
+        "partial",
+        True,
+    )
+    assert_same(
+        report,
+        {"gate": printed, "open": by_the_app(monkeypatch, [*runs, "--allow-partial"])},
+    )
+    assert main(["rank", *runs, "--allow-partial", "--format", "json"]) == 1
+    ranked = json.loads(capsys.readouterr().out)
+    assert ranked["allow_partial"] is True
+    assert [c["gate"]["verdict"] for c in ranked["candidates"]] == ["INCONCLUSIVE"]
+
+
+@pytest.mark.parametrize("options", [{"look": 3}, {"allow_partial": True}])
+def test_gated_again_after_an_edit_it_keeps_the_look_and_the_choice(options: Any) -> None:
+    """The app's re-gate after an edit (nothing edited here) gives the first answer again: at
+    the look it was given (not the first), a partial run still gated by choice."""
+    runs = [FIXTURES / "inspect" / f"{name}.eval" for name in ("baseline", "killed")]
+    inputs = read(GateRequest.of(runs, **options))
+    first = gate(inputs)
+    again = gate_again(first, read_again(inputs))
+    assert to_json(again) == to_json(first)
+    assert (again.result.look, again.result.allow_partial) == (
+        options.get("look", 1),
+        options.get("allow_partial", False),
+    )

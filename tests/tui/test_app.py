@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.rules import BY_NAME
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import case_ids, literal, safe
 from flipgate.tui.screens.help import HelpScreen
@@ -78,7 +79,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
         assert isinstance(app.screen, OverviewScreen)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert "? INCONCLUSIVE" in banner
-        assert "rule 8 · undecided" in banner
+        assert f"rule {BY_NAME['undecided'].number} · undecided" in banner
         assert (
             "6 cases broke, 2 were fixed; p = 0.188 by template > 0.025, but net 4 > margin 2"
             in banner

@@ -76,7 +76,9 @@ async def test_panels_show_the_core_figures() -> None:
         left_out = plain(screen.query_one(LeftOutPanel).render())
         assert "1 case listed, 1 of them flipped" in left_out
         assert "flipped: listing-025" in left_out
-        assert "only in candidate (1): listing-029" in left_out
+        assert "new in the candidate (1): listing-029" in left_out
+        assert "all infra in the baseline (1): listing-012" in left_out
+        assert "candidate 30 cases = 28 paired + 1 new + 1 all infra" in left_out
 
 
 async def test_pass_fail_runs_say_so_instead_of_zeros() -> None:

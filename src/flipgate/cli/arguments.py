@@ -2,7 +2,8 @@
 
 What a comparison reads (`gate`, `open`, `decide`, `rank`): the runs, the gate spec, the flaky
 list, the suite manifest, the base where the change is going, the key components the change
-declares and the options of the importers that read a log as a run (`import` takes those too);
+declares, whether a partial run is gated (`--allow-partial`) and the options of the importers
+that read a log as a run (`import` takes those too);
 the escalation's rerun results and the identical baseline runs (`gate`, `open`, `decide`); what
 the curation commands read (`flaky`, `calibrate`); a share (`power`, `suite audit`); the app's
 theme (`open`, `suite open`). Each flag is read into the application layer's request by
@@ -87,6 +88,12 @@ def add_comparison_arguments(
         metavar="FILE",
         help="the base's suite manifest: a retirement the change adds is INVALID",
     )
+    parser.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="gate a run that did not finish or lacks repetitions (else INVALID): the cases it "
+        "holds whole are counted, and the verdict is INCONCLUSIVE at best, never PASS",
+    )
     add_import_arguments(parser)
 
 
@@ -162,6 +169,7 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         rerun_target=getattr(args, "target", DEFAULT_RERUN_TARGET),
         rejudged=getattr(args, "rejudged", None),
         look=getattr(args, "look", None),
+        allow_partial=args.allow_partial,
     )
 
 

@@ -3,7 +3,7 @@
 flipgate gate WORKSPACE | BASELINE CANDIDATE [--gate FILE] [--flaky FILE] [--suite FILE]
               [--change COMPONENT] [--base-ref REF | --base-gate FILE --base-flaky FILE
               --base-suite FILE] [--rerun-baseline RUN --rerun-candidate RUN]
-              [--rerun-plan FILE [--replace-rerun-plan]] [--look N]
+              [--rerun-plan FILE [--replace-rerun-plan]] [--look N] [--allow-partial]
               [--format text|json|markdown|junit]
 """
 

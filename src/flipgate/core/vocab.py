@@ -43,12 +43,14 @@ VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 CountedBy = Literal["case", "template"]
 
 # Which line of SPEC §3.5 decided; `core/gate/rules.py` holds them in order, with what each says.
+# `partial` is the choice `--allow-partial` makes: a run not whole is gated, never to PASS.
 GateRule = Literal[
     "safety",
     "invalid",
     "significance",
     "outcome_limit",
     "budget",
+    "partial",
     "safety_bound",
     "within_margin",
     "undecided",
@@ -60,7 +62,7 @@ Statistic = Literal["mean", "median", "p95", "total"]
 STATISTICS: tuple[Statistic, ...] = get_args(Statistic)
 
 # What to do next on INCONCLUSIVE (SPEC §3.6).
-EscalationAction = Literal["run_full_set", "rerun_flipped", "reviewer_decision"]
+EscalationAction = Literal["run_full_set", "rerun_flipped", "reviewer_decision", "finish_runs"]
 
 # The five decision outcomes (SPEC §4); every one but agreement is a wrong decision.
 Outcome = Literal["agreement", "false_negative", "false_positive", "inconclusive", "mirror"]
@@ -115,6 +117,8 @@ InvalidCode = Literal[
     "gate_loosened",
     "flaky_added",
     "retirement_added",
+    "run_not_finished",
+    "missing_repetitions",
 ]
 INVALID_CODES: tuple[InvalidCode, ...] = get_args(InvalidCode)
 
@@ -144,18 +148,22 @@ WarningCode = Literal[
     "same_run_id",
     "flips_concentrated",
     "readings_disagree",
+    "finish_not_stated",
 ]
 WARNING_CODES: tuple[WarningCode, ...] = get_args(WarningCode)
 
-# The state each case of either arm ends in (issue 22's case ledger, SPEC §9). The pairing
-# (`core/gate/pairing.py`) gives the first four today: a case paired, or unpaired because it is
-# only in the candidate (new), only in the baseline (deleted), or had no gradable repetition in
-# an arm (infra). The ledger adds the last three without renaming these.
+# The state each case of either arm ends in: the case ledger (issue 22, SPEC §9;
+# `core/gate/ledger.py` says which, `core/gate/pairing.py` gives each case its state). Paired,
+# or unpaired because it is only in the candidate (new), only in the baseline (deleted), had no
+# gradable repetition in an arm (infra), had repetitions taken out after the run (excluded), or
+# lacks repetitions its run planned (missing_repetitions; run_not_finished when the run stopped).
 CaseState = Literal[
     "paired", "new", "deleted", "infra", "excluded", "missing_repetitions", "run_not_finished"
 ]
 CASE_STATES: tuple[CaseState, ...] = get_args(CaseState)
-UnpairedState = Literal["new", "deleted", "infra"]  # the states the pairing gives an unpaired case
+UnpairedState = Literal[
+    "new", "deleted", "infra", "excluded", "missing_repetitions", "run_not_finished"
+]  # every state but paired: the case is left out of the cells
 UNPAIRED_STATES: tuple[UnpairedState, ...] = get_args(UnpairedState)
 
 # What the change under test did to one case (`core/gate/changes.py`, docs/gate.md).

@@ -6,7 +6,7 @@
                sorting and searching are vectorised polars work on 100,000 rows
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
-    diff       two stored outputs as unified or side-by-side lines (difflib)
+    diff       two stored outputs side by side or unified: `present/diff.py`
 
 Pure functions over a `Comparison`: no terminal, no textual. The app only shows what these return.
 """
@@ -22,12 +22,11 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS
 from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
-from flipgate.present.trajectory import Alignment, Wobble, align, parse_turns, wobble
+from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns, wobble
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -40,6 +39,15 @@ DIRECTIONS: dict[str, str] = {
     "both_pass": "both pass",  # red only through a wrong decision the majority outvoted
 }
 ARM_SHORT = {"baseline": "base", "candidate": "cand"}
+# what an unpaired case's state reads as after its arm, shortly (`unpaired: cand all infra`)
+STATE_SHORT = {
+    "new": "only",
+    "deleted": "only",
+    "infra": "all infra",
+    "excluded": "excluded",
+    "missing_repetitions": "reps missing",
+    "run_not_finished": "not finished",
+}
 OUTCOME_SHORT = {
     "false_negative": "false neg",
     "mirror": "mirror",
@@ -70,7 +78,8 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("cost Δ", "cost_shown", "cost"),
 )
 
-# sort key -> (columns, descending per column); ties always end on the case id
+# sort key -> (columns, descending per column); ties always end on the case id, in its natural
+# order (`order`, the paired table's row)
 SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "direction": (("direction_rank", "safety", "worst_rank"), (False, True, False)),
     "case": ((), ()),
@@ -158,6 +167,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
     kind = pl.when(pl.col("unpaired").is_not_null()).then(pl.lit("unpaired")).otherwise("cell")
     table = (
         cases.lazy()
+        .with_row_index("order")  # the table's: case ids in their natural order
         .filter(red)
         .join(_failures_by_case(comparison), on="case", how="left")
         .join(_flip_sources(comparison), on="case", how="left")
@@ -205,11 +215,8 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
 def _unpaired_short() -> pl.Expr:
     """`unpaired: base only`, `unpaired: cand all infra`: an unpaired case's state, shortly."""
     arm = pl.col("unpaired_arm").replace_strict(ARM_SHORT, default=None)
-    return (
-        pl.when(pl.col("unpaired") == "infra")
-        .then(pl.format("unpaired: {} all infra", arm))
-        .otherwise(pl.format("unpaired: {} only", arm))
-    )
+    state = pl.col("unpaired").replace_strict(STATE_SHORT, default=None)
+    return pl.format("unpaired: {} {}", arm, state)
 
 
 def _signed_cost_expr() -> pl.Expr:
@@ -294,7 +301,7 @@ class CaseQuery:
 
 def sort_cases(table: pl.DataFrame, key: str, *, descending: bool = False) -> pl.DataFrame:
     columns, order = SORTS[key]
-    by = [*columns, "case"]
+    by = [*columns, "order"]
     desc = [d != descending for d in order] + [descending]
     return table.sort(by, descending=desc, nulls_last=True, maintain_order=True)
 
@@ -377,6 +384,18 @@ class RepDetail:
     metrics: dict[str, float | None]
     extra: dict[str, Any]
 
+    def ending(self) -> Ending | None:
+        """How it ended where it did not end by itself: infra (its kind), or stopped by the
+        limit an importer recorded on it (`limit: {type, limit}`, docs/importers.md)."""
+        if self.status == "infra":
+            return Ending(self.rep, errored=self.infra or "infra")
+        limit = self.extra.get("limit")
+        if isinstance(limit, dict):
+            kind, value = limit.get("type"), limit.get("limit")
+            if isinstance(kind, str) and isinstance(value, int | float):
+                return Ending(self.rep, limit=(kind, float(value)))
+        return None
+
 
 @dataclass(frozen=True)
 class CaseDetail:
@@ -401,11 +420,18 @@ class CaseDetail:
         return any(r is not None and r.messages for reps in self.arms.values() for r in reps)
 
     def trajectory(self, index: int) -> Alignment:
-        """Both arms' turns of repetition `index`, aligned."""
+        """Both arms' turns of repetition `index`, aligned, with how each ended where it errored,
+        a limit stopped it, or it never ran."""
         base, cand = (self.rep(arm, index) for arm in ARMS)
+        endings: dict[str, Ending] = {
+            arm: ending
+            for arm, rep in zip(ARMS, (base, cand), strict=True)
+            if (ending := _ending(rep, self.reps[index])) is not None
+        }
         return align(
             parse_turns(base.messages if base else None),
             parse_turns(cand.messages if cand else None),
+            endings,
         )
 
     def wobble(self) -> Wobble:
@@ -415,6 +441,11 @@ class CaseDetail:
             for arm, reps in self.arms.items()
         }
         return wobble(turns["baseline"], turns["candidate"])
+
+
+def _ending(rep: RepDetail | None, number: int) -> Ending | None:
+    """How an arm's repetition `number` ended, where it did not end by itself."""
+    return Ending(number, never_ran=True) if rep is None else rep.ending()
 
 
 def _parse_extra(text: str | None) -> dict[str, Any]:
@@ -473,6 +504,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
     lines = _decision_lines(comparison, case, position) + _check_lines(comparison, case, position)
     state = info["unpaired"]
     kind = info["cell"] if state is None else "unpaired"
+    left_out = comparison.result.unpaired_by_case.get(case)
     return CaseDetail(
         case=case,
         safety=bool(info["safety"]),
@@ -480,7 +512,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
         listed=bool(info["listed"]),
         kind=kind,
         direction=DIRECTIONS.get(kind or "", ABSENT),
-        unpaired=None if state is None else sentence(Unpaired(case, state, info["unpaired_arm"])),
+        unpaired=None if left_out is None else sentence(left_out),
         reps=reps,
         arms=arms,
         collapsed={arm: info[f"{PREFIX[arm]}_passed"] for arm in ARMS},

@@ -3,8 +3,11 @@
 One `testcase` per case of either run, named by its case id:
 
 - a `failure` for a case that broke (pass -> fail) and for a failed safety case;
-- `skipped` for a flaky-listed case and for an unpaired one (only in one arm, or no gradable
-  repetition in one), with why;
+- `error` for a case its run lacks repetitions of (the run did not finish, or they are missing):
+  the test did not run, and the comparison is INVALID (or, with `--allow-partial`, at best
+  INCONCLUSIVE) for it;
+- `skipped` for a flaky-listed case and for any other case left out of the cells (new, deleted,
+  no gradable repetition, excluded), with its state in the case ledger and why;
 - nothing for the rest: passing, fixed, or failing in both arms (not this change's doing).
 
 A failure's message gives the direction and the worst outcome; its text, the case's result rule
@@ -24,10 +27,10 @@ import polars as pl
 
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.invalid import PARTIAL
 from flipgate.core.gate.outcomes import SEVERITY, severity_name
-from flipgate.core.gate.pairing import Unpaired
-from flipgate.core.vocab import ARMS
-from flipgate.present.reasons import sentence, summary
+from flipgate.core.vocab import ARMS, CASE_STATES
+from flipgate.present.reasons import STATE_WORDS, sentence, summary
 from flipgate.present.report import DIRECTION_WORDS
 from flipgate.present.text import safe
 
@@ -57,10 +60,10 @@ def to_junit(comparison: Comparison) -> str:
     for name, value in _properties(comparison):
         ET.SubElement(properties, "property", name=name, value=xml_text(value))
     classname = xml_text(f"flipgate.{result.suite}")
-    skipped = 0
+    skipped = errors = 0
     failure_rows = {row["case"]: row for row in failures.iter_rows(named=True)}
-    columns = ("case", "listed", "unpaired", "unpaired_arm")
-    for case, listed, unpaired, arm in cases.select(columns).iter_rows():
+    left_out = result.unpaired_by_case
+    for case, listed, state in cases.select("case", "listed", "unpaired").iter_rows():
         element = ET.SubElement(suite, "testcase", name=xml_text(case), classname=classname)
         element.set("time", "0")
         if case in failure_rows:
@@ -77,12 +80,16 @@ def to_junit(comparison: Comparison) -> str:
                 message=xml_text(f"{what}; worst outcome in the candidate: {worst}"),
             )
             failure.text = xml_text(details.get(case, ""), lines=True)
-        elif listed or unpaired is not None:
+        elif state in PARTIAL:
+            errors += 1
+            why = f"{STATE_WORDS[state]}: {sentence(left_out[case])}"
+            ET.SubElement(element, "error", type=state, message=xml_text(why))
+        elif listed or state is not None:
             skipped += 1
             why = (
-                "on the flaky list: left out of b and c"
-                if listed
-                else f"unpaired: {sentence(Unpaired(case, unpaired, arm))}"
+                f"{STATE_WORDS[state]}: {sentence(left_out[case])}"
+                if state is not None
+                else "on the flaky list: left out of b and c"
             )
             ET.SubElement(element, "skipped", message=xml_text(why))
     verdict = ET.SubElement(suite, "testcase", name="verdict", classname="flipgate")
@@ -95,7 +102,7 @@ def to_junit(comparison: Comparison) -> str:
         failed.text = xml_text("\n".join(sentence(reason) for reason in found), lines=True)
     suite.set("tests", str(cases.height + 1))
     suite.set("failures", str(len(failure_rows) + (result.verdict != "PASS")))
-    suite.set("errors", "0")
+    suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
     suite.set("time", "0")
     root = ET.Element("testsuites", name="flipgate")
@@ -119,7 +126,11 @@ def _properties(comparison: Comparison) -> list[tuple[str, object]]:
         *((f"{arm}.run_id", comparison.run(arm).run_id) for arm in ARMS),
         ("spec_digest", result.spec_digest),
         ("flaky.size", len(result.flaky_listed)),
+        ("allow_partial", str(result.allow_partial).lower()),
     ]
+    for arm, ledger in result.ledger.arms.items():
+        properties.append((f"ledger.{arm}.cases", ledger.cases))
+        properties += [(f"ledger.{arm}.{state}", ledger.states[state]) for state in CASE_STATES]
     properties += [
         (f"budget.{check.budget.metric}.{check.budget.stat}", sentence(check))
         for check in result.budgets

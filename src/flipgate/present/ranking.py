@@ -18,7 +18,7 @@ from flipgate.core.plural import plural
 from flipgate.core.rank.ranking import Cells, Ranking, Standing
 from flipgate.core.vocab import RankLabel
 from flipgate.present.reasons import summary
-from flipgate.present.report import VERDICT_STYLE
+from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
 CLEARS, STAYS = 0, 1  # the exit codes: a winner clears the incumbent, or none may replace it
@@ -120,7 +120,15 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     if ranking.lead:
         lines.append(("the lead", ranking.lead.describe()))
     lines.append(("multiplicity", ranking.multiplicity))
+    if _partial_allowed(ranking):
+        heading, words = ALLOW_PARTIAL_NOTE.split(": ", 1)
+        lines.append((heading, words))
     return lines
+
+
+def _partial_allowed(ranking: Ranking) -> bool:
+    """Whether the gate was told `--allow-partial` (every candidate's comparison is told alike)."""
+    return any(s.gate.allow_partial for s in ranking.standings)
 
 
 # --------------------------------------------------------------------------- JSON
@@ -171,6 +179,7 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
             "family": len(ranking.standings),
             "note": ranking.multiplicity,
         },
+        "allow_partial": _partial_allowed(ranking),
     }
 
 

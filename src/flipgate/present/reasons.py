@@ -1,9 +1,10 @@
 """The gate's reasons in words: one sentence per code, made here and nowhere else.
 
 The core finds reasons as payloads with a stable code (`core/vocab.py`: `InvalidCode`,
-`LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState`, `ChangeCode`, `EditCode`,
-`LooseningCode`) and never words them. `sentence` words any of them; `summary` is the verdict's
-line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its values}`.
+`LimitCode`, `BudgetCode`, `WarningCode`, `UnpairedState` (the case ledger's), `ChangeCode`,
+`EditCode`, `LooseningCode`) and never words them. `sentence` words any of them; `summary` is the
+verdict's line; `reason_json` is a reason as the JSON report gives it, `{code, message, ...its
+values}`.
 The text, Markdown, JUnit and JSON reports and the app all take their words from here.
 """
 
@@ -23,6 +24,7 @@ from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
     FalseNegativeMax,
+    FinishNotStated,
     FlipsConcentrated,
     InconclusiveMaxShare,
     NewCases,
@@ -38,17 +40,19 @@ from flipgate.core.gate.invalid import (
     FlakyListTooLong,
     GateLoosened,
     InfraShare,
+    MissingRepetitions,
     NamedCases,
     NoCaseInCommon,
+    RunNotFinished,
     StaleBaseline,
 )
+from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
 from flipgate.core.gate.mcnemar import format_p
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import CountedBy, GateRule
+from flipgate.core.vocab import CaseState, CountedBy, GateRule
 from flipgate.present.numbers import p_beside, percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
@@ -157,6 +161,32 @@ def _(r: FlakyAdded) -> str:
     return (
         f"flaky entries added in the change under test ({base_words(r.where)}): "
         f"{named(r.cases)}: add flaky entries in a separate, reviewed change"
+    )
+
+
+def run_name(run_id: str, source: str) -> str:
+    """`killed.eval (run NSphdkpQ...)`: a run by its file or folder, and its id where that differs."""
+    return source if source == run_id else f"{source} (run {run_id})"
+
+
+@sentence.register
+def _(r: RunNotFinished) -> str:
+    how = f"{r.status}: {r.detail}" if r.detail else r.status
+    lacks = (
+        f"{r.missing:,} of its {r.planned:,} repetitions never ran, in {r.not_whole:,} of its "
+        f"{plural(r.cases, 'case')}"
+        if r.missing
+        else f"each of its {r.planned:,} planned repetitions has a line"
+    )
+    return f"the {r.arm} run {run_name(r.run_id, r.source)} did not finish ({how}): {lacks}"
+
+
+@sentence.register
+def _(r: MissingRepetitions) -> str:
+    return (
+        f"the {r.arm} run {run_name(r.run_id, r.source)} lacks {r.missing:,} of its "
+        f"{r.planned:,} planned repetitions (neither infra nor excluded: absent), in "
+        f"{plural(len(r.cases), 'case')}: {named(r.cases)}"
     )
 
 
@@ -355,7 +385,26 @@ def _(r: ReadingsDisagree) -> str:
     return f"{readings}, either side of {r.alpha:.3g}: the rule counted {used}"
 
 
-# --------------------------------------------------------------------------- unpaired, changes
+@sentence.register
+def _(r: FinishNotStated) -> str:
+    return (
+        f"the {r.arm} {r.tool} log {run_name(r.run_id, r.source)} does not say whether its run "
+        f"finished: its {plural(r.cases, 'case')} are gated as the whole run"
+    )
+
+
+# --------------------------------------------------------------------------- the ledger, changes
+
+# each state of the case ledger in a word or two (`vocab.CaseState`)
+STATE_WORDS: dict[CaseState, str] = {
+    "paired": "paired",
+    "new": "new",
+    "deleted": "deleted",
+    "infra": "all infra",
+    "excluded": "excluded",
+    "missing_repetitions": "repetitions missing",
+    "run_not_finished": "run not finished",
+}
 
 
 @sentence.register
@@ -363,6 +412,28 @@ def _(u: Unpaired) -> str:
     if u.code == "infra":
         return f"no gradable {u.arm} repetition"
     return f"only in {u.arm}"  # new: in the candidate only; deleted: in the baseline only
+
+
+@sentence.register
+def _(u: RepsMissing) -> str:
+    why = "the run did not finish" if u.code == "run_not_finished" else "missing from the run"
+    errored = f"; {u.errored} of the {u.ran} that ran errored" if u.errored else ""
+    return f"{u.missing} of its {u.planned} {u.arm} repetitions never ran: {why}{errored}"
+
+
+def excluded_by(u: RepsExcluded) -> str:
+    """`by qa@example.com (ticket text leaked the answer)`: who excluded a case's repetitions,
+    and why, each once."""
+    who = dict.fromkeys(
+        f"by {e.by or 'someone unnamed'}" + (f" ({e.reason})" if e.reason else "")
+        for e in u.exclusions
+    )
+    return ", ".join(who) or "by someone unnamed"
+
+
+@sentence.register
+def _(u: RepsExcluded) -> str:
+    return f"{u.excluded} of its {u.planned} {u.arm} repetitions excluded {excluded_by(u)}"
 
 
 def _asks(asked: AskedQuestion) -> str:
@@ -474,6 +545,10 @@ WHY: dict[GateRule, Callable[[Evidence], str]] = {
     "significance": lambda e: f"{flips(e)}; {p_words(e)} <= {boundary_words(e)}",
     "outcome_limit": lambda e: sentence(e.limit_breaches[0]),
     "budget": lambda e: sentence(e.budget_breaches[0]),
+    "partial": lambda e: (
+        f"{sentence(e.partial_reasons[0])}; gated partial by choice (--allow-partial), never "
+        f"PASS: {flips(e)} of the {plural(sum(e.cells.values()), 'case')} counted"
+    ),
     "safety_bound": lambda e: sentence(e.safety_short[0]),
     "within_margin": lambda e: (
         f"{flips(e)}; net {e.net} <= margin {e.margin}, {e.b} <= flip cap {e.flip_cap}"

@@ -5,7 +5,9 @@
     alignment    baseline and candidate turns paired by what kind of turn they are (the role, and
                  for tool use the tools named), so that a turn one arm skipped leaves a gap
     divergence   the first pair where what the agent did differs (an assistant or tool turn): an
-                 input that differs before it (a changed system prompt) is named, not marked
+                 input that differs before it (a changed system prompt) is named, not marked; an
+                 arm whose turns end there is said to have errored, or been stopped by a limit,
+                 where its repetition did (`Ending`)
     wobble       where an arm's own repetitions part from each other: the arms parting no earlier
                  than that is the agent's usual variation, not the change (issue 23 item 3)
 
@@ -16,13 +18,16 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
+from flipgate.core.plural import plural
+
 AGENT_ROLES = ("assistant", "tool")  # what the agent did; system and user turns are its input
+SIDES = ("baseline", "candidate")
 QUOTE_CHARS = 60  # how much of a turn's text the divergence sentence quotes
 
 
@@ -82,6 +87,36 @@ class Turn:
         if self.role == "assistant":
             return f"replied {_quote(self.content)}" if self.content else "replied with nothing"
         return f"was given the {self.role} turn {_quote(self.content)}"
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How an arm's repetition ended, where it did not end by itself: an error (an infra
+    repetition, with its kind or message), a limit that stopped it (its type and value), or not
+    at all: it never ran."""
+
+    rep: int
+    errored: str | None = None
+    limit: tuple[str, float] | None = None
+    never_ran: bool = False  # the arm has no such repetition (its run stopped, or lacks it)
+
+    def says(self, arm: str) -> str:
+        """`the candidate's repetition 2 errored (timeout)`, `... was stopped by the message
+        limit (12)`, `... never ran`."""
+        whose = f"the {arm}'s repetition {self.rep}"
+        if self.never_ran:
+            return f"{whose} never ran"
+        if self.errored is not None:
+            return f"{whose} errored ({_cut(self.errored)})"
+        if self.limit is not None:
+            kind, value = self.limit
+            return f"{whose} was stopped by the {kind} limit ({value:g})"
+        return f"the {arm} had already stopped"
+
+
+def _cut(text: str) -> str:
+    flat = " ".join(text.split())
+    return f"{flat[:QUOTE_CHARS]}…" if len(flat) > QUOTE_CHARS else flat
 
 
 def _quote(text: str) -> str:
@@ -153,8 +188,13 @@ class Alignment:
         return all(pair.tag == "same" for pair in self.pairs)
 
 
-def align(baseline: tuple[Turn, ...], candidate: tuple[Turn, ...]) -> Alignment:
-    """Pair the two conversations turn by turn and say where, and how, the agent's path forks."""
+def align(
+    baseline: tuple[Turn, ...],
+    candidate: tuple[Turn, ...],
+    endings: Mapping[str, Ending] | None = None,
+) -> Alignment:
+    """Pair the two conversations turn by turn and say where, and how, the agent's path forks;
+    `endings`, by arm, how a repetition that errored or hit a limit ended."""
     matcher = difflib.SequenceMatcher(
         a=[t.kind for t in baseline], b=[t.kind for t in candidate], autojunk=False
     )
@@ -170,10 +210,27 @@ def align(baseline: tuple[Turn, ...], candidate: tuple[Turn, ...]) -> Alignment:
     divergence = next(
         (i for i, pair in enumerate(pairs) if pair.tag != "same" and pair.by_agent), None
     )
-    return Alignment(tuple(pairs), divergence, _summary(pairs, divergence))
+    return Alignment(tuple(pairs), divergence, _summary(pairs, divergence, endings or {}))
 
 
-def _summary(pairs: list[TurnPair], divergence: int | None) -> str:
+def _summary(pairs: list[TurnPair], divergence: int | None, endings: Mapping[str, Ending]) -> str:
+    """Where the paths fork and what each arm did there; then how an arm ended, where it errored
+    or a limit stopped it and the fork does not already say so."""
+    said: list[str] = []  # the arms whose ending the fork's sentence names
+    sentence = _fork(pairs, divergence, endings, said)
+    return sentence + "".join(f" · {e.says(arm)}" for arm, e in endings.items() if arm not in said)
+
+
+def _fork(
+    pairs: list[TurnPair], divergence: int | None, endings: Mapping[str, Ending], said: list[str]
+) -> str:
+    held = {side: sum(getattr(p, side) is not None for p in pairs) for side in SIDES}
+    if pairs and not all(held.values()):  # one arm has no turn at all: nothing forks
+        empty, other = sorted(SIDES, key=held.__getitem__)
+        if empty in endings:
+            said.append(empty)
+        stopped = endings[empty].says(empty) if empty in endings else f"the {empty} stored no turn"
+        return f"{stopped}; the {other} took {plural(held[other], 'turn')}"
     inputs = (
         [p for p in pairs[:divergence] if p.tag != "same"]
         if divergence is not None
@@ -189,11 +246,17 @@ def _summary(pairs: list[TurnPair], divergence: int | None) -> str:
             return f"the agent did the same in both arms; its input differs: {before}"
         return "the agent did the same in both arms: every turn is identical"
     number = next(t.number for t in (pairs[divergence].baseline, pairs[divergence].candidate) if t)
-    base, cand = (_next_turn(pairs, divergence, side) for side in ("baseline", "candidate"))
-    sentence = (
-        f"turn {number}: the candidate {cand.did() if cand else 'had already stopped'}; "
-        f"the baseline {base.did() if base else 'had already stopped'}"
-    )
+
+    def what(side: str) -> str:
+        turn = _next_turn(pairs, divergence, side)
+        if turn is not None:
+            return f"the {side} {turn.did()}"
+        if side not in endings:
+            return f"the {side} had already stopped"
+        said.append(side)
+        return endings[side].says(side)
+
+    sentence = f"turn {number}: {what('candidate')}; {what('baseline')}"
     return f"{sentence} · before that, {before} differs" if before else sentence
 
 
@@ -304,6 +367,7 @@ def readable(output: str | None) -> str | None:
 __all__ = [
     "Alignment",
     "Call",
+    "Ending",
     "Turn",
     "TurnPair",
     "Wobble",

@@ -90,6 +90,7 @@ def gate_again(
         terms.spec,
         **_judging(terms, request),
         previous=shown.result.previous,
+        look=shown.result.look,  # the look it was gated at (`--look`), not the first again
     )
     return priced(replace(again, judge_repeats=shown.judge_repeats), request.rerun_target)
 
@@ -149,6 +150,7 @@ class _Judging(TypedDict):
     declared_change: tuple[str, ...]
     retired: Retirements
     base: GateBase | None
+    allow_partial: bool  # a run not whole gated, to INCONCLUSIVE at best, rather than INVALID
 
 
 def _judging(terms: Terms, request: GateRequest) -> _Judging:
@@ -157,6 +159,7 @@ def _judging(terms: Terms, request: GateRequest) -> _Judging:
         declared_change=request.declared_change,
         retired=terms.retired,
         base=terms.base,
+        allow_partial=request.allow_partial,
     )
 
 

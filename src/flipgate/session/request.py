@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Literal
 
 from flipgate.core.errors import InputError
-from flipgate.core.importers import ImportOptions
+from flipgate.core.importers import ImportOptions, detect_format
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -74,6 +74,7 @@ class GateRequest:
     rerun_target: float = DEFAULT_RERUN_TARGET  # the chance the cheapest rerun plan reaches
     rejudged: Path | None = None  # judging passes of the arms' stored outputs (rejudged/)
     look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
+    allow_partial: bool = False  # gate a run not whole (never to PASS) rather than refuse it
 
     @classmethod
     def of(
@@ -96,6 +97,7 @@ class GateRequest:
         rerun_target: float = DEFAULT_RERUN_TARGET,
         rejudged: Path | None = None,
         look: int | None = None,
+        allow_partial: bool = False,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
         every file not given taken from the workspace. Bad input (no such workspace, a campaign
@@ -126,12 +128,13 @@ class GateRequest:
             import_options=import_options or ImportOptions(),
             repeats=tuple(repeats),
             reruns=reruns,
-            folder=workspace or _run_folder(candidate).parent,
+            folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
             rerun_target=_target(rerun_target),
             rejudged=rejudged,
             look=look,
+            allow_partial=allow_partial,
         )
 
     @property
@@ -222,9 +225,12 @@ def _present(path: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _run_folder(run: Path) -> Path:
-    """The run's own folder; a run given by its run.yaml, or a log, is the folder holding it."""
-    return run if run.is_dir() else run.parent
+def _holder(run: Path) -> Path:
+    """The folder that holds the run: a run folder's parent (the folder given, or the one its
+    run.yaml is in), a log file's own folder."""
+    if run.is_dir() or (run.is_file() and detect_format(run) is not None):
+        return run.parent
+    return run.parent.parent
 
 
 def _components(change: Iterable[str]) -> tuple[str, ...]:

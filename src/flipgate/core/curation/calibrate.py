@@ -33,6 +33,7 @@ from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.files import writing
 from flipgate.core.io.yamlio import dump_yaml, load_yaml
+from flipgate.core.order import natural_sorted
 from flipgate.core.runs.model import Run
 
 PROPOSED_NAME = "gate.calibrated.yaml"
@@ -108,7 +109,7 @@ class Calibration:
     @property
     def flipped(self) -> tuple[str, ...]:
         """Every case that flipped in some pair: the candidates for `flaky propose`."""
-        return tuple(sorted({case for p in self.pairs for case in p.flipped}))
+        return tuple(natural_sorted({case for p in self.pairs for case in p.flipped}))
 
     def to_json(self) -> dict[str, Any]:
         verdicts = self.verdicts

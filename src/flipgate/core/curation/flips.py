@@ -19,6 +19,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.order import natural_key, natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 
@@ -103,7 +104,7 @@ def flip_records(runs: Sequence[Run], spec: GateSpec) -> list[FlipRecord]:
             safety[case],
             tuple((run.run_id, verdicts[case].get(run.run_id)) for run in runs),
         )
-        for case in sorted(verdicts)
+        for case in natural_sorted(verdicts)
     ]
 
 
@@ -211,7 +212,7 @@ def proposal_of(
     listed = flaky.cases
     new = sorted(
         (r for r in flipped if not r.safety and r.case not in listed),
-        key=lambda r: (-r.flips, r.case),
+        key=lambda r: (-r.flips, natural_key(r.case)),
     )
     return Proposal(
         runs=runs,

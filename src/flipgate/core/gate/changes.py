@@ -23,6 +23,7 @@ from typing import ClassVar, Literal
 import numpy as np
 import polars as pl
 
+from flipgate.core.order import natural_sort, natural_sorted
 from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
 from flipgate.core.vocab import Arm, Asks, ChangeCode, EditCode
 
@@ -84,7 +85,7 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
             edits[case] = list(found)
     for case, was in _moved_safety(baseline.run, candidate.run):
         edits.setdefault(case, []).append(SafetyEdit(was, not was))
-    return {case: tuple(edits[case]) for case in sorted(edits)}
+    return {case: tuple(edits[case]) for case in natural_sorted(edits)}
 
 
 @dataclass(frozen=True)
@@ -267,11 +268,10 @@ def cached_cases(run: Run, *, safety_only: bool) -> dict[str, tuple[int, int]]:
     reps = run.reps.filter(pl.col("safety")) if safety_only else run.reps
     if not reps["cached"].any():
         return {}
-    per_case = (
+    per_case = natural_sort(
         reps.group_by("case")
         .agg(pl.col("cached").sum().alias("cached"), pl.len().alias("reps"))
         .filter(pl.col("cached") > 0)
-        .sort("case")
     )
     return {case: (int(n), int(of)) for case, n, of in per_case.iter_rows()}
 

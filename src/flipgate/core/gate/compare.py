@@ -1,7 +1,8 @@
 """The gate (SPEC §3): runs in, a `Comparison` out; the CLI and the app only format it.
 
 1. collapse  collapse.py   per case and arm over non-infra repetitions
-2. pair      pairing.py    on case id; the cells b and c, the unpaired cases
+2. pair      pairing.py    on case id; the cells b and c; every case's state in the ledger
+                           (ledger.py): paired, or left out and why
 3. p         mcnemar.py    the exact one-sided McNemar test
 4. evidence  evidence.py   safety failures, outcome limits, warnings; invalid.py the reasons the
              comparison is invalid; changes.py, loosening.py and budgets.py measure what seed
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import polars as pl
 
@@ -26,9 +28,10 @@ from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
 from flipgate.core.gate.excess import Excess, false_negative_excess
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import JudgeRepeats
+from flipgate.core.gate.ledger import Ledger, LeftOut, ledger
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
-from flipgate.core.gate.pairing import Unpaired, counted_clusters, pair, safety_counts
+from flipgate.core.gate.pairing import counted_clusters, pair, safety_counts
 from flipgate.core.gate.power import FlipRule, Power, gate_power
 from flipgate.core.gate.rerun_price import PlanPrice
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
@@ -36,6 +39,7 @@ from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.sources import FlipSources, flip_sources
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading, Effect
+from flipgate.core.order import natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, Arm, CountedBy, GateRule, Verdict
@@ -49,7 +53,7 @@ class GateResult(Evidence):
     rule: GateRule
     suite: str
     flipped: tuple[tuple[str, str], ...]  # (case, direction), listed cases excluded
-    unpaired: tuple[Unpaired, ...]
+    unpaired: tuple[LeftOut, ...]  # every case left out of the cells, with its state
     infra: dict[Arm, ArmInfra]
     outcomes: dict[str, OutcomeSummary]
     key_moved: tuple[str, ...]  # every component that differs between the arms
@@ -67,6 +71,7 @@ class GateResult(Evidence):
     effect: Effect | None  # (c - b) / n in points and its interval; None when nothing paired
     power: Power  # what the gate could see on these cases, at this flip share
     clusters: ClusterReading  # the flips per template, and p read by case and by template
+    ledger: Ledger  # every case of either arm in one state, counted per arm
     warnings: tuple[GateWarning, ...] = ()
     false_negatives: Excess | None = None  # against the baseline's, tested against the noise
     safety_bound: NeverEvent | None = None  # what the safety cases bound; None: there are none
@@ -74,10 +79,15 @@ class GateResult(Evidence):
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
     sources: FlipSources | None = None  # who flipped each counted flip: the model or the grader
+    allow_partial: bool = False  # `--allow-partial`: a run not whole gated, never to PASS
 
     @property
     def paired(self) -> int:
         return sum(self.cells.values())
+
+    @cached_property
+    def unpaired_by_case(self) -> dict[str, LeftOut]:
+        return {left.case: left for left in self.unpaired}
 
     @property
     def key_drift(self) -> tuple[str, ...]:
@@ -145,12 +155,14 @@ def compare(
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
     look: int | None = None,
+    allow_partial: bool = False,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
     the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
-    2 after the rerun of `previous`)."""
+    2 after the rerun of `previous`); `allow_partial` gates a run that is not whole (did not
+    finish, lacks repetitions) to at best INCONCLUSIVE, where it would be INVALID."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -164,7 +176,9 @@ def compare(
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base_cases, cand_cases = (judged.cases for judged in arms)
-    pairing = pair(base_cases, cand_cases, flaky, retired.names, spec.test)
+    runs: dict[Arm, Run] = {"baseline": baseline, "candidate": candidate}
+    pairing = pair(base_cases, cand_cases, flaky, retired.names, spec.test, runs)
+    infra = {arm: evidence.arm_infra(run) for arm, run in runs.items()}
     # SPEC 3.5 and 9: with templates in the runs each is counted once (the default), by the
     # significance rule, the limits, the budgets, the safety bound, the interval and the power;
     # with none, the by-template p is McNemar's by case and is said as such.
@@ -181,10 +195,7 @@ def compare(
         spec=spec,
         flaky=flaky,
         cases=pairing.cases,
-        infra={
-            arm: evidence.arm_infra(run)
-            for arm, run in zip(ARMS, (baseline, candidate), strict=True)
-        },
+        infra=infra,
         outcomes=outcomes,
         cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
@@ -199,6 +210,13 @@ def compare(
         base=against_base(
             base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
         ),
+        ledger=ledger(
+            pairing.cases,
+            runs,
+            {arm: judged.cases.height for arm, judged in zip(ARMS, arms, strict=True)},
+            {arm: found.count for arm, found in infra.items()},
+            sum(pairing.cells.values()),
+        ),
         false_negatives=false_negative_excess(
             reps, decisions, clustered, spec.alpha, spec.test, counted
         )
@@ -209,6 +227,8 @@ def compare(
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
+    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
+    partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
     failures = evidence.safety_failures(judged)
     safety_bound = None
     if pairing.cases["safety"].any() or spec.safety_max_rate is not None:
@@ -222,7 +242,8 @@ def compare(
         margin=rule_set.margin,
         flip_cap=rule_set.flip_cap,
         safety_failures=failures,
-        invalid_reasons=evidence.reasons(judged, invalid.INVALID_CHECKS),
+        invalid_reasons=tuple(r for r in invalid_reasons if r not in partial),
+        partial_reasons=partial,
         limit_breaches=evidence.reasons(judged, evidence.LIMIT_CHECKS),
         budget_breaches=tuple(check for check in budgets if check.exceeded),
         look=looking,
@@ -252,7 +273,7 @@ def compare(
         outcomes=outcomes,
         key_moved=tuple(c.name for c in judged.moved),
         declared_change=judged.change,
-        flaky_listed=tuple(sorted(flaky.cases)),
+        flaky_listed=tuple(natural_sorted(flaky.cases)),
         flaky_flipped=pairing.flaky_flipped,
         flaky_unknown=pairing.flaky_unknown,
         escalation=escalate(
@@ -261,6 +282,7 @@ def compare(
             pairing.flipped,
             after_rerun=previous is not None,
             next_boundary=spec.boundary(looking + 1),
+            not_whole=_not_whole(pairing.unpaired) if rule.name == "partial" else (),
         )
         if rule.verdict == "INCONCLUSIVE"
         else None,
@@ -286,6 +308,7 @@ def compare(
             design,
         ),
         clusters=clusters,
+        ledger=judged.ledger,
         warnings=(
             *evidence.warnings(judged),
             *evidence.cluster_warnings(clusters, boundary, counted),
@@ -296,6 +319,7 @@ def compare(
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
         sources=sources,
+        allow_partial=allow_partial,
     )
     return Comparison(
         baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base
@@ -306,3 +330,8 @@ def _split_cases(cases: pl.DataFrame, prefix: str) -> pl.Series:
     """The cases whose gradable repetitions got both verdicts in one arm."""
     passes, gradable = pl.col(f"{prefix}_passes"), pl.col(f"{prefix}_gradable")
     return cases.filter((passes > 0) & (passes < gradable))["case"]
+
+
+def _not_whole(unpaired: tuple[LeftOut, ...]) -> tuple[str, ...]:
+    """The cases a partial run lacks repetitions of: what finishing it runs."""
+    return tuple(u.case for u in unpaired if u.code in invalid.PARTIAL)

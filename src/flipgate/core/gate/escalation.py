@@ -1,4 +1,5 @@
-"""What to do next on INCONCLUSIVE (SPEC §3.6): the full set, a rerun of the flips, or a reviewer."""
+"""What to do next on INCONCLUSIVE (SPEC §3.6): the full set, a rerun of the flips, or a reviewer;
+for a run not whole gated by `--allow-partial`, finishing it."""
 
 from __future__ import annotations
 
@@ -24,9 +25,18 @@ def escalate(
     *,
     after_rerun: bool,
     next_boundary: float,
+    not_whole: tuple[str, ...] = (),
 ) -> Escalation:
     """The next step after an INCONCLUSIVE verdict on `suite`, with the flips it found, and the
-    boundary the next look is held to (the looks share alpha: `next_boundary`)."""
+    boundary the next look is held to (the looks share alpha: `next_boundary`); `not_whole`, the
+    cases a partial run lacks, when it was gated by `--allow-partial`."""
+    if not_whole:
+        return Escalation(
+            "finish_runs",
+            f"finish the runs ({len(not_whole):,} cases lack repetitions) and gate the whole "
+            "runs: a partial run is never PASS",
+            cases=not_whole,
+        )
     if after_rerun:
         return Escalation(
             "reviewer_decision",

@@ -25,6 +25,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
@@ -72,10 +73,15 @@ class Judged:
     change: tuple[str, ...]  # the components the change under test declares it moves
     changes: SuiteChanges  # what the change under test did to the suite's cases
     base: AgainstBase  # the spec and flaky list against where the change is going
+    ledger: Ledger  # every case's state, counted per arm
     retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
     # the false negatives against the baseline's, tested against the noise (excess.py), where
     # `false_negative_max` is `baseline`
     false_negatives: Excess | None = None
+
+    @property
+    def runs(self) -> dict[Arm, Run]:
+        return {"baseline": self.baseline, "candidate": self.candidate}
 
 
 def safety_failures(judged: Judged) -> tuple[str, ...]:
@@ -256,7 +262,22 @@ class ReadingsDisagree:
     counted: CountedBy  # which reading the significance rule used
 
 
-GateWarning = NewCases | ChangedLate | SameRunId | FlipsConcentrated | ReadingsDisagree
+@dataclass(frozen=True)
+class FinishNotStated:
+    """A run whose log does not say whether it finished (DeepEval's, a table's): its cases are
+    gated as the whole run, and what it never ran no one can tell from it."""
+
+    code: ClassVar[WarningCode] = "finish_not_stated"
+    arm: Arm
+    run_id: str
+    source: str  # the run's file or folder name
+    tool: str  # the format it was read as
+    cases: int
+
+
+GateWarning = (
+    NewCases | ChangedLate | SameRunId | FlipsConcentrated | ReadingsDisagree | FinishNotStated
+)
 # Each code's payload class, in the order of `vocab.WarningCode`.
 GATE_WARNINGS: dict[WarningCode, type[GateWarning]] = {
     "new_cases": NewCases,
@@ -265,6 +286,7 @@ GATE_WARNINGS: dict[WarningCode, type[GateWarning]] = {
     "same_run_id": SameRunId,
     "flips_concentrated": FlipsConcentrated,
     "readings_disagree": ReadingsDisagree,
+    "finish_not_stated": FinishNotStated,
 }
 
 
@@ -282,6 +304,12 @@ def warnings(judged: Judged) -> tuple[GateWarning, ...]:
             found.append(ChangedLate("retired_late", retired, made))
     if judged.baseline.run_id == judged.candidate.run_id:
         found.append(SameRunId(judged.baseline.run_id))
+    for arm, run in judged.runs.items():
+        arm_ledger = judged.ledger.arms[arm]
+        if arm_ledger.status is not None and arm_ledger.finished is None:
+            found.append(
+                FinishNotStated(arm, run.run_id, run.path.name, run.source_format, arm_ledger.cases)
+            )
     return tuple(found)
 
 

@@ -3,9 +3,9 @@ that returns what it found as payloads with a code (`vocab.InvalidCode`), never 
 
 Among them is what seed 001 forbids in the change under test, measured by `changes.py` (cases
 edited, deleted, cached) and `loosening.py` (the gate loosened, flaky entries added); a retirement
-the change makes is read from the suite manifest (`retired.py`). A new reason is a payload class
-here, one function, one entry of `INVALID_CHECKS`, its code in `vocab.InvalidCode` and its sentence
-in `present/reasons.py`.
+the change makes is read from the suite manifest (`retired.py`); a run not whole, from the case
+ledger (`ledger.py`). A new reason is a payload class here, one function, one entry of
+`INVALID_CHECKS`, its code in `vocab.InvalidCode` and its sentence in `present/reasons.py`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.loosening import BaseSource, Loosened
 from flipgate.core.runs.key import Component
 from flipgate.core.vocab import ARMS, Arm, InvalidCode
+
+# The reasons `--allow-partial` lets through, to a verdict no better than INCONCLUSIVE.
+PARTIAL: frozenset[InvalidCode] = frozenset({"run_not_finished", "missing_repetitions"})
 
 if TYPE_CHECKING:
     from flipgate.core.gate.evidence import Judged
@@ -118,6 +121,37 @@ class FlakyAdded:
     cases: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class RunNotFinished:
+    """A run that did not finish (its tool's status says so, or rows it planned are missing):
+    its cases are not all there, and those there may not be the ones that would fail."""
+
+    code: ClassVar[InvalidCode] = "run_not_finished"
+    arm: Arm
+    run_id: str
+    source: str  # the run's file or folder name
+    status: str  # the tool's word for how it ended
+    detail: str | None  # the tool's message
+    planned: int  # repetitions the run planned
+    missing: int  # of them, never run
+    cases: int  # the run's cases
+    not_whole: int  # of them, lacking repetitions
+
+
+@dataclass(frozen=True)
+class MissingRepetitions:
+    """Repetitions missing from a run that finished, or does not say: not infra (those have a
+    line saying so), not excluded (those say who took them out), simply absent."""
+
+    code: ClassVar[InvalidCode] = "missing_repetitions"
+    arm: Arm
+    run_id: str
+    source: str
+    planned: int
+    missing: int
+    cases: tuple[str, ...]  # the cases lacking repetitions
+
+
 InvalidReason = (
     NoCaseInCommon
     | InfraShare
@@ -128,6 +162,8 @@ InvalidReason = (
     | CachedReps
     | GateLoosened
     | FlakyAdded
+    | RunNotFinished
+    | MissingRepetitions
 )
 
 
@@ -203,8 +239,51 @@ def _retirement_added(judged: Judged) -> list[InvalidReason]:
     return [NamedCases("retirement_added", added)] if added else []
 
 
+def _run_not_finished(judged: Judged) -> list[InvalidReason]:
+    found: list[InvalidReason] = []
+    for arm, run in judged.runs.items():
+        arm_ledger = judged.ledger.arms[arm]
+        if arm_ledger.finished is False:
+            found.append(
+                RunNotFinished(
+                    arm,
+                    run.run_id,
+                    run.path.name,
+                    arm_ledger.status or "",
+                    arm_ledger.detail,
+                    arm_ledger.planned,
+                    arm_ledger.missing,
+                    arm_ledger.cases,
+                    arm_ledger.states["run_not_finished"],
+                )
+            )
+    return found
+
+
+def _missing_repetitions(judged: Judged) -> list[InvalidReason]:
+    lacking = judged.cases.filter(pl.col("unpaired") == "missing_repetitions")
+    found: list[InvalidReason] = []
+    for arm, run in judged.runs.items():
+        cases = lacking.filter(pl.col("unpaired_arm") == arm)["case"]
+        arm_ledger = judged.ledger.arms[arm]
+        if cases.len():
+            found.append(
+                MissingRepetitions(
+                    arm,
+                    run.run_id,
+                    run.path.name,
+                    arm_ledger.planned,
+                    arm_ledger.missing,
+                    tuple(cases),
+                )
+            )
+    return found
+
+
 INVALID_CHECKS: tuple[Callable[[Judged], list[InvalidReason]], ...] = (
     _no_case_in_common,
+    _run_not_finished,
+    _missing_repetitions,
     _infra_share,
     _stale_baseline,
     _flaky_list_too_long,
@@ -230,4 +309,6 @@ INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "gate_loosened": GateLoosened,
     "flaky_added": FlakyAdded,
     "retirement_added": NamedCases,
+    "run_not_finished": RunNotFinished,
+    "missing_repetitions": MissingRepetitions,
 }

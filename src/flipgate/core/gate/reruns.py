@@ -13,6 +13,7 @@ from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.edit import edit
 from flipgate.core.io.files import writing
 from flipgate.core.io.yamlio import dump_yaml
+from flipgate.core.order import natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
@@ -29,14 +30,14 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
             field="key",
         )
     rerun_cases = set(rerun.reps["case"].to_list())
-    missing = sorted(set(cases) - rerun_cases)
+    missing = natural_sorted(set(cases) - rerun_cases)
     if missing:
         raise InputError(
             rerun.path,
             f"the {arm} rerun lacks flipped cases of the plan: {', '.join(missing[:10])}",
             field="case",
         )
-    extra = sorted(rerun_cases - set(cases))
+    extra = natural_sorted(rerun_cases - set(cases))
     if extra:
         raise InputError(
             rerun.path,
@@ -116,4 +117,5 @@ def compare_with_reruns(
         look=result.look + 1,
         retired=first.retired,
         base=first.base,
+        allow_partial=result.allow_partial,
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from flipgate.core.order import natural_sorted
+
 
 @dataclass(frozen=True)
 class RetiredCase:
@@ -33,7 +35,7 @@ class Retirements:
         """Retirements the change under test makes (none known without a base)."""
         if self.base is None:
             return ()
-        return tuple(sorted(self.names - self.base))
+        return tuple(natural_sorted(self.names - self.base))
 
 
 NO_RETIREMENTS = Retirements()

@@ -31,6 +31,8 @@ class Evidence:
     flip_cap: int
     safety_failures: tuple[str, ...]
     invalid_reasons: tuple[InvalidReason, ...]
+    # a run not whole, let through by `--allow-partial` (out of `invalid_reasons`): never a PASS
+    partial_reasons: tuple[InvalidReason, ...]
     limit_breaches: tuple[LimitBreach, ...]
     budget_breaches: tuple[BudgetCheck, ...]  # second metrics over their budgets
     # The look at this change (1 the first; the rerun is 2) and the p at or below which it
@@ -72,6 +74,10 @@ def _limits(e: Evidence) -> tuple[Coded, ...]:
 
 def _budgets(e: Evidence) -> tuple[Coded, ...]:
     return e.budget_breaches
+
+
+def _partial(e: Evidence) -> tuple[Coded, ...]:
+    return e.partial_reasons
 
 
 def _significance(e: Evidence) -> bool:
@@ -127,6 +133,12 @@ RULES: tuple[Rule, ...] = (
     Rule("significance", "BLOCK", "significance: p ≤ the look's boundary", _significance),
     Rule("outcome_limit", "BLOCK", "outcome limit exceeded", found=_limits),
     Rule("budget", "BLOCK", "budget: a second metric over its budget", found=_budgets),
+    Rule(
+        "partial",
+        "INCONCLUSIVE",
+        "partial: a run not whole, gated by choice (--allow-partial), never PASS",
+        found=_partial,
+    ),
     Rule(
         "safety_bound",
         "INCONCLUSIVE",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # a zip archive's first local file header
 HEAD_BYTES = 1 << 16
-_DIGITS = re.compile(r"(\d+)")
 
 
 @dataclass(frozen=True)
@@ -141,13 +139,6 @@ def take_case_flags(metadata: dict[str, Any], path: Path, where: str) -> dict[st
     if "template" in metadata:
         flags["template"] = str(metadata.pop("template"))
     return flags
-
-
-def natural_key(case: str) -> tuple[tuple[int, int | str], ...]:
-    """Sort key that puts case `2` before `10` and `t2` before `t10`."""
-    return tuple(
-        (0, int(part)) if part.isdigit() else (1, part) for part in _DIGITS.split(case) if part
-    )
 
 
 def check_unique(path: Path, records: list[dict[str, Any]], what: str) -> None:

@@ -30,9 +30,9 @@ from flipgate.core.importers.base import (
     ImportOptions,
     LogFile,
     check_unique,
-    natural_key,
     short_digest,
 )
+from flipgate.core.order import natural_key
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

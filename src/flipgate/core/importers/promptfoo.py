@@ -41,10 +41,10 @@ from flipgate.core.importers.base import (
     LogFile,
     Option,
     check_unique,
-    natural_key,
     short_digest,
     take_case_flags,
 )
+from flipgate.core.order import natural_key
 
 if TYPE_CHECKING:
     from flipgate.core.importers.completeness import Completeness

@@ -31,9 +31,9 @@ from flipgate.core.importers.base import (
     LogFile,
     Option,
     check_unique,
-    natural_key,
     short_digest,
 )
+from flipgate.core.order import natural_key
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 PASSING_WORDS = {

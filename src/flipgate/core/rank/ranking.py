@@ -283,13 +283,15 @@ def rank(
     judged_baseline: ArmResults | None = None,
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
+    allow_partial: bool = False,
 ) -> Ranking:
     """Compare each (name, run) with the incumbent and rank them.
 
     `candidates` is consumed one at a time and each comparison dropped once measured, so a
     generator that loads the runs keeps one candidate in memory; `on_compared` sees each.
     `judged_baseline` is the incumbent's side of the gate when the caller already made it;
-    `retired` and `base` are the gate's, as `compare` takes them.
+    `retired`, `base` and `allow_partial` are the gate's, as `compare` takes them (a run not
+    whole gated by `allow_partial` is never PASS, so such a candidate never clears).
     """
     flaky = flaky or FlakyList()
     measured: list[_Measured] = []
@@ -307,6 +309,7 @@ def rank(
             judged_baseline=judged,
             retired=retired,
             base=base,
+            allow_partial=allow_partial,
         )
         if on_compared is not None:
             on_compared(name, comparison)

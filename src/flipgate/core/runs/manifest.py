@@ -4,22 +4,29 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flipgate.core.errors import InputError
 from flipgate.core.io.yamlio import load_yaml
 from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import SUITES
 
-MANIFEST_FIELDS = frozenset({"run_id", "suite", "created", "change", "key", "labels"})
+if TYPE_CHECKING:
+    from flipgate.core.importers.completeness import Completeness
+
+# whether the run finished, and which repetitions it lacks (docs/importers.md): the field that
+# `core.importers.completeness` reads and writes, checked here before its reader is imported
+COMPLETENESS = "completeness"
+MANIFEST_FIELDS = frozenset({"run_id", "suite", "created", "change", "key", "labels", COMPLETENESS})
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def read_manifest(path: Path) -> tuple[dict[str, Any], Completeness | None]:
+    """run.yaml's fields, checked, and the completeness it states (None: it states none)."""
     data, lines = load_yaml(path)
     if not isinstance(data, dict):
         raise InputError(path, "run.yaml must be a mapping", line=1)
     try:
-        return check_manifest(data, path)
+        return check_manifest(data, path), stated_completeness(data, path)
     except InputError as exc:
         raise InputError(
             path, exc.message, line=lines.line(exc.field or ""), field=exc.field
@@ -57,6 +64,16 @@ def check_manifest(data: dict[str, Any], path: Path) -> dict[str, Any]:
             raise InputError(path, "must be a version, not a structure", field=f"key.{component}")
     labels_of(data, path)
     return data
+
+
+def stated_completeness(manifest: dict[str, Any], path: Path) -> Completeness | None:
+    """The `completeness` a manifest states, read strictly (a wrong field is an InputError);
+    None when it states none. Its reader imports pydantic, so only a run that states one pays."""
+    if manifest.get(COMPLETENESS) is None:
+        return None
+    from flipgate.core.importers.completeness import Completeness
+
+    return Completeness.from_manifest(manifest, path)
 
 
 def labels_of(manifest: dict[str, Any], path: Path) -> Labels:

@@ -15,12 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
 from flipgate.core.vocab import DEFAULT_LABELS
+
+if TYPE_CHECKING:
+    from flipgate.core.importers.completeness import Completeness
 
 SINGLE_DECISION_RULE = "decision"  # the rule name of `expected: approve` (one decision per rep)
 SINGLE_CHECK_RULE = "passed"  # the rule name of `passed: true` (one check per rep)
@@ -92,6 +95,9 @@ class Run:
     source_format: str = "flipgate"  # or "inspect", "promptfoo"
     notes: tuple[str, ...] = ()
     extra_manifest: dict[str, Any] = field(default_factory=dict)  # unknown run.yaml fields
+    # whether the run finished and which repetitions it lacks, as its log or run.yaml states it;
+    # None: it states nothing, and is taken as whole (the case ledger, `core/gate/ledger.py`)
+    completeness: Completeness | None = None
 
     @property
     def rules(self) -> list[str]:

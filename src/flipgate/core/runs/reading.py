@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs.checks import validate
@@ -27,9 +27,13 @@ from flipgate.core.runs.manifest import (
     labels_of,
     parse_time,
     read_manifest,
+    stated_completeness,
 )
 from flipgate.core.runs.model import Frames, Labels, Progress, Run
 from flipgate.core.runs.records import frames_from_records
+
+if TYPE_CHECKING:
+    from flipgate.core.importers.completeness import Completeness
 
 
 def load_run(
@@ -62,6 +66,7 @@ def load_run(
             manifest_path=path,
             source_format=imported.tool,
             notes=tuple(imported.notes),
+            completeness=imported.completeness,
         )
     run_dir = path if path.is_dir() else path.parent
     manifest_path = run_dir / "run.yaml"
@@ -70,7 +75,7 @@ def load_run(
         if single_log.exists() and detect_format(single_log) is not None:
             return load_run(single_log, progress=progress, import_options=import_options)
         raise InputError(run_dir, "not a run: no run.yaml in this folder")
-    manifest = read_manifest(manifest_path)
+    manifest, completeness = read_manifest(manifest_path)
     jsonl, parquet = run_dir / "results.jsonl", run_dir / "results.parquet"
     if jsonl.exists() and parquet.exists():
         raise InputError(
@@ -87,7 +92,7 @@ def load_run(
         frames = read_parquet(parquet, lean=lean, keep=keep)
     report(f"checking {run_dir.name}")
     validate(frames, results, labels)
-    return _make_run(manifest, run_dir, frames, labels, "flipgate", ())
+    return _make_run(manifest, run_dir, frames, labels, "flipgate", (), completeness)
 
 
 def run_from_records(
@@ -98,14 +103,18 @@ def run_from_records(
     manifest_path: Path | None = None,
     source_format: str = "flipgate",
     notes: tuple[str, ...] = (),
+    completeness: Completeness | None = None,
 ) -> Run:
-    """Build a run from records in the results.jsonl shape (importers, tests)."""
+    """Build a run from records in the results.jsonl shape (importers, tests); its completeness
+    as given, else as the manifest states it."""
     where = manifest_path or source
     manifest = check_manifest(manifest, where)
     labels = labels_of(manifest, where)
+    if completeness is None:
+        completeness = stated_completeness(manifest, where)
     frames = frames_from_records(((i + 1, r) for i, r in enumerate(records)), source)
     validate(frames, source, labels)
-    return _make_run(manifest, source, frames, labels, source_format, notes)
+    return _make_run(manifest, source, frames, labels, source_format, notes, completeness)
 
 
 def _make_run(
@@ -115,6 +124,7 @@ def _make_run(
     labels: Labels,
     source_format: str,
     notes: tuple[str, ...],
+    completeness: Completeness | None,
 ) -> Run:
     change = manifest.get("change") or {}
     reps, decisions, checks = frames
@@ -134,4 +144,5 @@ def _make_run(
         source_format=source_format,
         notes=notes,
         extra_manifest={k: v for k, v in manifest.items() if k not in MANIFEST_FIELDS},
+        completeness=completeness,
     )

@@ -23,6 +23,7 @@ import polars as pl
 
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec
+from flipgate.core.order import natural_sort
 from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest
 from flipgate.core.suite.registry import KINDS, Registry
@@ -182,9 +183,9 @@ def free_passes(manifest: SuiteManifest, verdicts: pl.DataFrame) -> FreePasses:
         .group_by("case")
         .agg(systems=pl.col("system").n_unique(), all_passed=pl.col("passed").all())
     )
-    free = per_case.filter(pl.col("all_passed") & (pl.col("systems") >= FREE_PASS_SYSTEMS))[
-        "case"
-    ].sort()
+    free = natural_sort(
+        per_case.filter(pl.col("all_passed") & (pl.col("systems") >= FREE_PASS_SYSTEMS))
+    )["case"]
     is_free = pl.col("case").is_in(free.implode())
     runs = (
         verdicts.group_by("run_id", "system", "created", maintain_order=True)
@@ -227,16 +228,16 @@ def stale_references(manifest: SuiteManifest, registry: Registry) -> StaleRefere
         .otherwise(pl.lit(", removed on ") + pl.col("removed").dt.to_string("%Y-%m-%d")),
     )
     references = (
-        gone.group_by("kind", "name", "removed")
-        .agg(pl.col("case").sort())
+        natural_sort(gone)
+        .group_by("kind", "name", "removed", maintain_order=True)
+        .agg("case")
         .rename({"case": "cases"})
         .sort(pl.col("cases").list.len(), "kind", "name", descending=[True, False, False])
     )
-    proposals = (
+    proposals = natural_sort(
         gone.with_columns(reason=why)
         .group_by("case", "intent")
         .agg(pl.col("reason").sort().str.join("; "))
-        .sort("case")
     )
     return StaleReferences(references, proposals)
 

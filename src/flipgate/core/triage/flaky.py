@@ -15,6 +15,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.order import natural_sort
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.triage.step import TriageStep
@@ -241,4 +242,4 @@ def _unsteady(comparison: Comparison, repeats: Sequence[Run]) -> pl.DataFrame:
     )
     passes = pl.any_horizontal(pl.col(run).fill_null(False) for run in runs)
     fails = pl.any_horizontal((~pl.col(run)).fill_null(False) for run in runs)
-    return verdicts.filter(passes & fails).select("case", marks=pl.concat_list(mark)).sort("case")
+    return natural_sort(verdicts.filter(passes & fails).select("case", marks=pl.concat_list(mark)))

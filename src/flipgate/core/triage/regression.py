@@ -153,7 +153,7 @@ def regression_step(
     facts += by_rule
     templates = (
         broken.group_by(pl.col("template").fill_null(NO_TEMPLATE))
-        .agg(pl.len().alias("n"), pl.col("case").sort())
+        .agg(pl.len().alias("n"), "case")  # in the paired table's natural order
         .sort("n", "template", descending=[True, False])
     )
     facts += (
@@ -182,7 +182,7 @@ def regression_step(
             broken.height, flips.height, by_rule[0].rule if by_rule else None, cluster
         ),
         tuple(facts),
-        tuple(remaining.sort(order, "case")["case"].to_list()),
+        tuple(remaining.sort(order, maintain_order=True)["case"].to_list()),
         bool(broken.height),
         tuple(broken["case"].to_list()),
     )

@@ -13,6 +13,7 @@ import polars as pl
 
 from flipgate.core.gate.changes import Edit
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.order import natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.triage.step import TriageStep
 from flipgate.core.vocab import ARMS, Arm, TriageClass, TriageFactCode
@@ -130,7 +131,7 @@ def _edited(comparison: Comparison) -> list[EditedBetweenArms]:
     }
     return [
         EditedBetweenArms(case, edited.get(case, ()), moved.get(case))
-        for case in sorted(edited.keys() | moved.keys())
+        for case in natural_sorted(edited.keys() | moved.keys())
     ]
 
 

@@ -11,9 +11,10 @@ import orjson
 
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
+from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
-from flipgate.core.vocab import ARMS
+from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
 from flipgate.present.report.shared import BASE_FILE_WORDS
@@ -113,6 +114,8 @@ def _result_json(result: GateResult) -> dict[str, Any]:
         "unpaired": [u.case for u in result.unpaired],
         "unpaired_reasons": {u.case: sentence(u) for u in result.unpaired},
         "unpaired_states": [reason_json(u) for u in result.unpaired],
+        "ledger": _ledger_json(result.ledger),
+        "allow_partial": result.allow_partial,
         "infra": {
             arm: {"count": s.count, "share": s.share, "reps": s.reps, "by_kind": s.by_kind}
             for arm, s in result.infra.items()
@@ -201,6 +204,33 @@ def _flipped_json(result: GateResult) -> list[dict[str, Any]]:
         return [{"case": case, "direction": d} for case, d in result.flipped]
     by_case = dict(zip(sources.cases["case"], sources.cases["source"], strict=True))
     return [{"case": case, "direction": d, "source": by_case[case]} for case, d in result.flipped]
+
+
+def _ledger_json(ledger: Ledger) -> dict[str, Any]:
+    """The case ledger: per arm its cases by state (adding up to `cases`), those left out by
+    state, and what its run holds and lacks; then how the paired cases reach the cells."""
+    return {
+        "balanced": ledger.balanced,
+        **{
+            arm: {
+                "cases": arm_ledger.cases,
+                "states": dict(arm_ledger.states),
+                "left_out": {s: list(arm_ledger.left_out.get(s, ())) for s in UNPAIRED_STATES},
+                "run": {
+                    "finished": arm_ledger.finished,
+                    "status": arm_ledger.status,
+                    "detail": arm_ledger.detail,
+                    "planned": arm_ledger.planned,
+                    "present": arm_ledger.reps,
+                    "errored": arm_ledger.errored,
+                    "excluded": arm_ledger.excluded,
+                    "missing": arm_ledger.missing,
+                },
+            }
+            for arm, arm_ledger in ledger.arms.items()
+        },
+        "paired": {"counted": ledger.counted, "flaky": ledger.flaky, "retired": ledger.retired},
+    }
 
 
 def _effect_json(effect: Effect) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
-from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
 from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_rows
@@ -98,8 +97,7 @@ def to_markdown(comparison: Comparison) -> str:
     )
     notes.append(f"key moved: {moved or 'nothing'}")
     notes += [_md(line) for line in (*shared.flaky_lines(result), *shared.retired_lines(result))]
-    if result.unpaired:
-        notes.append(f"unpaired: {plural(len(result.unpaired), 'case')}, not counted")
+    notes += [_md(line.strip()) for line in shared.ledger_lines(result)]
     lines += [f"- {n}" for n in notes]
     lines.append("")
     base, cand = (result.outcomes[arm] for arm in ARMS)

@@ -11,7 +11,6 @@ from rich.text import Text
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.spec import describe
-from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_rows
@@ -168,8 +167,7 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
     lines.append(literal(f"key moved: {moved or 'nothing'}"))
     for line in (*shared.flaky_lines(result), *shared.retired_lines(result)):
         lines.append(literal(line))
-    if result.unpaired:
-        lines.append(Text(f"unpaired: {plural(len(result.unpaired), 'case')} (not counted)"))
+    lines.extend(literal(line) for line in shared.ledger_lines(result))
     for warning in result.warnings:
         lines.append(Text.assemble(("warning: ", "bold yellow"), literal(sentence(warning))))
     if note := shared.unchecked_note(result):

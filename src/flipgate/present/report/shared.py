@@ -11,14 +11,15 @@ from typing import TypeVar
 from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.excess import Excess
+from flipgate.core.gate.ledger import ArmLedger, RepsExcluded
 from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
-from flipgate.core.vocab import BaseFile, Coded
+from flipgate.core.vocab import Arm, BaseFile, Coded, UnpairedState
 from flipgate.present.numbers import percent, signed_points
 from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import p_words, sentence
+from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -252,6 +253,75 @@ def retired_lines(result: GateResult) -> list[str]:
         *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
         *([more(hidden, "retired")] if hidden else []),
     ]
+
+
+NOT_BALANCED = "the states do not add up to the cases: a defect, please report it"
+ALLOW_PARTIAL_NOTE = (
+    "--allow-partial: runs that are not whole are gated by choice, to INCONCLUSIVE at best, "
+    "never PASS"
+)
+
+
+def ledger_words(arm: Arm, ledger: ArmLedger) -> str:
+    """`candidate 8 cases = 5 paired + 3 run not finished`: an arm's cases by state."""
+    states = " + ".join(
+        f"{n:,} {STATE_WORDS[state]}"
+        for state, n in ledger.states.items()
+        if n or state == "paired"
+    )
+    return f"{arm} {plural(ledger.cases, 'case')} = {states}"
+
+
+def run_words(ledger: ArmLedger) -> str | None:
+    """What an arm's run says of itself where it lacks something or does not say: `its run did
+    not finish (started): 10 of 24 repetitions ran`; None where it is whole."""
+    said = []
+    if ledger.finished is False:
+        said.append(
+            f"its run did not finish ({ledger.status}): {ledger.reps:,} of "
+            f"{plural(ledger.planned, 'repetition')} ran"
+        )
+    elif ledger.missing:
+        said.append(f"{ledger.missing:,} of its {plural(ledger.planned, 'repetition')} missing")
+    elif ledger.status is not None and ledger.finished is None:
+        said.append("its log does not say whether the run finished")
+    if ledger.excluded:
+        said.append(f"{plural(ledger.excluded, 'repetition')} excluded")
+    return "; ".join(said) or None
+
+
+def left_out_groups(result: GateResult) -> list[tuple[str, list[str]]]:
+    """The cases left out of the cells by state and arm (and, for excluded ones, by who excluded
+    them and why), in the order met: `excluded in the candidate by qa@example.com (leaked)`."""
+    groups: dict[tuple[UnpairedState, Arm, str], list[str]] = {}
+    for left in result.unpaired:
+        who = f" {excluded_by(left)}" if isinstance(left, RepsExcluded) else ""
+        groups.setdefault((left.code, left.arm, who), []).append(left.case)
+    return [
+        (f"{STATE_WORDS[state]} in the {arm}{who}", cases)
+        for (state, arm, who), cases in groups.items()
+    ]
+
+
+def ledger_lines(result: GateResult) -> list[str]:
+    """The case ledger: each arm's cases by state and what its run lacks, then the cases left
+    out; one line when every case is paired."""
+    arms = [
+        ledger_words(arm, found) + "".join(f"; {said}" for said in filter(None, [run_words(found)]))
+        for arm, found in result.ledger.arms.items()
+    ]
+    lines = (
+        [f"ledger: {' · '.join(arms)}"] if not result.unpaired else [f"ledger: {a}" for a in arms]
+    )
+    if not result.ledger.balanced:
+        lines.append(f"ledger: {NOT_BALANCED}")
+    for heading, cases in left_out_groups(result):
+        named, hidden = first(cases)
+        listing = ", ".join(named) + (f", {more(hidden, 'left out')}" if hidden else "")
+        lines.append(f"  {heading}: {listing}")
+    if result.allow_partial:
+        lines.append(ALLOW_PARTIAL_NOTE)
+    return lines
 
 
 def price(row: OutcomeRow) -> str:

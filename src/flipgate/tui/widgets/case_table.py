@@ -20,7 +20,8 @@ from flipgate.tui.widgets.case_format import Palette, rep_pattern
 
 SHOWN = [column for _, column, _ in COLUMNS]
 LABELS = [label for label, _, _ in COLUMNS]
-MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 24}
+# the direction's longest: `unpaired: cand not finished`, `unpaired: cand reps missing`
+MAX_WIDTH = {"case_shown": 28, "template_shown": 16, "direction": 27}
 
 
 def column_widths(table: pl.DataFrame) -> list[int | None]:

@@ -1,4 +1,5 @@
-"""On INCONCLUSIVE: what to run next (SPEC §3.6), and the key that writes the rerun plan."""
+"""On INCONCLUSIVE: what to run next (SPEC §3.6), and the key that writes the rerun plan; for a
+partial run gated by `--allow-partial`, the cases to finish."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from flipgate.tui.bindings import shown_keys
-from flipgate.tui.format import count, literal
+from flipgate.tui.format import case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
 ACTION_WORDS = {
     "run_full_set": "run the full set",
     "rerun_flipped": "rerun the flipped cases",
     "reviewer_decision": "a reviewer decides",
+    "finish_runs": "finish the runs",
 }
+SHOWN = 8  # cases to run named inline
 
 
 class EscalationPanel(Panel):
@@ -39,6 +42,9 @@ class EscalationPanel(Panel):
                 self.style("label"),
             )
             lines.append(plan)
+        elif escalation.action == "finish_runs":
+            line = Text("cases to run: ", self.style("muted"))
+            lines.append(line.append_text(case_ids(escalation.cases, SHOWN)))
         elif escalation.action == "reviewer_decision":
             triage = shown_keys(self.app, "triage", first=True)
             lines.append(

@@ -1,14 +1,21 @@
-"""What the flip count leaves out: infra failures per arm, flaky-listed, retired and unpaired cases."""
+"""What the flip count leaves out: infra failures per arm; the case ledger, the flaky-listed, the
+retired and the cases not paired."""
 
 from __future__ import annotations
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.pairing import Unpaired
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS
-from flipgate.present.reasons import sentence
+from flipgate.present.report import (
+    ALLOW_PARTIAL_NOTE,
+    NOT_BALANCED,
+    ledger_words,
+    left_out_groups,
+    run_words,
+)
 from flipgate.tui.format import case_ids, count, literal, share
 from flipgate.tui.widgets.panel import Panel
 
@@ -42,7 +49,10 @@ class InfraPanel(Panel):
 
 
 class LeftOutPanel(Panel):
-    TITLE = "left out of b and c"
+    """The case ledger: each arm's cases by state, then what is left out of b and c and why:
+    the flaky list, the retired cases, the cases not paired."""
+
+    TITLE = "ledger · left out of b and c"
 
     @property
     def drill_filter(self) -> str:
@@ -50,38 +60,47 @@ class LeftOutPanel(Panel):
 
     def render(self) -> RenderableType:
         result = self.comparison.result
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=LABEL_WIDTH - 1, style=self.style("label"), no_wrap=True)
+        grid.add_column(ratio=1)
+        for i, (arm, ledger) in enumerate(result.ledger.arms.items()):
+            grid.add_row("ledger" if i == 0 else "", literal(ledger_words(arm, ledger)))
+            if said := run_words(ledger):
+                grid.add_row("", Text(said, self.style("warn")))
+        if not result.ledger.balanced:
+            grid.add_row("", Text(NOT_BALANCED, self.style("fail")))
+        if result.allow_partial:
+            grid.add_row("", Text(ALLOW_PARTIAL_NOTE, self.style("warn")))
         listed = f"{plural(len(result.flaky_listed), 'case')} listed"
-        lines: list[RenderableType] = [self._group("flaky list", listed, result.flaky_flipped)]
+        grid.add_row("flaky list", self._group(listed, result.flaky_flipped))
         for heading, cases in (
             ("flipped", result.flaky_flipped),
             ("in neither run", result.flaky_unknown),
         ):
             if cases:
-                lines.append(
-                    Text(f"  {heading}: ", self.style("muted")).append_text(case_ids(cases, SHOWN))
+                grid.add_row(
+                    "",
+                    Text(f"{heading}: ", self.style("muted")).append_text(case_ids(cases, SHOWN)),
                 )
         if result.retired:  # the suite manifest's archive (suite.yaml)
             archived = f"{plural(len(result.retired), 'case')} in the suite's archive"
-            lines.append(self._group("retired", archived, result.retired_flipped))
+            grid.add_row("retired", self._group(archived, result.retired_flipped))
             for r in result.retired[:SHOWN]:
-                line = Text(f"  retired {r.retired}: ", self.style("muted"))
-                lines.append(line.append_text(literal(f"{r.case}, {r.reason}")))
+                line = Text(f"retired {r.retired}: ", self.style("muted"))
+                grid.add_row("", line.append_text(literal(f"{r.case}, {r.reason}")))
             if len(result.retired) > SHOWN:
-                lines.append(Text(f"  and {len(result.retired) - SHOWN} more", self.style("muted")))
-        unpaired = Text(f"{'unpaired':<{LABEL_WIDTH}}", self.style("label"))
-        unpaired.append(plural(len(result.unpaired), "case"))
-        lines.append(unpaired)
-        states: dict[tuple[str, str], list[Unpaired]] = {}  # by state and arm, in order met
-        for left in result.unpaired:
-            states.setdefault((left.code, left.arm), []).append(left)
-        for found in states.values():
-            line = Text(f"  {sentence(found[0])} ({count(len(found))}): ", self.style("muted"))
-            lines.append(line.append_text(case_ids([u.case for u in found], SHOWN)))
-        return Group(*lines)
+                grid.add_row(
+                    "", Text(f"and {len(result.retired) - SHOWN} more", self.style("muted"))
+                )
+        grid.add_row("not paired", plural(len(result.unpaired), "case"))
+        for heading, left in left_out_groups(result):
+            line = literal(heading, style=self.style("muted"))
+            line.append(f" ({count(len(left))}): ", self.style("muted"))
+            grid.add_row("", line.append_text(case_ids(left, SHOWN)))
+        return grid
 
-    def _group(self, label: str, counted: str, flipped: tuple[str, ...]) -> Text:
-        """A group of cases left out: `label  what is counted, K of them flipped`."""
-        line = Text(f"{label:<{LABEL_WIDTH}}", self.style("label"))
-        line.append(f"{counted}, ")
+    def _group(self, counted: str, flipped: tuple[str, ...]) -> Text:
+        """A group of cases left out: `what is counted, K of them flipped`."""
+        line = Text(f"{counted}, ")
         line.append(f"{len(flipped)} of them flipped", self.style("warn") if flipped else "")
         return line

@@ -11,7 +11,7 @@ from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
 from flipgate.present.numbers import p_beside, signed_points
 from flipgate.present.reasons import sentence, summary
-from flipgate.present.report import found, worth_line
+from flipgate.present.report import ALLOW_PARTIAL_NOTE, found, ledger_words, worth_line
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
 
@@ -77,6 +77,12 @@ class VerdictBanner(Panel):
                 )
             )
         lines.append(Text(describe(self.comparison.spec), self.style("muted")))
+        ledger = result.ledger
+        if result.unpaired or not ledger.whole or not ledger.balanced:  # the ledger panel has all
+            arms = " · ".join(ledger_words(arm, found) for arm, found in ledger.arms.items())
+            lines.append(Text("ledger: ", self.style("label")).append_text(literal(arms)))
+        if result.allow_partial:
+            lines.append(Text(ALLOW_PARTIAL_NOTE, self.style("warn")))
 
         warn = self.style("warn")
         for what in found(result):

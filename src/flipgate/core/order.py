@@ -1,0 +1,53 @@
+"""The order case ids are listed in: naturally, a run of digits read as its number (`2` before
+`10`, `t2` before `t10`, `task/9` before `task/10`), ties broken by the id itself.
+
+One rule, held in two forms that give the same order (tests/core/test_order.py checks it on any
+ids): `natural_key` for a Python sort, `natural_sort` for a frame. An id is read as its runs of
+text and of ASCII digits; the ids compare run by run, a number before text, numbers by value,
+text as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import polars as pl
+
+_RUNS = re.compile("[0-9]+|[^0-9]+")
+_ASCII_DIGITS = "0123456789"
+_LONGEST = 19  # digits a number may have and still be read as an unsigned 64-bit integer
+Run = tuple[int, int] | tuple[int, str]  # (0, a number) or (1, a run of text)
+
+
+def natural_key(case: str) -> tuple[tuple[Run, ...], str]:
+    """The sort key of one id: `sorted(ids, key=natural_key)`."""
+    runs: tuple[Run, ...] = tuple(
+        (0, int(run)) if run[0] in _ASCII_DIGITS else (1, run) for run in _RUNS.findall(case)
+    )
+    return runs, case
+
+
+def natural_sorted(cases: Iterable[str]) -> list[str]:
+    return sorted(cases, key=natural_key)
+
+
+def natural_sort(frame: pl.DataFrame, column: str = "case") -> pl.DataFrame:
+    """`frame` sorted by `column` in the order of `natural_key`.
+
+    Most suites' ids have no digit, or one run of them at the end (`17`, `case-0042`): their
+    text and number are sorted as two columns, vectorised. Ids with digits inside (`t3/doc12`,
+    `test 4 #569eafa1`) or a number past 64 bits take `natural_key` itself."""
+    ids = pl.col(column)
+    stem = ids.str.strip_chars_end(_ASCII_DIGITS)  # the id without its trailing digits
+    shape = frame.select(
+        inner=ids.str.contains("[0-9][^0-9]").any(),
+        longest=(ids.str.len_bytes() - stem.str.len_bytes()).max(),
+    )
+    if frame.is_empty():
+        return frame
+    if shape["inner"].item() or shape["longest"].item() > _LONGEST:
+        keys = frame[column].to_list()
+        return frame[sorted(range(frame.height), key=lambda row: natural_key(keys[row]))]
+    number = ids.str.slice(stem.str.len_chars()).cast(pl.UInt64, strict=False)  # null: none
+    return frame.sort(stem, number, ids, nulls_last=False)
