@@ -72,10 +72,11 @@ def gate_yaml(
     zero_false_negative_rules: tuple[str, ...] = (),
     inconclusive_max_share: float | None = None,
     budgets: Mapping[str, tuple[str, str]] | None = None,
+    release: str = "",
 ) -> str:
     """A gate.yaml with every field written out (SPEC §3); the defaults unless told otherwise.
     `budgets`: metric -> its budget as a YAML flow mapping, and a comment; written after the
-    escalation line (no `budgets:` line when none)."""
+    escalation line (no `budgets:` line when none); `release`: its lines, after the aggregate's."""
     comments = "".join(f"# {line}\n" if line else "#\n" for line in header.splitlines())
     share = "null" if inconclusive_max_share is None else inconclusive_max_share
     budgets = budgets or {}
@@ -103,7 +104,7 @@ sets:                            # chosen by run.yaml's `suite`
   smoke: {{margin: 1, flip_cap: 4}}
   full:  {{margin: 2, flip_cap: 10}}
 aggregate: {{ordinary: {ordinary}, safety: all}}   # {AGGREGATE_COMMENT[ordinary]}
-infra: {{max_share: 0.05}}         # more infra repetitions in an arm: the comparison is INVALID
+{release}infra: {{max_share: 0.05}}         # more infra repetitions in an arm: the comparison is INVALID
 flaky: {{max_share: 0.05}}         # a longer flaky list is INVALID too
 escalation: {{runs: 5}}            # repetitions per arm when rerunning the flipped cases
 {budget_lines}outcomes:

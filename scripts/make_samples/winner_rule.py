@@ -137,7 +137,9 @@ The report gives three labels, never one merged verdict:
    mean breaks a tie on the key, and only then. The report says in words that the mean and the
    key disagree. HURRIED would have the highest key (3), but only because its i3 has one
    repetition, which passed: it was judged on an easier set of cells, so it is incomplete
-   (`1 repetition missing`), shown and never the winner.
+   (`✗ incomplete`, `1 repetition missing`), shown and never the winner, and a line says it was
+   passed over and why. Every candidate must hold each case as often as the incumbent or any
+   candidate ran it, and as often as `release.repetitions` in `gate.yaml` asks (2).
 3. **Clears the incumbent: yes.** Winning the ranking is not permission to ship. CLAUDE clears
    because its key is strictly above the incumbent's (2 against 1) *and* the gate against the
    incumbent says PASS (0 broke, 1 fixed). Had the incumbent also resolved two, the tie would
@@ -147,9 +149,45 @@ The report gives three labels, never one merged verdict:
 Is the lead real? CLAUDE and MERGE differ on one instance (i2), so the paired exact test, two-sided
 since the data picked the leader, gives p = 1.0: the lead is within noise, and the report says so.
 Is there evidence CLAUDE beats the incumbent? It fixes one instance and breaks none: one-sided
-p = 0.5, Holm-adjusted 1.0 across the three candidates: none, said beside "clears". Each no-
-regression gate is applied at alpha as it stands, uncorrected.
+p = 0.5, Holm-adjusted 1.0 across the two candidates that could win (HURRIED, incomplete, is left
+out of the family): none, said beside "clears". Each no-regression gate is applied at alpha as it
+stands, uncorrected. CLAUDE and MERGE cannot be told apart: one tie group, `CLAUDE = MERGE`.
+
+`gates/` holds three variants of the release rule, each a worked example of `docs/rank.md`:
+`at-least-4.yaml` (a winner must resolve 4 of 6: CLAUDE's 2 does not clear, exit 1),
+`by-mean.yaml` (the mean is the key: MERGE wins and clears, exit 0) and `three-repetitions.yaml`
+(three asked, two run: none complete, exit 1):
+
+```sh
+uv run flipgate rank sample_runs/winner-rule --gate sample_runs/winner-rule/gates/by-mean.yaml
+```
 """
+
+# `release` in gate.yaml: what `flipgate rank` asks of a winner beyond the gate (docs/rank.md).
+WINNER_RULE_RELEASE = """release:                         # what `flipgate rank` asks of a winner (docs/rank.md)
+  key: resolved                  # the cases passing the release rule (or `mean`: the cells' mean)
+  repetitions: 2                 # every case at least twice in every candidate, else incomplete
+  min_key: null                  # the least key that may replace the incumbent (gates/ shows 4)
+"""
+# gates/: the release rule's variants, each a worked example of docs/rank.md.
+WINNER_RULE_GATES = {
+    "at-least-4": (
+        "Seed 003's fail-closed release rule with a least key: a winner must resolve at least 4 of "
+        "the\n6 instances to replace the incumbent. CLAUDE wins with 2: it does not clear (exit "
+        "1).",
+        "{min_key: 4}",
+    ),
+    "by-mean": (
+        "Where the campaign's outcome is an average, the key is the mean of the cells (the cases\n"
+        "resolved break a tie): MERGE (0.500) wins and clears the incumbent (0.333).",
+        "{key: mean}",
+    ),
+    "three-repetitions": (
+        "The release rule asks for three repetitions of every case; every candidate ran two "
+        "(HURRIED\nfewer): none is complete, none can win, the incumbent stays (exit 1).",
+        "{repetitions: 3}",
+    ),
+}
 
 
 def write(out: Path) -> None:
@@ -162,7 +200,14 @@ def write(out: Path) -> None:
             "The release rule of seed 003 fails closed: an instance counts as resolved only when\n"
             "every repetition resolves it. `flipgate rank` ranks by the same collapse.",
             ordinary="all",
+            release=WINNER_RULE_RELEASE,
         ),
     )
+    for name, (header, release) in WINNER_RULE_GATES.items():
+        comments = "".join(f"# {line}\n" for line in header.splitlines())
+        aggregate = "aggregate: {ordinary: all, safety: all}\n"
+        write_text(
+            workspace / "gates" / f"{name}.yaml", f"{comments}{aggregate}release: {release}\n"
+        )
     write_text(workspace / "flaky.yaml", flaky_yaml(()))
     write_text(workspace / "README.md", WINNER_RULE_README)

@@ -104,6 +104,7 @@ def test_a_margin_raised_and_a_flaky_entry_added_in_the_change_are_invalid(
             "stat": None,
             "relative": False,
             "baseline_false_negatives": None,
+            "baseline_mirror_approved": None,
         }
     ]
     assert [(r["code"], r["message"]) for r in data["invalid"]] == list(

@@ -4,6 +4,7 @@ tests/present/test_golden.py)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -158,3 +159,53 @@ def test_logs_are_read_with_the_importers_options(capsys: pytest.CaptureFixture[
     # both prompts of each file are cases apart; --select keeps one prompt's
     assert (both_prompts["cases"], terse["cases"]) == (40, 20)
     assert terse["candidates"][0]["name"].endswith(":prompt=terse")
+
+
+@pytest.mark.parametrize(
+    ("gate", "code", "winner", "clearance"),
+    [
+        ("at-least-4", 1, "CLAUDE", "below_minimum"),  # resolves 2 of the 4 asked
+        ("by-mean", 0, "MERGE", "clears"),  # 6/12 above the incumbent's 4/12
+        ("three-repetitions", 1, None, "no_complete_candidate"),  # each ran two
+    ],
+)
+def test_the_samples_release_settings(
+    gate: str, code: int, winner: str | None, clearance: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/rank.md's worked examples, one gate file each in sample_runs/winner-rule/gates/."""
+    args = ["rank", SAMPLE, "--gate", f"{SAMPLE}/gates/{gate}.yaml", "--format", "json"]
+    assert main(args) == code
+    data = json.loads(capsys.readouterr().out)
+    assert data["labels"]["winner"] == winner
+    assert data["labels"]["clearance"]["code"] == clearance
+
+
+def test_hurried_is_said_to_be_passed_over_in_every_format(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 26, defect 1: HURRIED's key, 3, is the best, and it is incomplete."""
+    for fmt in ("text", "markdown"):
+        assert main(["rank", SAMPLE, "--format", fmt]) == 0
+        out = capsys.readouterr().out
+        assert "HURRIED is incomplete (1 repetition missing)" in out
+    assert "| HURRIED | ✗ incomplete |" in out  # the Markdown table (the text one wraps by width)
+    assert main(["rank", SAMPLE, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in data["passed_over"]] == ["HURRIED"]
+
+
+def test_a_candidate_run_once_cannot_replace_the_incumbent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, defect 2: CLAUDE from winner-rule, its first repetition only, would resolve 3."""
+    once = tmp_path / "once"
+    shutil.copytree(Path(SAMPLE) / "candidates" / "CLAUDE", once)
+    lines = (once / "results.jsonl").read_text().splitlines()
+    kept = [line for line in lines if json.loads(line).get("rep", 0) == 0]
+    (once / "results.jsonl").write_text("\n".join(kept) + "\n")
+    args = ["rank", f"{SAMPLE}/baseline", str(once), "--gate", f"{SAMPLE}/gate.yaml"]
+    assert main([*args, "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (claude,) = data["candidates"]
+    assert claude["release_key"] == 3 and not claude["complete"]
+    assert claude["gaps"]["missing_reps"] == 6 and data["repetitions"] == 12

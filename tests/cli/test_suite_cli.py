@@ -32,7 +32,7 @@ def test_audit_text_has_the_seed_lines(capsys: pytest.CaptureFixture[str]) -> No
         "covered: 41.3% of traffic",
         "71 of 112 live cases written in the suite's first six weeks",
         "median case age 14.0 months",
-        "FREE 12 cases passed on every run of every system",
+        "FREE 12 cases held by runs of at least 2 systems and passed in every run holding it",
         "model-2025-06 (2025-07-21) 0.612 was 0.874 on suite@v6: 85 of its 87 cases, bar moved",
         "ONE RULE undecided fired in all 5 rejections",
         "FLAT the suite stayed flat while csat moved -13.6%",

@@ -26,7 +26,9 @@ from flipgate.core.gate.evidence import (
     GATE_WARNINGS,
     LIMIT_BREACHES,
     ChangedLate,
+    EscalationsMaxPerRun,
     InconclusiveMaxShare,
+    MirrorApprovedMax,
     ReadingsDisagree,
 )
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
@@ -189,15 +191,15 @@ def renamed() -> Comparison:
 
 def labelled(folder: Path) -> Comparison:
     """False negatives above the baseline's and on a rule that allows none, escalations over their
-    budget, a second metric over its budget and one within; a suite that retires a case, with no
-    base manifest given."""
+    budget and over the reviewers' queue, a borderline item approved, a second metric over its
+    budget and one within; a suite that retires a case, with no base manifest given."""
 
-    def line(case: str, rep: int, r2: str, latency: float) -> dict[str, Any]:
+    def line(case: str, rep: int, r2: str, latency: float, r3: str = "escalate") -> dict[str, Any]:
         return {
             "case": case,
             "rep": rep,
-            "expected": {"r1": "approve", "r2": "reject"},
-            "actual": {"r1": "approve", "r2": r2},
+            "expected": {"r1": "approve", "r2": "reject", "r3": "escalate"},
+            "actual": {"r1": "approve", "r2": r2, "r3": r3},
             "latency_ms": latency,
             "cost_usd": 0.001,
         }
@@ -207,7 +209,7 @@ def labelled(folder: Path) -> Comparison:
     # six cases wave r2's violation through (+3 false negatives each: beyond the noise, p 1/64)
     said = {i: "approve" for i in range(6)} | {6: "escalate", 7: "escalate"}
     cand = [
-        line(case, rep, said.get(i, "reject"), 130.0)
+        line(case, rep, said.get(i, "reject"), 130.0, "approve" if i == 5 else "escalate")
         for i, case in enumerate(cases)
         for rep in range(3)
     ]
@@ -217,7 +219,12 @@ def labelled(folder: Path) -> Comparison:
         {
             "outcomes": {
                 "fail_on": ["false_negative", "false_positive"],
-                "limits": {"zero_false_negative_rules": ["r2"], "inconclusive_max_share": 0.05},
+                "limits": {
+                    "zero_false_negative_rules": ["r2"],
+                    "inconclusive_max_share": 0.05,
+                    "mirror_approved_max": "baseline",
+                    "escalations_max_per_run": 10,
+                },
             },
             "budgets": {
                 "latency_ms": {"stat": "mean", "max": 120},
@@ -464,8 +471,14 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
 
     labelled, _ = found["labelled"]
     assert first(labelled.limit_breaches, InconclusiveMaxShare) == InconclusiveMaxShare(
-        0.1, 0.05, 6, 60
+        6 / 90, 0.05, 6, 90
     )
+    # l05's r3 approved on each of 3 repetitions where the baseline escalated it every time
+    assert first(labelled.limit_breaches, MirrorApprovedMax) == MirrorApprovedMax(
+        "r3", 3, 0, of_baseline=True
+    )
+    # 2 inconclusive and 9 right escalations in each repetition: 11, above the queue of 10
+    assert first(labelled.limit_breaches, EscalationsMaxPerRun) == EscalationsMaxPerRun(11, 10, 3)
     assert [(b.budget.metric, b.code) for b in labelled.budgets] == [
         ("cost_usd", "budget_met"),
         ("latency_ms", "budget_exceeded"),

@@ -335,6 +335,24 @@ FAIL_ON = ("false_negative", "false_positive", "inconclusive", "mirror")
 # base, here, what the comparison finds, and its words (the first words of its sentence)
 LOOSER = [
     (
+        {"release": {"key": "resolved"}},
+        {"release": {"key": "mean"}},
+        Loosened("weakened", "release.key", "resolved", "mean"),
+        "release.key: resolved in the base, mean here",
+    ),
+    (
+        {"release": {"repetitions": 3}},
+        {"release": {"repetitions": 2}},
+        Loosened("lowered", "release.repetitions", 3, 2),
+        "release.repetitions: 3 in the base, 2 here",
+    ),
+    (
+        {"release": {"min_key": 4}},
+        {},
+        Loosened("removed", "release.min_key", 4, None),
+        "release.min_key: 4 in the base, removed here",
+    ),
+    (
         {"test": "mid_p"},
         {},
         Loosened("weakened", "test", "mid_p", "exact"),
@@ -470,6 +488,24 @@ LOOSER = [
         "outcomes.limits.inconclusive_max_share: 0.08 in the base, null (no limit) here",
     ),
     (
+        {"outcomes": {"limits": {"mirror_approved_max": "baseline"}}},
+        {"outcomes": {"limits": {"mirror_approved_max": 1}}},
+        Loosened(
+            "raised",
+            "outcomes.limits.mirror_approved_max",
+            "baseline",
+            1,
+            baseline_mirror_approved=0,
+        ),
+        "outcomes.limits.mirror_approved_max: baseline (0 here) in the base, 1 here",
+    ),
+    (
+        {"outcomes": {"limits": {"escalations_max_per_run": 40}}},
+        {"outcomes": {"limits": {"escalations_max_per_run": 60}}},
+        Loosened("raised", "outcomes.limits.escalations_max_per_run", 40, 60),
+        "outcomes.limits.escalations_max_per_run: 40 in the base, 60 here",
+    ),
+    (
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.004}}},
         {"budgets": {"cost_usd": {"stat": "mean", "max": 0.005}}},
         Loosened("raised", "budgets.cost_usd.max", 0.004, 0.005, stat="mean"),
@@ -480,6 +516,14 @@ LOOSER = [
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.2}}},
         Loosened("raised", "budgets.latency_ms.max_increase", 0.1, 0.2, stat="p95", relative=True),
         "budgets.latency_ms (p95) max_increase: +10% in the base, +20% here",
+    ),
+    (  # a half percent is said as written, never rounded to a whole one (issue 26, defect 5)
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.055}}},
+        {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.065}}},
+        Loosened(
+            "raised", "budgets.latency_ms.max_increase", 0.055, 0.065, stat="p95", relative=True
+        ),
+        "budgets.latency_ms (p95) max_increase: +5.5% in the base, +6.5% here",
     ),
     (
         {"budgets": {"latency_ms": {"stat": "p95", "max_increase": 0.1}}},
@@ -513,11 +557,11 @@ def test_each_looser_setting_is_named_with_both_values(
     assert loosened(spec_from(tmp_path, now), spec_from(tmp_path, base, "base.yaml"), 2) == [found]
     assert sentence(found).startswith(words)
     # the other way round, the same change tightens the gate: fine (but for another draw of the
-    # permutations, which is as much the change's choice either way)
+    # permutations or another key, which are as much the change's choice either way)
     back = loosened(spec_from(tmp_path, base), spec_from(tmp_path, now, "base.yaml"), 2)
     assert back == (
         []
-        if found.setting != "permutations"
+        if found.setting not in ("permutations", "release.key")
         else [replace(found, base=found.here, here=found.base)]
     )
 

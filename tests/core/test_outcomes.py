@@ -62,7 +62,13 @@ def test_label_outside_three_is_an_error() -> None:
 def test_mirror_priced_by_direction() -> None:
     spec = default_spec()
     frame = pl.DataFrame(
-        {"case": ["a", "b"], "expected": ["escalate", "escalate"], "actual": ["approve", "reject"]}
+        {
+            "case": ["a", "b"],
+            "rep": [0, 0],
+            "rule": ["prohibited_items", "prohibited_items"],
+            "expected": ["escalate", "escalate"],
+            "actual": ["approve", "reject"],
+        }
     )
     classified = classify_frame(frame, Labels(), spec)
     assert classified["price"].to_list() == [400.0, 15.0]
@@ -80,7 +86,9 @@ def _seed_frame(wrong_per_red_case: list[list[str]], cases: int, rules: int = 4)
         wrong = wrong_per_red_case[i] if i < len(wrong_per_red_case) else []
         for r in range(rules):
             expected, actual = pairs[wrong[r]] if r < len(wrong) else ("approve", "approve")
-            rows.append({"case": f"c{i}", "rule": f"r{r}", "expected": expected, "actual": actual})
+            rows.append(
+                {"case": f"c{i}", "rep": 0, "rule": f"r{r}", "expected": expected, "actual": actual}
+            )
     return pl.DataFrame(rows)
 
 
@@ -133,6 +141,8 @@ def test_outcomes_add_up_to_the_decisions(decisions: list[tuple[int, str, str]])
     frame = pl.DataFrame(
         {
             "case": [f"c{c}" for c, _, _ in decisions],
+            "rep": [0] * len(decisions),
+            "rule": ["r"] * len(decisions),
             "expected": [e for _, e, _ in decisions],
             "actual": [a for _, _, a in decisions],
         }

@@ -112,7 +112,7 @@ def test_a_tie_with_the_incumbent_keeps_the_incumbent(every_rep: GateSpec) -> No
     ranking = ranked(every_rep, MERGE=MERGE)
     assert ranking.winner == "MERGE" and ranking.standing("MERGE").gate.verdict == "PASS"
     assert not ranking.clears
-    assert ranking.clearance == Clearance("not_better", "MERGE", ("MERGE",), 1, 1, 0.5)
+    assert ranking.clearance == Clearance("not_better", "MERGE", ("MERGE",), 1, 1, 0.5, 4 / 12)
     assert "ties the incumbent's 1" in why(ranking)
 
 
@@ -161,7 +161,7 @@ def test_an_exact_tie_between_candidates_names_no_winner(every_rep: GateSpec) ->
     ranking = ranked(every_rep, A=CLAUDE, B=CLAUDE)
     assert ranking.winner is None and not ranking.clears
     # each passes i1 and i2 (the release key) and 5 of its 12 repetitions
-    assert ranking.clearance == Clearance("tied", None, ("A", "B"), 2, 1, 5 / 12)
+    assert ranking.clearance == Clearance("tied", None, ("A", "B"), 2, 1, 5 / 12, 4 / 12)
     assert ranking.highest_mean == ("A", "B")
 
 
@@ -169,7 +169,7 @@ def test_with_no_complete_candidate_none_can_win(every_rep: GateSpec) -> None:
     # each lacks a repetition the other holds
     ranking = ranked(every_rep, A=CLAUDE | {"i6": [F]}, B=CLAUDE | {"i5": [F]})
     assert ranking.winner is None and not ranking.clears
-    assert ranking.clearance == Clearance("no_complete_candidate", None, (), None, 1, None)
+    assert ranking.clearance == Clearance("no_complete_candidate", None, (), None, 1, None, 4 / 12)
     assert why(ranking) == "no candidate is complete, so none can win: the incumbent stays"
 
 
@@ -183,7 +183,9 @@ def test_a_better_key_without_the_gates_pass_does_not_clear() -> None:
         incumbent[f"b{i:02d}"], swapped[f"b{i:02d}"] = [T], [F]
     ranking = rank(run("incumbent", incumbent), [("SWAP", run("SWAP", swapped))], default_spec())
     assert ranking.standing("SWAP").gate.verdict == "INCONCLUSIVE"
-    assert ranking.clearance == Clearance("gate_not_pass", "SWAP", ("SWAP",), 12, 11, 12 / 23)
+    assert ranking.clearance == Clearance(
+        "gate_not_pass", "SWAP", ("SWAP",), 12, 11, 12 / 23, 11 / 23
+    )
     assert why(ranking).startswith("the gate against the incumbent says INCONCLUSIVE: ")
 
 
@@ -261,7 +263,8 @@ def test_holm_corrects_the_improvement_claims_not_the_gate(every_rep: GateSpec) 
     assert holm([0.5, 0.2]) == [0.5, 0.4]
     ranking = ranked(every_rep, CLAUDE=CLAUDE, MERGE=MERGE)
     for standing in ranking.standings:
-        assert standing.improvement_p_holm >= standing.improvement_p
+        holm_p, p = standing.improvement_p_holm, standing.improvement_p
+        assert holm_p is not None and p is not None and holm_p >= p
         # the gate against the incumbent is applied as it stands, at the spec's alpha
         assert standing.gate.alpha == every_rep.alpha
 

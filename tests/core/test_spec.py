@@ -127,26 +127,6 @@ def test_digest_changes_with_the_file(tmp_path: Path) -> None:
     assert a != b and a.startswith("sha256:")
 
 
-def test_describe_says_what_fails_and_which_limits_apply(tmp_path: Path) -> None:
-    from flipgate.core.gate.spec import describe
-
-    assert (
-        describe(default_spec())
-        == "a repetition fails on any disagreement · FN at most the baseline's"
-    )
-    spec = load_spec(
-        _spec(
-            tmp_path,
-            "outcomes:\n  fail_on: [false_negative, mirror]\n  limits:\n"
-            "    zero_false_negative_rules: [recalled]\n    inconclusive_max_share: 0.08\n",
-        )
-    )
-    assert describe(spec) == (
-        "a repetition fails on FN, mirror · FN at most the baseline's · no FN on recalled"
-        " · inconclusive at most 8% of decisions"
-    )
-
-
 @pytest.mark.parametrize("make", [lambda p: p.mkdir(), lambda p: os.mkfifo(p)])
 def test_a_spec_that_is_no_regular_file_is_bad_input(
     tmp_path: Path, make: Callable[[Path], None]

@@ -21,10 +21,12 @@ from flipgate.core.gate.changes import (
 )
 from flipgate.core.gate.evidence import (
     ChangedLate,
+    EscalationsMaxPerRun,
     FalseNegativeMax,
     FinishNotStated,
     FlipsConcentrated,
     InconclusiveMaxShare,
+    MirrorApprovedMax,
     NewCases,
     ReadingsDisagree,
     SameRunId,
@@ -78,7 +80,7 @@ SENTENCES: list[tuple[Any, str]] = [
     ),
     (
         InfraShare("candidate", 0.0625, 5, 80, 0.05),
-        "infra failures are 6.2% of the candidate's repetitions (5 of 80), above the 5% allowed",
+        "infra failures are 6.3% of the candidate's repetitions (5 of 80), above the 5% allowed",
     ),
     (
         StaleBaseline((Component("judge", "j1", None),), ("jugde",)),
@@ -180,7 +182,17 @@ SENTENCES: list[tuple[Any, str]] = [
     ),
     (
         InconclusiveMaxShare(0.1, 0.08, 6, 60),
-        "inconclusive decisions are 10.0% of the candidate's, above the 8% budget",
+        "inconclusive decisions are 10.0% of the candidate's (6 of 60), above the 8% budget",
+    ),
+    (
+        MirrorApprovedMax("prohibited_items", 2, 0, of_baseline=True, decided="allow"),
+        "2 borderline items decided allow with confidence on prohibited_items (a person should "
+        "have looked), above the baseline's 0",
+    ),
+    (
+        EscalationsMaxPerRun(42, 40, 3),
+        "42 decisions escalated to a person in the repetition that escalated the most, above "
+        "the reviewers' queue of 40 a run",
     ),
     # budgets
     (

@@ -10,9 +10,10 @@ from rich.console import Console
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyList
-from flipgate.core.gate.spec import default_spec, describe, load_spec
+from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.reading import load_run
 from flipgate.present import report
+from flipgate.present.reasons import gate_words
 from flipgate.present.text import literal, markdown, markdown_code, safe
 from tests.conftest import passfail_rows, write_run
 
@@ -92,4 +93,4 @@ def test_the_markdown_report_is_safe_to_post(tmp_path: Path) -> None:
 
 
 def test_default_spec_is_described_plainly() -> None:
-    assert safe(describe(default_spec())) == describe(default_spec())
+    assert safe(gate_words(default_spec())) == gate_words(default_spec())

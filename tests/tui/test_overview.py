@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any, ClassVar
@@ -66,11 +67,15 @@ async def test_panels_show_the_core_figures() -> None:
         assert "model" in keys and "lr-2026-09" in keys and "lr-2026-10" in keys
         assert "≠ yes" in keys and "✓ yes" in keys
         outcomes = plain(screen.query_one(OutcomesPanel).render())
-        assert "✗ FN false negative" in outcomes and "⇄ MR mirror" in outcomes
+        assert "✗ false negative" in outcomes and "⇄ mirror" in outcomes
         assert "419" in outcomes and "846" in outcomes and "+427" in outcomes
-        assert "candidate 1 approved → priced as FN · 0 rejected → priced as FP" in outcomes
+        # the mirrors by the way they decided, named by the runs' labels, each with its cost
+        assert re.search(r"decided approve +400 +0 +0 +1 +400 +\+1", outcomes)
+        assert '"approve" is priced as a false negative' in outcomes
         reconciliation = plain(screen.query_one(ReconciliationPanel).render())
-        assert "red cases" in reconciliation and "wrong decisions" in reconciliation
+        assert "red: at least one wrong decision" in reconciliation
+        assert "agreements in red cases" in reconciliation and "in green cases" in reconciliation
+        assert "a case fails (the flip matrix)" in reconciliation
         infra = plain(screen.query_one(InfraPanel).render())
         assert "baseline  1 repetition of 29  3.4%\n          by kind: rate_limit 1" in infra
         left_out = plain(screen.query_one(LeftOutPanel).render())

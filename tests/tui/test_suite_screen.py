@@ -18,6 +18,7 @@ from textual_fastdatatable import DataTable
 
 from flipgate.core.gate.evidence import ChangedLate
 from flipgate.core.suite.workspace import SuiteInputs, load_suite
+from flipgate.present.suite_findings import SECTIONS
 from flipgate.tui.factory import make_suite_app
 from flipgate.tui.screens import suite as suite_screen
 from flipgate.tui.screens.flaky import FlakyForm
@@ -52,7 +53,7 @@ async def test_every_figure_is_on_screen_as_text() -> None:
             "covered: 41.3% of traffic",
             "71 of 112 live cases",
             "median case age 14.0 months",
-            "12 cases passed on every run",
+            "12 cases held by runs of at least 2 systems and passed in every run holding it",
             "16 retirement proposals",
             "undecided fired in all 5 rejections",
             "csat 4.4 -> 3.8",
@@ -157,7 +158,7 @@ async def test_the_audit_runs_in_a_worker_with_its_progress_on_the_screen(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not line.busy
-        assert len(screen.query(SuiteChart)) == 7
+        assert len(screen.query(SuiteChart)) == len(SECTIONS)
         assert screen.query_one("#suite-proposals", DataTable).row_count == 16
         assert screen.check_action("retire", ()) is True
 

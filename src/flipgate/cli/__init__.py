@@ -15,14 +15,36 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from flipgate.cli import app, decide, flaky, gate, importing, rank, samples, stats, suite
+from flipgate.cli import (
+    app,
+    decide,
+    flaky,
+    gate,
+    importing,
+    outcomes,
+    rank,
+    samples,
+    stats,
+    suite,
+)
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.present.text import safe
 from flipgate.session import DEFAULT_WORKSPACE, bundled_samples
 from flipgate.streams import exit_code, guarded_stdout
 
-GROUPS = (gate, app, decide, importing, flaky, rank, stats, suite, samples)  # `--help`'s order
+GROUPS = (
+    gate,
+    app,
+    decide,
+    importing,
+    flaky,
+    outcomes,
+    rank,
+    stats,
+    suite,
+    samples,
+)  # in the order `--help` lists
 
 
 def build_parser() -> argparse.ArgumentParser:

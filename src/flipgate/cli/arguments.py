@@ -14,6 +14,8 @@ everywhere. Like the parsers that use it, it imports no Textual.
 from __future__ import annotations
 
 import argparse
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -203,10 +205,13 @@ def curation_request(args: argparse.Namespace) -> CurationRequest:
 
 
 def share(text: str) -> float:
-    """A share given as 0.06 or 6%."""
+    """A share given as 0.06 or 6%: 44.8% is the float of 0.448, as 0.448 is (a float divided by
+    100 is another number), so that a limit reads the same written either way."""
     try:
-        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
-    except ValueError:
+        value = float(Decimal(text[:-1]) / 100) if text.endswith("%") else float(text)
+        if not math.isfinite(value):
+            raise ValueError(text)
+    except (ValueError, ArithmeticError):
         raise argparse.ArgumentTypeError(f"not a share: {text!r} (try 0.06 or 6%)") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"a share lies between 0 and 1, not {text!r}")

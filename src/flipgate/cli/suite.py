@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import date
+from fractions import Fraction
 from pathlib import Path
 
 from rich.console import Console
@@ -20,6 +21,7 @@ from rich.text import Text
 
 from flipgate.cli.arguments import Commands, add_theme_argument, share
 from flipgate.core.errors import InputError
+from flipgate.present.numbers import percent_beside, written_percent
 from flipgate.present.text import literal
 
 OK, BELOW = 0, 1
@@ -45,9 +47,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         Console(highlight=False).print(suite_report.to_text(result), soft_wrap=True)
     if args.fail_under is not None and result.below(args.fail_under):
-        covered = result.coverage.covered_share if result.coverage else 0.0
+        covered = result.coverage.covered if result.coverage else Fraction(0)
         print(
-            f"flipgate: covered traffic {covered:.1%} is below --fail-under {args.fail_under:.1%}",
+            f"flipgate: covered traffic {percent_beside(covered, args.fail_under)} is below "
+            f"--fail-under {written_percent(args.fail_under)}",
             file=sys.stderr,
         )
         return BELOW

@@ -128,6 +128,8 @@ LimitCode = Literal[
     "false_negative_beyond_noise",
     "zero_false_negative_rule",
     "inconclusive_max_share",
+    "mirror_approved_max",
+    "escalations_max_per_run",
 ]
 LIMIT_CODES: tuple[LimitCode, ...] = get_args(LimitCode)
 
@@ -239,6 +241,7 @@ ClearanceCode = Literal[
     "safety_failed",
     "invalid",
     "not_better",
+    "below_minimum",
     "gate_not_pass",
     "clears",
 ]

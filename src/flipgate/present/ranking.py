@@ -16,8 +16,10 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.plural import plural
 from flipgate.core.rank.ranking import Cells, Ranking, Standing
+from flipgate.core.rank.separation import Lead
 from flipgate.core.vocab import RankLabel
-from flipgate.present.reasons import summary
+from flipgate.present.numbers import written_percent
+from flipgate.present.reasons import series, summary
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
@@ -39,18 +41,43 @@ def exit_code(ranking: Ranking) -> int:
     return CLEARS if ranking.clears else STAYS
 
 
+INELIGIBLE_MARK = "✗ incomplete"  # beside the labels: shown, never the winner
+
+
 def marks(ranking: Ranking, name: str) -> str:
-    """The labels a candidate holds, each as its mark and word: `▲ highest mean`."""
-    return " ".join(f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in ranking.labels(name))
+    """The labels a candidate holds, each as its mark and word: `▲ highest mean`; an incomplete
+    candidate says so, whatever its key."""
+    held = [f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in ranking.labels(name)]
+    if not ranking.standing(name).eligible:
+        held.append(INELIGIBLE_MARK)
+    return " ".join(held)
+
+
+def _key_words(ranking: Ranking, standing: Standing) -> str:
+    """A candidate's key as the release settings define it: `2 of 6 cases pass the release rule;
+    mean 0.417`, or with `key: mean`, `mean 0.500, 6 of 12 cells; 1 of 6 cases resolved`."""
+    cells = standing.cells
+    resolved = f"{standing.release_key} of {plural(ranking.cases, 'case')}"
+    if ranking.release.key == "mean":
+        return (
+            f"mean {cells.mean:.3f}, {cells.passing} of {cells.graded} cells; {resolved} resolved"
+        )
+    return f"{resolved} pass the release rule; mean {cells.mean:.3f}"
 
 
 def _winner_line(ranking: Ranking) -> str:
     if ranking.winner is None:
         return "none"
-    winner = ranking.standing(ranking.winner)
+    return f"{ranking.winner} ({_key_words(ranking, ranking.standing(ranking.winner))})"
+
+
+def passed_over_line(ranking: Ranking, name: str) -> str:
+    """Why an incomplete candidate with a key above the winner's is not the winner."""
+    s = ranking.standing(name)
+    above = f"{ranking.winner}'s, the winner" if ranking.winner else "the tied candidates'"
     return (
-        f"{winner.name} ({winner.release_key} of {plural(ranking.cases, 'case')} pass the release rule; "
-        f"mean {winner.cells.mean:.3f})"
+        f"{name}'s key ({_key_words(ranking, s)}) is above {above}, but {name} is incomplete "
+        f"({s.gaps.describe()}): judged on fewer cells than the campaign asks, it cannot win"
     )
 
 
@@ -62,7 +89,12 @@ def _highest_mean_line(ranking: Ranking) -> str:
 
 
 def evidence_words(standing: Standing) -> str:
-    """`yes, Holm p 0.004` or `none, Holm p 1.000`."""
+    """`yes, Holm p 0.004`, `none, Holm p 1.000`; outside Holm's family, why, and no p where
+    the comparison is INVALID (nothing was tested)."""
+    if standing.improvement_p is None:
+        return "not tested: INVALID"
+    if standing.improvement_p_holm is None:
+        return f"not in the family: incomplete (p {format_p(standing.improvement_p)})"
     return (
         f"{'yes' if standing.evidence else 'none'}, Holm p {format_p(standing.improvement_p_holm)}"
     )
@@ -71,9 +103,66 @@ def evidence_words(standing: Standing) -> str:
 def _evidence(ranking: Ranking) -> str:
     assert ranking.winner is not None
     winner = ranking.standing(ranking.winner)
+    if winner.improvement_p is None:
+        return evidence_words(winner)
     return (
         f"{evidence_words(winner)} (one-sided p {format_p(winner.improvement_p)} before Holm's "
         f"adjustment; at or below {ranking.alpha:g} is evidence)"
+    )
+
+
+def lead_words(lead: Lead) -> str:
+    verdict = (
+        "the lead is within noise"
+        if lead.within_noise
+        else f"the lead is beyond noise at alpha {lead.alpha:g}"
+    )
+    return (
+        f"{lead.winner} against {lead.runner_up} on {plural(lead.paired, 'shared case')}: "
+        f"{lead.winner_only} pass for {lead.winner} only, {lead.runner_up_only} for "
+        f"{lead.runner_up} only; two-sided p = {format_p(lead.p_two_sided)} (the chance of "
+        "a lead at least this large either way if the two were equally good; exact, "
+        f"paired): {verdict}"
+    )
+
+
+def tie_group_words(ranking: Ranking) -> str | None:
+    """The complete candidates in groups that cannot be told apart: `CLAUDE = MERGE` (one group),
+    `A > B = C`. None with fewer than two complete candidates."""
+    ranked = [s for s in ranking.standings if s.group is not None]
+    if len(ranked) < 2:
+        return None
+    groups: dict[int, list[str]] = {}
+    for s in ranked:
+        groups.setdefault(s.group or 0, []).append(s.name)
+    order = " > ".join(" = ".join(names) for names in groups.values())
+    told = (
+        "none can be told from the next"
+        if len(groups) == 1
+        else f"{plural(len(groups), 'group')}, each told from the next"
+    )
+    return (
+        f"{order}: {told} at alpha {ranking.alpha:g} (two-sided, paired, adjacent ranks; "
+        "a group holds candidates whose order is within noise)"
+    )
+
+
+def multiplicity_words(ranking: Ranking) -> str:
+    family = ranking.family
+    left_out = len(ranking.standings) - len(family)
+    outside = (
+        f"; {plural(left_out, 'candidate')} incomplete or INVALID, which cannot win, "
+        f"{'is' if left_out == 1 else 'are'} left out of it"
+        if left_out
+        else ""
+    )
+    if len(family) <= 1:
+        return f"{plural(len(family), 'improvement claim')}: nothing to correct for{outside}"
+    return (
+        f"Holm's correction across the {len(family)} candidates that could win ("
+        f"{series(list(family), 'and')}) applies to the claims that a candidate improves on the "
+        f"incumbent{outside}; each candidate's no-regression gate is applied as it stands, at "
+        f"alpha {ranking.alpha:g}, so no regression is easier to miss"
     )
 
 
@@ -89,20 +178,52 @@ def why(ranking: Ranking) -> str:
         )
     assert c.winner is not None and c.release_key is not None, "the other codes have a winner"
     gate = summary(ranking.standing(c.winner).gate)
-    passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "safety_failed":
         return f"rejected: {gate}"
     if c.code == "invalid":
         return f"rejected: the comparison with the incumbent is {gate}"
+    if c.by == "mean":
+        return _why_by_mean(ranking, gate)
+    passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "not_better":
         how = "ties" if c.release_key == c.incumbent_key else "falls short of"
         return (
             f"{passes} and {how} the incumbent's {c.incumbent_key}: "
             "not a strict improvement, the incumbent stays"
         )
+    if c.code == "below_minimum":
+        return f"{passes}, below the release rule's least of {c.min_key:g}: the incumbent stays"
     if c.code == "gate_not_pass":
         return f"the gate against the incumbent says {gate}"
-    return f"{passes} to the incumbent's {c.incumbent_key} and the gate against the incumbent says PASS"
+    least = f", at least the {c.min_key:g} asked," if c.min_key is not None else ""
+    return (
+        f"{passes}{least} to the incumbent's {c.incumbent_key} and the gate against the "
+        "incumbent says PASS"
+    )
+
+
+def _why_by_mean(ranking: Ranking, gate: str) -> str:
+    """`why` where the key is the mean (`release.key: mean`), for a winner not rejected outright
+    (`gate`: its verdict against the incumbent in words)."""
+    c = ranking.clearance
+    assert c.winner is not None and c.mean is not None
+    mean = f"{c.winner}'s mean {c.mean:.3f}"
+    if c.code == "not_better":
+        how = "ties" if c.mean == c.incumbent_mean else "falls short of"
+        return (
+            f"{mean} {how} the incumbent's {c.incumbent_mean:.3f}: not a strict improvement, "
+            "the incumbent stays"
+        )
+    least = "" if c.min_key is None else written_percent(c.min_key)
+    if c.code == "below_minimum":
+        return f"{mean} is below the release rule's least of {least}: the incumbent stays"
+    if c.code == "gate_not_pass":
+        return f"the gate against the incumbent says {gate}"
+    asked = f", at least the {least} asked," if least else ""
+    return (
+        f"{mean}{asked} is above the incumbent's {c.incumbent_mean:.3f} and the gate against the "
+        "incumbent says PASS"
+    )
 
 
 def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
@@ -117,9 +238,12 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
         lines.append(("evidence the winner beats the incumbent", _evidence(ranking)))
     if ranking.disagreement:
         lines.append(("mean against key", ranking.disagreement))
+    lines += [("passed over", passed_over_line(ranking, name)) for name in ranking.passed_over]
     if ranking.lead:
-        lines.append(("the lead", ranking.lead.describe()))
-    lines.append(("multiplicity", ranking.multiplicity))
+        lines.append(("the lead", lead_words(ranking.lead)))
+    if groups := tie_group_words(ranking):
+        lines.append(("tie groups", groups))
+    lines.append(("multiplicity", multiplicity_words(ranking)))
     if _partial_allowed(ranking):
         heading, words = ALLOW_PARTIAL_NOTE.split(": ", 1)
         lines.append((heading, words))
@@ -141,6 +265,11 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
         "cases": ranking.cases,
         "repetitions": ranking.repetitions,
         "alpha": ranking.alpha,
+        "release": {
+            "key": ranking.release.key,
+            "repetitions": ranking.release.repetitions,
+            "min_key": ranking.release.min_key,
+        },
         "incumbent": {
             "run_id": incumbent.run_id,
             "path": str(incumbent.path),
@@ -161,26 +290,33 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
             },
         },
         "disagreement": ranking.disagreement,
-        "lead": None
-        if ranking.lead is None
-        else {
-            "winner": ranking.lead.winner,
-            "runner_up": ranking.lead.runner_up,
-            "paired": ranking.lead.paired,
-            "winner_only": ranking.lead.winner_only,
-            "runner_up_only": ranking.lead.runner_up_only,
-            "p_winner_better": ranking.lead.p_winner_better,
-            "p_runner_up_better": ranking.lead.p_runner_up_better,
-            "p_two_sided": ranking.lead.p_two_sided,
-            "within_noise": ranking.lead.within_noise,
-        },
+        "passed_over": [
+            {"name": name, "message": passed_over_line(ranking, name)}
+            for name in ranking.passed_over
+        ],
+        "lead": None if ranking.lead is None else _lead_json(ranking.lead),
+        "adjacent": [_lead_json(lead) for lead in ranking.leads],
+        "tie_groups": _tie_groups_json(ranking),
         "multiplicity": {
             "method": "holm",
-            "family": len(ranking.standings),
-            "note": ranking.multiplicity,
+            "family": len(ranking.family),
+            "members": list(ranking.family),
+            "note": multiplicity_words(ranking),
         },
         "allow_partial": _partial_allowed(ranking),
     }
+
+
+def _lead_json(lead: Lead) -> dict[str, Any]:
+    return {**asdict(lead), "p_two_sided": lead.p_two_sided, "within_noise": lead.within_noise}
+
+
+def _tie_groups_json(ranking: Ranking) -> list[list[str]]:
+    groups: dict[int, list[str]] = {}
+    for s in ranking.standings:
+        if s.group is not None:
+            groups.setdefault(s.group, []).append(s.name)
+    return list(groups.values())
 
 
 def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
@@ -198,6 +334,7 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
             "infra_reps": s.gaps.infra_reps,
         },
         "eligible": s.eligible,
+        "tie_group": s.group,
         "gate": {
             "verdict": s.gate.verdict,
             "rule": s.gate.rule,
@@ -222,20 +359,43 @@ COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
     ("labels", "left"),
     ("mean", "right"),
     ("key", "right"),
+    ("group", "right"),
     ("complete", "left"),
     ("gate", "left"),
     ("evidence", "left"),
 )
 
 
+def grid_words(ranking: Ranking) -> str:
+    """`6 cases (12 repetitions asked of each candidate)`: the coverage a candidate needs, every
+    case as often as the incumbent or any candidate ran it and as `release.repetitions` asks."""
+    least = ranking.release.repetitions
+    at_least = f", at least {least} a case" if least else ""
+    return (
+        f"{plural(ranking.cases, 'case')} ({plural(ranking.repetitions, 'repetition')} asked of "
+        f"each candidate{at_least})"
+    )
+
+
+def key_words(ranking: Ranking) -> str:
+    """What the key is, and the least that may replace the incumbent."""
+    least = ranking.release.min_key
+    if ranking.release.key == "mean":
+        words = "the mean of the cells, the cases passing the release rule breaking a tie"
+        floor = f"; a winner needs a mean of at least {written_percent(least)}" if least else ""
+    else:
+        words = "the cases passing the release rule, the mean breaking a tie"
+        floor = f"; a winner needs at least {plural(int(least), 'case')}" if least else ""
+    return words + floor
+
+
 def _head(ranking: Ranking) -> str:
     return (
         f"{plural(len(ranking.standings), 'candidate')} against the incumbent "
-        f"{ranking.incumbent.run_id} on {plural(ranking.cases, 'case')} "
-        f"({plural(ranking.repetitions, 'repetition')}). Release rule: "
-        f"{ranking.rule}. Key: the cases passing it, the mean breaking a tie. Evidence: whether "
+        f"{ranking.incumbent.run_id} on {grid_words(ranking)}. Release rule: "
+        f"{ranking.rule}. Key: {key_words(ranking)}. Evidence: whether "
         "the candidate beats the incumbent beyond noise, by the gate's one-sided test on its "
-        f"flips, Holm-adjusted across the candidates, at alpha {ranking.alpha:g}."
+        f"flips, Holm-adjusted across the candidates that could win, at alpha {ranking.alpha:g}."
     )
 
 
@@ -251,6 +411,7 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
             marks(ranking, s.name),
             _cells(s.cells),
             f"{s.release_key}/{ranking.cases}",
+            "" if s.group is None else str(s.group),
             s.gaps.describe(),
             s.gate.verdict,
             evidence_words(s),
@@ -267,6 +428,7 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
             "",
             "",
             "",
+            "",
         )
     )
     return rows
@@ -277,7 +439,7 @@ def to_text(ranking: Ranking) -> RenderableType:
     for column, justify in COLUMNS:
         table.add_column(column, justify=justify)
     rows = table_rows(ranking)
-    for s, (name, labels, mean, key, complete, verdict, p) in zip(
+    for s, (name, labels, mean, key, group, complete, verdict, p) in zip(
         ranking.standings, rows, strict=False
     ):
         table.add_row(
@@ -285,6 +447,7 @@ def to_text(ranking: Ranking) -> RenderableType:
             labels,
             mean,
             key,
+            group,
             Text(complete, style="" if s.eligible else "yellow"),
             Text(verdict, style=VERDICT_STYLE[s.gate.verdict]),
             p,

@@ -13,9 +13,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import date
+from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
+from flipgate.core.exact import ratio, written
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
@@ -23,10 +25,12 @@ from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, Rul
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
+    EscalationsMaxPerRun,
     FalseNegativeMax,
     FinishNotStated,
     FlipsConcentrated,
     InconclusiveMaxShare,
+    MirrorApprovedMax,
     NewCases,
     ReadingsDisagree,
     SameRunId,
@@ -49,11 +53,13 @@ from flipgate.core.gate.invalid import (
 from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
 from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.gate.rules import BY_NAME, Evidence
+from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import CaseState, CountedBy, GateRule
-from flipgate.present.numbers import p_beside, percent
+from flipgate.core.vocab import WRONG_OUTCOMES, CaseState, CountedBy, GateRule
+from flipgate.present.numbers import amount, p_beside, percent, percent_beside, written_percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
 SAFETY_NAMED = 5  # failed safety cases named in the one-line summary
@@ -87,8 +93,8 @@ def _(r: NoCaseInCommon) -> str:
 @sentence.register
 def _(r: InfraShare) -> str:
     return (
-        f"infra failures are {r.share:.1%} of the {r.arm}'s repetitions "
-        f"({r.count} of {r.reps}), above the {r.allowed:.0%} allowed"
+        f"infra failures are {percent_beside(ratio(r.count, r.reps), r.allowed)} of the "
+        f"{r.arm}'s repetitions ({r.count} of {r.reps}), above the {written_percent(r.allowed)} allowed"
     )
 
 
@@ -104,7 +110,7 @@ def _(r: StaleBaseline) -> str:
 @sentence.register
 def _(r: FlakyListTooLong) -> str:
     return (
-        f"the flaky list holds {r.listed} cases, above {r.max_share:.0%} of the "
+        f"the flaky list holds {r.listed} cases, above {written_percent(r.max_share)} of the "
         f"suite's {r.suite} cases ({r.allowed} allowed)"
     )
 
@@ -229,9 +235,9 @@ def _(r: NeverEvent) -> str:
     if r.max_rate is None:
         return bound
     if r.supported:
-        return f"{bound}, within the {percent(r.max_rate)} asked"
+        return f"{bound}, within the {written_percent(r.max_rate)} asked"
     return (
-        f"{bound}, above the {percent(r.max_rate)} asked: {r.more:,} more, all passing, would "
+        f"{bound}, above the {written_percent(r.max_rate)} asked: {r.more:,} more, all passing, would "
         f"support it ({r.needed:,} in all)"
     )
 
@@ -243,9 +249,28 @@ def _(r: ZeroFalseNegativeRule) -> str:
 
 @sentence.register
 def _(r: InconclusiveMaxShare) -> str:
+    share = percent_beside(ratio(r.count, r.decisions), r.budget)
     return (
-        f"inconclusive decisions are {r.share:.1%} of the candidate's, above the "
-        f"{r.budget:.0%} budget"
+        f"inconclusive decisions are {share} of the candidate's ({r.count:,} of "
+        f"{r.decisions:,}), above the {written_percent(r.budget)} budget"
+    )
+
+
+@sentence.register
+def _(r: MirrorApprovedMax) -> str:
+    what = "the baseline's" if r.of_baseline else "the limit of"
+    return (
+        f"{plural(r.found, 'borderline item')} decided {r.decided} with confidence on {r.rule} "
+        f"(a person should have looked), above {what} {r.limit}"
+    )
+
+
+@sentence.register
+def _(r: EscalationsMaxPerRun) -> str:
+    most = "" if r.repetitions <= 1 else " in the repetition that escalated the most"
+    return (
+        f"{plural(r.found, 'decision')} escalated to a person{most}, above the reviewers' queue "
+        f"of {r.limit:,} a run"
     )
 
 
@@ -265,14 +290,21 @@ def figure(metric: str, value: float) -> str:
     return digits
 
 
-def _relative(cand: float, base: float) -> str:
+def _relative(cand: float, base: float, budget: float) -> str:
+    """`18% above`, its digits enough to read on the right side of the budget's increase."""
     if cand == base:
         return "the same as"
     if base == 0:
         return "above" if cand > base else "below"
-    change = (cand - base) / abs(base)
-    share = f"{abs(change):.0%}" if abs(change) >= 0.01 else f"{abs(change):.1%}"
+    change = Fraction(cand - base) / abs(Fraction(base))
+    places = 0 if abs(change) >= Fraction(1, 100) else 1
+    share = percent_beside(abs(change), abs(written(budget)), places)
     return f"{share} {'above' if change > 0 else 'below'}"
+
+
+def signed_percent(share: float) -> str:
+    """A relative limit as written: `+6.5%`, `-5%`."""
+    return written_percent(share) if share < 0 else f"+{written_percent(share)}"
 
 
 @sentence.register
@@ -285,8 +317,8 @@ def _(check: BudgetCheck) -> str:
         base = check.baseline
         assert base is not None, "a relative budget is checked only against a baseline figure"
         words.append(
-            f"{name} is {_relative(cand, base)} the baseline's {figure(budget.metric, base)}, "
-            f"budget {budget.max_increase:+.0%}"
+            f"{name} is {_relative(cand, base, budget.max_increase)} the baseline's "
+            f"{figure(budget.metric, base)}, budget {signed_percent(budget.max_increase)}"
         )
         if (noise := check.noise) is not None:
             words[-1] += f": {_noise_words(noise, budget.max_increase)}"
@@ -486,10 +518,11 @@ def _value(value: SettingValue, r: Loosened) -> str:
     if value is None:
         return "null (no limit)"
     if value == "baseline":
-        return f"baseline ({r.baseline_false_negatives} here)"
+        counted = r.baseline_false_negatives
+        return f"baseline ({counted if counted is not None else r.baseline_mirror_approved} here)"
     if isinstance(value, str):
         return value
-    return f"{value:+.0%}" if r.relative else f"{value:g}"
+    return signed_percent(value) if r.relative else amount(value)
 
 
 @sentence.register
@@ -504,6 +537,48 @@ def _(r: Loosened) -> str:
         return f"{setting}: {taken} taken out ({_value(r.base, r)} in the base, {_value(r.here, r)} here)"
     here = "removed" if r.code == "removed" else _value(r.here, r)
     return f"{setting}: {_value(r.base, r)} in the base, {here} here"
+
+
+# --------------------------------------------------------------------------- the gate's settings
+
+
+def series(items: Sequence[str], last: str = "or") -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    return (
+        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+    )
+
+
+def gate_words(spec: GateSpec) -> str:
+    """What fails a repetition and which outcome limits apply, in one line of words."""
+    if spec.fail_on == set(WRONG_OUTCOMES):
+        parts = ["a repetition fails on any disagreement"]
+    else:
+        failing = [OUTCOME_WORDS[o] for o in WRONG_OUTCOMES if o in spec.fail_on]
+        parts = [f"a repetition fails on {series(failing) if failing else 'no decision'}"]
+    limits = spec.limits
+
+    def bound(most: int | str) -> str:
+        return "the baseline's" if most == "baseline" else f"{most:,}"
+
+    if limits.false_negative_max is not None:
+        parts.append(f"false negatives at most {bound(limits.false_negative_max)}")
+    if limits.zero_false_negative_rules:
+        parts.append(f"no false negative on {', '.join(limits.zero_false_negative_rules)}")
+    if limits.inconclusive_max_share is not None:
+        parts.append(
+            f"inconclusive at most {written_percent(limits.inconclusive_max_share)} of decisions"
+        )
+    if limits.mirror_approved_max is not None:
+        parts.append(
+            f"confident approvals of borderline items at most {bound(limits.mirror_approved_max)} "
+            "on each rule"
+        )
+    if limits.escalations_max_per_run is not None:
+        parts.append(
+            f"at most {plural(limits.escalations_max_per_run, 'escalation')} to a person a run"
+        )
+    return " · ".join(parts)
 
 
 # --------------------------------------------------------------------------- the verdict's line

@@ -7,7 +7,7 @@ The command line and the app ask the same way, so the same arguments give the sa
     comparison = gate(inputs)                                  # the gate, reruns and all
 
 `read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
-`rank` compare candidates with an incumbent; `CurationRequest` is the flaky list's and the
+`rank` compare candidates with an incumbent; `side_by_side` judges several runs each on its own; `CurationRequest` is the flaky list's and the
 calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
 suite workspace. Above this layer nothing compares runs or reads them: an import-linter contract
 keeps the front ends from the comparison and the readers, and the types they show come from here.
@@ -30,6 +30,7 @@ from flipgate.session.curation import (
 )
 from flipgate.session.gating import gate, gate_again, priced, rank, rank_campaign
 from flipgate.session.logs import import_log
+from flipgate.session.outcomes import SideBySide, side_by_side
 from flipgate.session.reading import (
     CampaignInputs,
     GateInputs,
@@ -59,6 +60,7 @@ __all__ = [
     "ImportedRun",
     "Ranking",
     "Shape",
+    "SideBySide",
     "Terms",
     "bundled_samples",
     "copy_samples",
@@ -82,6 +84,7 @@ __all__ = [
     "read_spec",
     "read_terms",
     "reading_steps",
+    "side_by_side",
     "silent",
     "write_rerun_plan",
 ]

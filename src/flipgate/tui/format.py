@@ -68,14 +68,6 @@ def share(part: float, whole: float) -> str:
     return f"{value:.1f}%" if value >= 0.1 or value == 0 else "<0.1%"
 
 
-def money(amount: float) -> str:
-    return f"{amount:,.0f}" if amount == int(amount) else f"{amount:,.2f}"
-
-
-def signed_money(amount: float) -> str:
-    return ("+" if amount > 0 else "") + money(amount) if amount else "±0"
-
-
 def case_ids(items: Sequence[str], shown: int) -> Text:
     """The first `shown` case ids, literally, and how many more: `a, b, c … +12`."""
     text = literal(", ".join(items[:shown]))

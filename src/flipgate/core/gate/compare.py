@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -129,6 +130,27 @@ class ArmResults:
     cases: pl.DataFrame
     outcomes: OutcomeSummary
     questions: Questions  # what its lines ask, for the cases edited between the arms
+    arm: Arm = "candidate"
+
+    @property
+    def verdicts(self) -> pl.Series:
+        """Each case's collapsed verdict (null: no gradable repetition)."""
+        return self.cases[f"{PREFIX[self.arm]}_passed"]
+
+    @property
+    def passing(self) -> int:
+        return int(self.verdicts.sum())
+
+    @property
+    def graded(self) -> int:
+        """Cases with a verdict: those with a gradable repetition."""
+        return self.verdicts.count()
+
+
+def judge_runs(runs: Sequence[Run], spec: GateSpec) -> tuple[ArmResults, ...]:
+    """Each run judged on its own by `spec`: several systems' outcomes side by side (seed 000's
+    current, safer and truly worse models), none of them a baseline."""
+    return tuple(judge_arm("candidate", run, spec) for run in runs)
 
 
 def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
@@ -140,7 +162,9 @@ def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
         pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
     )
     outcomes = summarize(arm_decisions, run.labels, counted)
-    return ArmResults(run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run))
+    return ArmResults(
+        run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run), arm
+    )
 
 
 def compare(
@@ -208,7 +232,12 @@ def compare(
             retired.names,
         ),
         base=against_base(
-            base, spec, flaky, outcomes["baseline"].counts["false_negative"], retired
+            base,
+            spec,
+            flaky,
+            outcomes["baseline"].counts["false_negative"],
+            retired,
+            outcomes["baseline"].fewest_mirror_approved(baseline.decisions["rule"].unique()),
         ),
         ledger=ledger(
             pairing.cases,

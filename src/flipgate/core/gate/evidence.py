@@ -22,6 +22,7 @@ from typing import ClassVar, Literal, TypeVar
 import polars as pl
 
 from flipgate.core.errors import InputError
+from flipgate.core.exact import at_most, ratio
 from flipgate.core.gate.changes import SuiteChanges
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.flaky import FlakyList
@@ -126,12 +127,45 @@ class InconclusiveMaxShare:
     decisions: int
 
 
-LimitBreach = FalseNegativeMax | Excess | ZeroFalseNegativeRule | InconclusiveMaxShare
+@dataclass(frozen=True)
+class MirrorApprovedMax:
+    """More confident approvals of borderline items on one rule than
+    `outcomes.limits.mirror_approved_max` allows there: each went live with no one asked."""
+
+    code: ClassVar[LimitCode] = "mirror_approved_max"
+    rule: str
+    found: int
+    limit: int
+    of_baseline: bool  # the limit is the baseline's own count on the rule (`baseline`)
+    decided: str = "approve"  # the run's negative label, which they decided
+
+
+@dataclass(frozen=True)
+class EscalationsMaxPerRun:
+    """More decisions escalated to a person in one repetition of the suite than the reviewers'
+    queue holds (`outcomes.limits.escalations_max_per_run`)."""
+
+    code: ClassVar[LimitCode] = "escalations_max_per_run"
+    found: int  # in the repetition that escalated the most
+    limit: int
+    repetitions: int
+
+
+LimitBreach = (
+    FalseNegativeMax
+    | Excess
+    | ZeroFalseNegativeRule
+    | InconclusiveMaxShare
+    | MirrorApprovedMax
+    | EscalationsMaxPerRun
+)
 LIMIT_BREACHES: dict[LimitCode, type[LimitBreach]] = {
     "false_negative_max": FalseNegativeMax,
     "false_negative_beyond_noise": Excess,
     "zero_false_negative_rule": ZeroFalseNegativeRule,
     "inconclusive_max_share": InconclusiveMaxShare,
+    "mirror_approved_max": MirrorApprovedMax,
+    "escalations_max_per_run": EscalationsMaxPerRun,
 }
 
 
@@ -184,16 +218,38 @@ def _inconclusive_share(judged: Judged) -> list[LimitBreach]:
     if budget is None or not cand.decisions:
         return []
     count = cand.counts["inconclusive"]
-    share = count / cand.decisions
-    if share <= budget:
+    if at_most(ratio(count, cand.decisions), budget):
         return []
-    return [InconclusiveMaxShare(share, budget, count, cand.decisions)]
+    return [InconclusiveMaxShare(count / cand.decisions, budget, count, cand.decisions)]
+
+
+def _mirror_approvals(judged: Judged) -> list[LimitBreach]:
+    bound = judged.spec.limits.mirror_approved_max
+    if bound is None:
+        return []
+    cand = judged.outcomes["candidate"].mirror_approved_by_rule
+    base = judged.outcomes["baseline"].mirror_approved_by_rule
+    return [
+        MirrorApprovedMax(rule, found, most, bound == "baseline", judged.candidate.labels.negative)
+        for rule, found in sorted(cand.items())
+        if found > (most := base.get(rule, 0) if bound == "baseline" else bound)
+    ]
+
+
+def _escalations_per_run(judged: Judged) -> list[LimitBreach]:
+    most = judged.spec.limits.escalations_max_per_run
+    cand = judged.outcomes["candidate"]
+    if most is None or cand.queue <= most:
+        return []
+    return [EscalationsMaxPerRun(cand.queue, most, cand.repetitions)]
 
 
 LIMIT_CHECKS: tuple[Callable[[Judged], list[LimitBreach]], ...] = (
     _false_negatives,
     _zero_false_negative_rules,
     _inconclusive_share,
+    _mirror_approvals,
+    _escalations_per_run,
 )
 Found = TypeVar("Found")
 

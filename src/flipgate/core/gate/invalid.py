@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import polars as pl
 
+from flipgate.core.exact import at_most, ratio
 from flipgate.core.gate.changes import CaseCached, CaseEdited
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.loosening import BaseSource, Loosened
@@ -184,7 +185,7 @@ def _infra_share(judged: Judged) -> list[InvalidReason]:
     return [
         InfraShare(arm, stats.share, stats.count, stats.reps, allowed)
         for arm, stats in judged.infra.items()
-        if stats.share > allowed
+        if not at_most(ratio(stats.count, stats.reps), allowed)
     ]
 
 

@@ -33,6 +33,9 @@ ORDER: dict[str, str] = {
     "baseline run's false negatives",
     "outcomes.limits.zero_false_negative_rules": "a rule taken out",
     "outcomes.limits.inconclusive_max_share": "higher, or `null` (no limit)",
+    "outcomes.limits.mirror_approved_max": "higher, or `null` (no limit); `baseline` counts as the "
+    "baseline run's fewest confident approvals of borderline items on any rule",
+    "outcomes.limits.escalations_max_per_run": "higher, or `null` (no limit)",
     "budgets.METRIC": "`max` or `max_increase` higher or removed, or the budget removed (a budget "
     "on another `stat` is another budget: the old one counts as removed)",
     "test": "`mid_p` -> `exact`: the exact test blocks on fewer counts",
@@ -42,6 +45,8 @@ ORDER: dict[str, str] = {
     "safety.max_rate": "higher, or `null` (no bound asked)",
     "permutations": "`count` or `seed` changed: another draw of the budgets' swaps, which the "
     "change under test must not choose",
+    "release.key": "changed: another key picks another winner",
+    "release.repetitions, release.min_key": "lower, or `null` (nothing asked)",
 }
 LOOKS_COMPARED = 3  # looks whose boundaries are compared with the base's
 AGGREGATE_STRICTNESS = {"all": 0, "majority": 1}  # higher: looser
@@ -79,6 +84,8 @@ class Loosened:
     stat: Statistic | None = None  # a budget's statistic
     relative: bool = False  # a budget's `max_increase`: a change relative to the baseline
     baseline_false_negatives: int | None = None  # what `baseline` counts, where a side says it
+    # what `baseline` counts for `mirror_approved_max`: the fewest on any rule of the baseline
+    baseline_mirror_approved: int | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,7 @@ def against_base(
     flaky: FlakyList,
     baseline_false_negatives: int,
     retired: Retirements = NO_RETIREMENTS,
+    baseline_mirror_approved: int = 0,
 ) -> AgainstBase:
     """Compare the spec and the flaky list with the base, each half that was given. The suite's
     retirements are checked where they are judged (`Retirements.added`); here they count only as
@@ -109,7 +117,9 @@ def against_base(
     return AgainstBase(
         where=base.where if base is not None else None,
         unchecked=tuple(what for what, base_half in given if base_half is None),
-        loosened=tuple(loosened(spec, base_spec, baseline_false_negatives))
+        loosened=tuple(
+            loosened(spec, base_spec, baseline_false_negatives, baseline_mirror_approved)
+        )
         if base_spec is not None
         else (),
         flaky_added=tuple(flaky_added(flaky, base_flaky)) if base_flaky is not None else (),
@@ -140,12 +150,19 @@ def base_from_files(gate: Path | None, flaky: Path | None) -> GateBase:
     )
 
 
-def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> list[Loosened]:
-    """Each setting of `spec` looser than in `base`, with both values."""
+def loosened(
+    spec: GateSpec, base: GateSpec, baseline_false_negatives: int, baseline_mirror_approved: int = 0
+) -> list[Loosened]:
+    """Each setting of `spec` looser than in `base`, with both values. `baseline` counts the
+    baseline's false negatives, or for mirror approvals its fewest on any rule."""
     found: list[Loosened] = []
     if spec.alpha < base.alpha:
         found.append(Loosened("lowered", "alpha", base.alpha, spec.alpha))
-    was, now = (_upper_bounds(s, baseline_false_negatives) for s in (base, spec))
+    counted = {
+        "outcomes.limits.false_negative_max": baseline_false_negatives,
+        "outcomes.limits.mirror_approved_max": baseline_mirror_approved,
+    }
+    was, now = (_upper_bounds(s, counted) for s in (base, spec))
     for key, before in was.items():
         after = now.get(key)
         if before.limit is None:
@@ -164,7 +181,12 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
                 None if after is None else after.value,
                 stat=before.stat,
                 relative=before.relative,
-                baseline_false_negatives=baseline_false_negatives if says_baseline else None,
+                baseline_false_negatives=baseline_false_negatives
+                if says_baseline and before.setting == "outcomes.limits.false_negative_max"
+                else None,
+                baseline_mirror_approved=baseline_mirror_approved
+                if says_baseline and before.setting == "outcomes.limits.mirror_approved_max"
+                else None,
             )
         )
     for setting in ("ordinary", "safety"):
@@ -177,6 +199,7 @@ def loosened(spec: GateSpec, base: GateSpec, baseline_false_negatives: int) -> l
             Loosened("lowered", "escalation.runs", base.escalation_runs, spec.escalation_runs)
         )
     found.extend(_statistics(spec, base))
+    found.extend(_release(spec, base))
     for setting, before_set, after_set in (
         ("outcomes.fail_on", base.fail_on, spec.fail_on),
         (
@@ -215,6 +238,24 @@ def _statistics(spec: GateSpec, base: GateSpec) -> list[Loosened]:
     return found
 
 
+def _release(spec: GateSpec, base: GateSpec) -> list[Loosened]:
+    """What `flipgate rank` asks of a winner (gate.yaml's `release`), asked less than the base."""
+    found: list[Loosened] = []
+    was, now = base.release, spec.release
+    if was.key != now.key:
+        found.append(Loosened("weakened", "release.key", was.key, now.key))
+        return found  # a least key of another key is not comparable with the base's
+    for setting, before, after in (
+        ("release.repetitions", was.repetitions, now.repetitions),
+        ("release.min_key", was.min_key, now.min_key),
+    ):
+        if before is not None and (after is None or after < before):
+            found.append(
+                Loosened("removed" if after is None else "lowered", setting, before, after)
+            )
+    return found
+
+
 def _looks(spec: GateSpec) -> str:
     """`spend 0.5 (0.025, 0.0125, 0.00625)`: the rule and its first boundaries."""
     first = ", ".join(f"{spec.boundary(k):.3g}" for k in range(1, LOOKS_COMPARED + 1))
@@ -239,9 +280,10 @@ class _Bound:
     relative: bool = False
 
 
-def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _Bound]:
+def _upper_bounds(spec: GateSpec, counted: dict[str, int]) -> dict[str, _Bound]:
     """The settings where a larger value lets more through. Keyed by path, and a budget's by its
-    statistic too: a budget on another statistic is another budget, the old one removed."""
+    statistic too: a budget on another statistic is another budget, the old one removed.
+    `counted`: what `baseline` stands for, per setting that may say it."""
     bounds = [
         _Bound("infra.max_share", spec.infra_max_share, spec.infra_max_share),
         _Bound("flaky.max_share", spec.flaky_max_share, spec.flaky_max_share),
@@ -251,16 +293,15 @@ def _upper_bounds(spec: GateSpec, baseline_false_negatives: int) -> dict[str, _B
         bounds.append(_Bound(f"sets.{name}.margin", rule.margin, rule.margin))
         bounds.append(_Bound(f"sets.{name}.flip_cap", rule.flip_cap, rule.flip_cap))
     limits = spec.limits
-    most = limits.false_negative_max
-    bounds.append(
-        _Bound(
-            "outcomes.limits.false_negative_max",
-            baseline_false_negatives if most == "baseline" else most,
-            most,
-        )
-    )
+    for setting, most in (
+        ("outcomes.limits.false_negative_max", limits.false_negative_max),
+        ("outcomes.limits.mirror_approved_max", limits.mirror_approved_max),
+    ):
+        bounds.append(_Bound(setting, counted[setting] if most == "baseline" else most, most))
     share = limits.inconclusive_max_share
     bounds.append(_Bound("outcomes.limits.inconclusive_max_share", share, share))
+    queue = limits.escalations_max_per_run
+    bounds.append(_Bound("outcomes.limits.escalations_max_per_run", queue, queue))
     rate = spec.safety_max_rate
     bounds.append(_Bound("safety.max_rate", rate, rate))
     for budget in spec.budgets:

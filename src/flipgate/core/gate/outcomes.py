@@ -14,7 +14,8 @@ false positive: no one was asked, and the guess went that way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -136,6 +137,18 @@ class OutcomeSummary:
     mirror_approved: int  # priced as false negatives
     mirror_rejected: int  # priced as false positives
     reconciliation: Reconciliation
+    # Confident approvals of borderline items, rule by rule (rules with none left out).
+    mirror_approved_by_rule: dict[str, int] = field(default_factory=dict)
+    # The reviewers' queue: every decision escalated to a person, the inconclusive ones and
+    # those where escalating was right; over all repetitions, and in the repetition of the suite
+    # that escalated the most (`queue`: what one run sends to the reviewers).
+    escalated: int = 0
+    queue: int = 0
+    repetitions: int = 0  # repetitions of the suite that hold a decision
+
+    def fewest_mirror_approved(self, rules: Iterable[str]) -> int:
+        """The fewest confident approvals of borderline items on any of `rules`."""
+        return min((self.mirror_approved_by_rule.get(rule, 0) for rule in rules), default=0)
 
     @property
     def wrong(self) -> int:
@@ -162,6 +175,9 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
         counts[outcome] = n
         cost_by[outcome] = float(price)
     mirrors = classified.filter(pl.col("outcome") == "mirror")
+    approved = mirrors.filter(pl.col("actual") == labels.negative)
+    escalated = classified.filter(pl.col("actual") == labels.abstain)
+    per_rep = escalated.group_by("rep").len()
     red = per_case.filter(pl.col("wrong") > 0)
     histogram = red.group_by("wrong").len().sort("wrong")
     reconciliation = Reconciliation(
@@ -179,7 +195,11 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
         decisions=classified.height,
         cost=sum(cost_by.values()),
         cost_by_outcome=cost_by,
-        mirror_approved=int((mirrors["actual"] == labels.negative).sum()),
+        mirror_approved=approved.height,
         mirror_rejected=int((mirrors["actual"] == labels.positive).sum()),
         reconciliation=reconciliation,
+        mirror_approved_by_rule=dict(approved.group_by("rule").len().sort("rule").iter_rows()),
+        escalated=escalated.height,
+        queue=int(per_rep["len"].max() or 0),  # type: ignore[arg-type]
+        repetitions=classified["rep"].n_unique(),
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.exact import floor_of
 from flipgate.core.gate.looks import LOOK_RULES, SHARE, SPEND, Looks
 from flipgate.core.gate.mcnemar import FLIP_TESTS, FlipTest
 from flipgate.core.gate.sources import check_pattern
@@ -51,12 +52,15 @@ DEFAULTS: dict[str, Any] = {
     "looks": {"rule": "spend", "share": SHARE},
     "safety": {"max_rate": None},
     "outputs": {"volatile": []},
+    "release": {"key": "resolved", "repetitions": None, "min_key": None},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
         "limits": {
             "false_negative_max": "baseline",
             "zero_false_negative_rules": [],
             "inconclusive_max_share": None,
+            "mirror_approved_max": None,
+            "escalations_max_per_run": None,
         },
         "fail_on": list(WRONG_OUTCOMES),
     },
@@ -76,6 +80,11 @@ class OutcomeLimits:
     false_negative_max: int | Literal["baseline"] | None
     zero_false_negative_rules: tuple[str, ...]
     inconclusive_max_share: float | None
+    # Confident approvals of borderline items (mirrors decided negative), on each rule: at most the
+    # baseline's on that rule, or a number; the seed's "one worth watching most closely".
+    mirror_approved_max: int | Literal["baseline"] | None = None
+    # The reviewers' queue: decisions escalated to a person in one repetition of the suite.
+    escalations_max_per_run: int | None = None
     # Where `zero_false_negative_rules` is in gate.yaml: a rule no run has is reported there.
     zero_false_negative_line: int | None = field(default=None, compare=False)
 
@@ -91,6 +100,22 @@ class Budget:
     max: float | None = None
     max_increase: float | None = None
     line: int | None = field(default=None, compare=False)  # in gate.yaml, for errors
+
+
+ReleaseKey = Literal["resolved", "mean"]
+
+
+@dataclass(frozen=True)
+class Release:
+    """What `flipgate rank` asks of a winner beyond the gate (seed 003): the key it ranks by
+    (`resolved`: the cases passing the release rule; `mean`: the share of cells passing, where
+    the campaign's outcome is an average), the repetitions every case needs in every candidate
+    (fewer: incomplete, never the winner), and the least key that may replace the incumbent (a
+    count of cases, or a share of cells with `key: mean`)."""
+
+    key: ReleaseKey = "resolved"
+    repetitions: int | None = None
+    min_key: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +141,7 @@ class GateSpec:
     permutation_seed: int = DEFAULT_SEED
     # Regexes of the volatile parts of an output (ids, dates): replaced before outputs compare.
     volatile: tuple[str, ...] = ()
+    release: Release = field(default_factory=Release)
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
 
@@ -131,7 +157,7 @@ class GateSpec:
 
     def flaky_cap(self, cases: int) -> int:
         """How many entries the flaky list may hold in a suite of `cases`: above, INVALID."""
-        return math.floor(self.flaky_max_share * cases)
+        return floor_of(self.flaky_max_share, cases)
 
 
 def default_spec() -> GateSpec:
@@ -233,14 +259,22 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         prices[name] = number(f"outcomes.prices.{name}", value, low=0)
 
     limits = outcomes["limits"]
-    fn_max = limits["false_negative_max"]
-    if fn_max not in ("baseline", None):
-        if not isinstance(fn_max, int):  # `basline`: say that the word is allowed too
+
+    def most(name: str) -> int | Literal["baseline"] | None:
+        value = limits[name]
+        if value in ("baseline", None):
+            return "baseline" if value == "baseline" else None
+        if not isinstance(value, int):  # `basline`: say that the word is allowed too
             raise fail(
-                "outcomes.limits.false_negative_max",
-                f"must be a whole number, `baseline` or null, not {fn_max!r}",
+                f"outcomes.limits.{name}",
+                f"must be a whole number, `baseline` or null, not {value!r}",
             )
-        fn_max = whole("outcomes.limits.false_negative_max", fn_max, low=0)
+        return whole(f"outcomes.limits.{name}", value, low=0)
+
+    fn_max = most("false_negative_max")
+    queue = limits["escalations_max_per_run"]
+    if queue is not None:
+        queue = whole("outcomes.limits.escalations_max_per_run", queue, low=0)
     rules = limits["zero_false_negative_rules"] or []
     if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
         raise fail("outcomes.limits.zero_false_negative_rules", "must be a list of rule names")
@@ -301,6 +335,17 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         if not 0 < max_rate < 1:
             raise fail("safety.max_rate", f"must be above 0 and below 1, not {max_rate!r}")
     permutations = data["permutations"]
+    release = data["release"]
+    if release["key"] not in ("resolved", "mean"):
+        raise fail("release.key", f"must be 'resolved' or 'mean', not {release['key']!r}")
+    reps = release["repetitions"]
+    least = release["min_key"]
+    if least is not None:  # a count of cases, or with `key: mean` a share of cells
+        least = (
+            number("release.min_key", least, low=0, high=1)
+            if release["key"] == "mean"
+            else whole("release.min_key", least, low=0)
+        )
 
     volatile = data["outputs"]["volatile"] or []
     if not isinstance(volatile, list) or not all(isinstance(v, str) for v in volatile):
@@ -325,6 +370,8 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             fn_max,
             tuple(rules),
             share,
+            most("mirror_approved_max"),
+            queue,
             zero_false_negative_line=lines.line("outcomes.limits.zero_false_negative_rules"),
         ),
         fail_on=frozenset(fail_on),
@@ -338,34 +385,11 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS
         ),
         permutation_seed=whole("permutations.seed", permutations["seed"], low=0),
+        release=Release(
+            "mean" if release["key"] == "mean" else "resolved",
+            None if reps is None else whole("release.repetitions", reps, low=1),
+            least,
+        ),
         digest=digest,
         source=path,
     )
-
-
-def describe(spec: GateSpec) -> str:
-    """What fails a repetition and which outcome limits apply, in one line of words."""
-    short = {
-        "false_negative": "FN",
-        "false_positive": "FP",
-        "mirror": "mirror",
-        "inconclusive": "inconclusive",
-    }
-    if spec.fail_on == set(WRONG_OUTCOMES):
-        parts = ["a repetition fails on any disagreement"]
-    else:
-        named = ", ".join(short[o] for o in WRONG_OUTCOMES if o in spec.fail_on) or "no decision"
-        parts = [f"a repetition fails on {named}"]
-    limits = spec.limits
-    if limits.false_negative_max is not None:
-        bound = (
-            "the baseline's"
-            if limits.false_negative_max == "baseline"
-            else str(limits.false_negative_max)
-        )
-        parts.append(f"FN at most {bound}")
-    if limits.zero_false_negative_rules:
-        parts.append(f"no FN on {', '.join(limits.zero_false_negative_rules)}")
-    if limits.inconclusive_max_share is not None:
-        parts.append(f"inconclusive at most {limits.inconclusive_max_share:.0%} of decisions")
-    return " · ".join(parts)

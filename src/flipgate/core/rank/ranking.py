@@ -4,42 +4,44 @@ merged into one:
     highest mean   the candidate that passed the most of its repetitions (cells): descriptive
     winner         the complete candidate with the highest release key: the cases it passes under
                    the gate's own collapse (`aggregate` in gate.yaml), the mean breaking a tie
-    clears         whether the winner may replace the incumbent: a release key strictly above the
-                   incumbent's AND the gate's PASS against it; a tie keeps the incumbent
+                   (with `release.key: mean`, the other way round)
+    clears         whether the winner may replace the incumbent: a key strictly above the
+                   incumbent's, at least `release.min_key`, AND the gate's PASS against it; a tie
+                   keeps the incumbent
 
 "Clears" is permission, never evidence: beside it each candidate carries whether there is
-evidence that it beats the incumbent (its improvement p, Holm-adjusted across the candidates, at
-or below alpha), and the lead of the winner over the runner-up is tested both ways, since which
-of the two leads was picked by the data (a one-sided test in the direction the data chose fires
-twice as often as its alpha, 5.4% against 2.7%, issue 27). Both tests are the gate's own: its
-`test` (exact or mid-p), by template when the gate counts templates.
+evidence that it beats the incumbent, and the lead of the winner over the runner-up and each
+adjacent pair are tested both ways (separation.py).
 
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
 gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
-leaves the unpaired out. A candidate lacking a case or a repetition that another candidate
-holds, or holding an infra repetition, is incomplete: shown, never the winner, since it would be
-judged on an easier set of cells.
+leaves the unpaired out. A candidate lacking a repetition the incumbent or another candidate
+holds, or that `release.repetitions` asks, or holding an infra repetition, is incomplete: shown,
+never the winner, since it would be judged on an easier set of cells; one whose key is above the
+winner's is said to be passed over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
 
 from flipgate.core.errors import InputError
+from flipgate.core.exact import ratio, written
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
-from flipgate.core.gate.mcnemar import FlipTest, flip_p, format_p
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
-from flipgate.core.gate.spec import GateSpec
-from flipgate.core.gate.stats import sign_flip_p
+from flipgate.core.gate.spec import GateSpec, Release, ReleaseKey
 from flipgate.core.plural import plural
+from flipgate.core.rank.separation import Lead, holm, improvement_p, lead, tie_groups
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import RANK_LABELS, Aggregate, ClearanceCode, RankLabel
 
@@ -60,17 +62,6 @@ def release_rule(spec: GateSpec) -> str:
     return f"{ordinary}; a safety case when {when(spec.aggregate_safety)}"
 
 
-def holm(ps: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment: the i-th smallest of m p-values times (m - i), never below
-    the one before it, at most 1. It holds the chance of any false claim at alpha."""
-    adjusted = [0.0] * len(ps)
-    running = 0.0
-    for i, at in enumerate(sorted(range(len(ps)), key=ps.__getitem__)):
-        running = max(running, min(1.0, (len(ps) - i) * ps[at]))
-        adjusted[at] = running
-    return adjusted
-
-
 @dataclass(frozen=True)
 class Cells:
     """The graded repetitions of one run on the campaign's cases, and how many passed."""
@@ -79,13 +70,19 @@ class Cells:
     passing: int
 
     @property
+    def share(self) -> Fraction:
+        """The mean, exactly: a key compared with another or with `release.min_key`."""
+        return ratio(self.passing, self.graded)
+
+    @property
     def mean(self) -> float:
-        return self.passing / self.graded if self.graded else 0.0
+        return float(self.share)
 
 
 @dataclass(frozen=True)
 class Gaps:
-    """What a candidate lacks of the campaign's grid: every (case, rep) some candidate holds."""
+    """What a candidate lacks of the campaign's grid: each case as many times as the incumbent or
+    any candidate ran it, and at least `release.repetitions` times."""
 
     missing_cases: int
     missing_reps: int  # absent repetitions, those of the missing cases included
@@ -120,23 +117,31 @@ class Standing:
     release_key: int  # cases passing under the gate's collapse
     gaps: Gaps
     gate: GateResult  # against the incumbent
-    improvement_p: float  # P(at least c fixes | no change), one-sided, the gate's test and flips
-    improvement_p_holm: float  # the same, Holm-adjusted across every candidate
+    # P(at least c fixes | no change), one-sided, the gate's test and flips; None when the
+    # comparison is INVALID: there is nothing to test
+    improvement_p: float | None
+    # the same, Holm-adjusted across the family (the complete candidates with a valid
+    # comparison); None outside it
+    improvement_p_holm: float | None
     alpha: float
+    by: ReleaseKey = "resolved"
+    group: int | None = None  # its tie group among the complete candidates (separation.py)
 
     @property
     def evidence(self) -> bool:
         """Evidence that it beats the incumbent: the Holm-adjusted improvement p within alpha."""
-        return self.improvement_p_holm <= self.alpha
+        return self.improvement_p_holm is not None and self.improvement_p_holm <= self.alpha
 
     @property
     def eligible(self) -> bool:
         return self.gaps.complete
 
     @property
-    def order(self) -> tuple[int, float]:
-        """The ranking key: the release key first, the mean only to break a tie."""
-        return (self.release_key, self.cells.mean)
+    def order(self) -> tuple[Fraction, Fraction]:
+        """The ranking key, exact: the release key first and the mean to break a tie, or with
+        `release.key: mean` the mean first and the cases resolved to break a tie."""
+        resolved, mean = Fraction(self.release_key), self.cells.share
+        return (mean, resolved) if self.by == "mean" else (resolved, mean)
 
 
 @dataclass(frozen=True)
@@ -145,43 +150,6 @@ class Incumbent:
     path: Path
     cells: Cells
     release_key: int
-
-
-@dataclass(frozen=True)
-class Lead:
-    """The winner against the runner-up, case by case: the exact paired test both ways."""
-
-    winner: str
-    runner_up: str
-    paired: int  # cases graded in both and not flaky-listed
-    winner_only: int  # cases the winner passes and the runner-up fails
-    runner_up_only: int
-    p_winner_better: float  # one-sided p of a lead at least the winner's, with no difference
-    p_runner_up_better: float  # the same the other way
-    alpha: float
-
-    @property
-    def p_two_sided(self) -> float:
-        """Both ways: the data picked which one leads, so either direction counts."""
-        return min(1.0, 2 * min(self.p_winner_better, self.p_runner_up_better))
-
-    @property
-    def within_noise(self) -> bool:
-        return self.p_two_sided > self.alpha
-
-    def describe(self) -> str:
-        verdict = (
-            "the lead is within noise"
-            if self.within_noise
-            else f"the lead is beyond noise at alpha {self.alpha:g}"
-        )
-        return (
-            f"{self.winner} against {self.runner_up} on {plural(self.paired, 'shared case')}: "
-            f"{self.winner_only} pass for {self.winner} only, {self.runner_up_only} for "
-            f"{self.runner_up} only; two-sided p = {format_p(self.p_two_sided)} (the chance of "
-            "a lead at least this large either way if the two were equally good; exact, "
-            f"paired): {verdict}"
-        )
 
 
 @dataclass(frozen=True)
@@ -195,25 +163,38 @@ class Clearance:
     release_key: int | None  # theirs
     incumbent_key: int
     mean: float | None  # theirs
+    incumbent_mean: float
+    by: ReleaseKey = "resolved"  # which of the two is the key
+    min_key: float | None = None  # `release.min_key`: the least key that may replace
 
 
 @dataclass(frozen=True)
 class Ranking:
     incumbent: Incumbent
-    standings: tuple[Standing, ...]  # the eligible by release key then mean, then the incomplete
+    standings: tuple[Standing, ...]  # the eligible by key, then the incomplete
     cases: int  # the cases a key counts: graded for the incumbent, not flaky-listed
-    repetitions: int  # the campaign's grid: every (case, rep) some candidate holds
+    repetitions: int  # the repetitions asked of each candidate: see Gaps
     rule: str  # the release rule in words
     alpha: float
     highest_mean: tuple[str, ...]  # several when tied
     winner: str | None
     clearance: Clearance  # whether the winner clears the incumbent, and why
     disagreement: str | None  # when the mean and the release key pick differently
-    lead: Lead | None  # None with fewer than two eligible candidates
+    lead: Lead | None  # the winner against the runner-up; None without both
+    release: Release = field(default_factory=Release)
+    # incomplete candidates whose key is above the winner's (or, in a tie, the first complete
+    # ones'): each said to be passed over, and why
+    passed_over: tuple[str, ...] = ()
+    leads: tuple[Lead, ...] = ()  # each complete candidate against the next: the tie groups
 
     @property
     def clears(self) -> bool:
         return self.clearance.code == "clears"
+
+    @property
+    def family(self) -> tuple[str, ...]:
+        """The candidates whose improvement claims Holm's correction covers."""
+        return tuple(s.name for s in self.standings if s.improvement_p_holm is not None)
 
     def standing(self, name: str) -> Standing:
         return next(s for s in self.standings if s.name == name)
@@ -226,17 +207,6 @@ class Ranking:
             "clears": name == self.winner and self.clears,
         }
         return tuple(label for label in RANK_LABELS if held[label])
-
-    @property
-    def multiplicity(self) -> str:
-        m = len(self.standings)
-        if m == 1:
-            return "one candidate, one improvement claim: nothing to correct for"
-        return (
-            f"Holm's correction across the {m} candidates compared with the incumbent applies to "
-            "the claims that a candidate improves on it; each candidate's no-regression gate is "
-            f"applied as it stands, at alpha {self.alpha:g}, so no regression is easier to miss"
-        )
 
 
 @dataclass(frozen=True)
@@ -270,6 +240,19 @@ def _cells(reps: pl.DataFrame) -> Cells:
 
 def _passing(verdicts: pl.DataFrame) -> int:
     return int(verdicts["passed"].sum() or 0)
+
+
+def _grid(everyone: pl.DataFrame, incumbent: pl.DataFrame, least: int | None) -> int:
+    """The repetitions asked of each candidate: each campaign case as many times as the
+    incumbent or any candidate ran it, and at least `least` times (the release rule's). A
+    candidate holds at most the first count of a case, so what it lacks is this less its own."""
+    per_case = (
+        pl.concat([everyone.select("case", "rep"), incumbent.select("case", "rep")])
+        .unique()
+        .group_by("case")
+        .len()
+    )
+    return int(per_case.select(pl.max_horizontal("len", pl.lit(least or 0)).sum()).item())
 
 
 def rank(
@@ -320,7 +303,6 @@ def rank(
         raise ValueError("ranking needs at least one candidate")
 
     everyone = pl.concat([m.reps.with_columns(name=pl.lit(m.name)) for m in measured])
-    grid = everyone.select("case", "rep").unique().height
     campaign_cases = everyone.select(pl.col("case").unique())["case"]
     held = {
         row[0]: row[1:]
@@ -335,49 +317,71 @@ def rank(
     # and in no key: no candidate gains on a case the incumbent was never judged on.
     base_reps, base_verdicts = incumbent_arm
     in_campaign = pl.col("case").is_in(campaign_cases.implode())
+    grid = _grid(everyone, base_reps.filter(in_campaign), spec.release.repetitions)
     counted = base_verdicts.filter(in_campaign & pl.col("passed").is_not_null())
     per_case = {
         m.name: m.verdicts.filter(pl.col("case").is_in(counted["case"].implode())) for m in measured
     }
-    improvement = [_improvement_p(m.gate, spec.test) for m in measured]
-    adjusted = holm(improvement)
     standings = []
-    for m, p, p_holm in zip(measured, improvement, adjusted, strict=True):
+    for m in measured:
         reps_held, cases_held, infra = held[m.name]
         gaps = Gaps(campaign_cases.len() - cases_held, grid - reps_held, infra)
         key = _passing(per_case[m.name])
+        valid = m.gate.verdict != "INVALID"
+        p = improvement_p(m.gate, spec.test) if valid else None
+        by = spec.release.key
         standings.append(
             Standing(
-                m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p_holm, spec.alpha
+                m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p, spec.alpha, by
             )
         )
-    standings.sort(key=lambda s: (not s.eligible, -s.release_key, -s.cells.mean, s.name))
+    standings = _holm(standings)
+    standings.sort(key=lambda s: (not s.eligible, [-k for k in s.order], s.name))
     held_by_incumbent = Incumbent(
         incumbent.run_id,
         incumbent.path,
         _cells(base_reps.filter(in_campaign)),
         _passing(counted),
     )
-    return _label(held_by_incumbent, tuple(standings), per_case, counted.height, grid, spec)
+    return _label(held_by_incumbent, standings, per_case, counted.height, grid, spec)
+
+
+def _holm(standings: list[Standing]) -> list[Standing]:
+    """Holm's correction across the candidates that could win: complete, with a valid comparison.
+    An incomplete or INVALID one would only make the correction harsher for the others."""
+    family = [s for s in standings if s.eligible and s.improvement_p is not None]
+    adjusted = dict(
+        zip(
+            (s.name for s in family),
+            holm([s.improvement_p for s in family if s.improvement_p is not None]),
+            strict=True,
+        )
+    )
+    return [replace(s, improvement_p_holm=adjusted.get(s.name)) for s in standings]
 
 
 def _label(
     incumbent: Incumbent,
-    standings: tuple[Standing, ...],
+    ranked: list[Standing],
     verdicts: dict[str, pl.DataFrame],
     cases: int,
     grid: int,
     spec: GateSpec,
 ) -> Ranking:
-    top_mean = max(s.cells.mean for s in standings)
-    highest_mean = tuple(s.name for s in standings if s.cells.mean == top_mean)
-    eligible = [s for s in standings if s.eligible]
+    eligible = [s for s in ranked if s.eligible]
+    leads = [lead(a.name, b.name, verdicts, spec) for a, b in pairwise(eligible)]
+    same = [a.order == b.order for a, b in pairwise(eligible)]
+    names = [s.name for s in eligible]
+    groups = dict(zip(names, tie_groups(leads, same), strict=True)) if eligible else {}
+    standings = tuple(replace(s, group=groups.get(s.name)) for s in ranked)
+    top_mean = max(s.cells.share for s in standings)
+    highest_mean = tuple(s.name for s in standings if s.cells.share == top_mean)
     tied = [s for s in eligible if s.order == eligible[0].order]
     winner = eligible[0] if len(tied) == 1 else None
-    clearance = _clearance(winner, tied, incumbent)
-    lead = None
-    if len(eligible) >= 2:
-        lead = _lead(eligible[0].name, eligible[1].name, verdicts, spec)
+    top = eligible[0].order if eligible else None
+    passed_over = tuple(
+        s.name for s in standings if not s.eligible and top is not None and s.order > top
+    )
     return Ranking(
         incumbent=incumbent,
         standings=standings,
@@ -387,13 +391,26 @@ def _label(
         alpha=spec.alpha,
         highest_mean=highest_mean,
         winner=winner.name if winner else None,
-        clearance=clearance,
+        clearance=_clearance(winner, tied, incumbent, spec.release),
         disagreement=_disagreement(standings, highest_mean, winner, cases),
-        lead=lead,
+        lead=leads[0] if winner is not None and leads else None,
+        release=spec.release,
+        passed_over=passed_over,
+        leads=tuple(leads),
     )
 
 
-def _clearance(winner: Standing | None, tied: list[Standing], incumbent: Incumbent) -> Clearance:
+def _reaches(winner: Standing, release: Release) -> bool:
+    """Whether the winner's key reaches `release.min_key`, compared exactly, inclusive."""
+    if release.min_key is None:
+        return True
+    key = winner.cells.share if release.key == "mean" else Fraction(winner.release_key)
+    return key >= written(release.min_key)
+
+
+def _clearance(
+    winner: Standing | None, tied: list[Standing], incumbent: Incumbent, release: Release
+) -> Clearance:
     """Whether the winner may replace the incumbent, and why, the rejections first."""
     code: ClearanceCode
     if not tied:
@@ -404,8 +421,14 @@ def _clearance(winner: Standing | None, tied: list[Standing], incumbent: Incumbe
         code = "safety_failed"
     elif winner.gate.verdict == "INVALID":
         code = "invalid"
-    elif winner.release_key <= incumbent.release_key:
+    elif (
+        winner.cells.share <= incumbent.cells.share
+        if release.key == "mean"
+        else winner.release_key <= incumbent.release_key
+    ):
         code = "not_better"
+    elif not _reaches(winner, release):
+        code = "below_minimum"
     elif winner.gate.verdict != "PASS":
         code = "gate_not_pass"
     else:
@@ -418,6 +441,9 @@ def _clearance(winner: Standing | None, tied: list[Standing], incumbent: Incumbe
         first.release_key if first else None,
         incumbent.release_key,
         first.cells.mean if first else None,
+        incumbent.cells.mean,
+        release.key,
+        release.min_key,
     )
 
 
@@ -444,54 +470,9 @@ def _disagreement(
     )
 
 
-def _improvement_p(gate: GateResult, test: FlipTest) -> float:
-    """The one-sided p that the candidate fixes at least what it fixed, on balance, if nothing
-    changed: the gate's test on its flips the other way round, by template where the gate
-    counted templates."""
-    if gate.p_by != "template":
-        return flip_p(gate.c, gate.b, test)
-    clusters = gate.clusters
-    nets = [t.fixed - t.broke for t in clusters.templates]
-    return sign_flip_p(nets + [-1] * clusters.loose[0] + [1] * clusters.loose[1], test)
-
-
-def _lead(winner: str, runner_up: str, verdicts: dict[str, pl.DataFrame], spec: GateSpec) -> Lead:
-    both = (
-        verdicts[winner]
-        .join(verdicts[runner_up].drop("template"), on="case", suffix="_other")
-        .drop_nulls(["passed", "passed_other"])
-    )
-    w, r = pl.col("passed"), pl.col("passed_other")
-    winner_only, runner_up_only = both.select(
-        (w & ~r).sum().alias("winner_only"), (r & ~w).sum().alias("runner_up_only")
-    ).row(0)
-    if spec.clusters == "template" and both["template"].is_not_null().any():
-        # each template's net lead once; a case without a template is its own cluster
-        nets = (
-            both.with_columns(pl.coalesce("template", "case").alias("cluster"))
-            .group_by("cluster")
-            .agg(((w & ~r).cast(pl.Int64) - (r & ~w).cast(pl.Int64)).sum().alias("net"))["net"]
-            .to_list()
-        )
-        p_winner = sign_flip_p(nets, spec.test)
-        p_runner_up = sign_flip_p([-d for d in nets], spec.test)
-    else:
-        p_winner = flip_p(winner_only, runner_up_only, spec.test)
-        p_runner_up = flip_p(runner_up_only, winner_only, spec.test)
-    return Lead(
-        winner,
-        runner_up,
-        both.height,
-        winner_only,
-        runner_up_only,
-        p_winner,
-        p_runner_up,
-        spec.alpha,
-    )
-
-
 __all__ = [
     "Cells",
+    "Clearance",
     "Gaps",
     "Incumbent",
     "Lead",

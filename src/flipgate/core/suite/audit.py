@@ -1,50 +1,55 @@
-"""Is the suite still measuring the product? The five diagnostics of seed 002, and what they need.
+"""Is the suite still measuring the product? The diagnostics of seed 002, and what they need.
 
 - coverage: which intents of today's traffic have at least `min_cases` live cases; the gaps,
   by share, and the share of traffic covered;
+- intake by intent: the sampled intake apportioned by traffic share (`intake.py`);
 - case age: the median age, how many were written in the suite's first six weeks, the last
   addition, additions per month against the intake quota;
-- free passes: cases that passed on every system of the history, and what they add to a pass rate;
+- free passes: cases passed in every run holding them, by at least two systems, and what they
+  add to a pass rate (weighted too, by the manifest's case weights);
 - stale references: cases that point at a flag or an endpoint the registry no longer has;
-- the counterfactual: old runs re-scored against today's expected labels, on the cases both hold;
+- the counterfactual: old runs re-scored against today's expected labels (`counterfactual.py`),
+  and the frozen anchor on every suite version (`anchor.py`);
 - rejection reasons: the signed decisions' classes and the gate rules that fired;
-- the production signal: a flat suite pass rate while what it should predict moves.
+- external calibration: what comparable teams adopted against our view of it (`external.py`);
+- the production signal: a flat suite pass rate while what it should predict moves, and the
+  typed pass rates checked against the runs (`production.py`);
+- the judge's version history on the cases' schedule (`judge.py`), and what a re-baseline run
+  costs (`rebaseline.py`).
 
 Everything is computed on polars frames of cases and verdicts; nothing here prints.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import date, timedelta
+from fractions import Fraction
 
 import polars as pl
 
-from flipgate.core.gate.collapse import collapsed_verdicts
-from flipgate.core.gate.spec import GateSpec
+from flipgate.core.exact import total, written
 from flipgate.core.order import natural_sort
-from flipgate.core.runs.model import Run
-from flipgate.core.suite.manifest import REFERENCES, Quotas, SuiteManifest
+from flipgate.core.suite.anchor import Anchor, anchor
+from flipgate.core.suite.counterfactual import Counterfactual, counterfactual
+from flipgate.core.suite.external import Calibration, calibrate
+from flipgate.core.suite.intake import Intake, intake
+from flipgate.core.suite.judge import JudgeHistory, judge_history
+from flipgate.core.suite.manifest import MONTH, REFERENCES, Quotas, SuiteManifest
+from flipgate.core.suite.production import ProductionCheck, production_check
+from flipgate.core.suite.rebaseline import Rebaseline, rebaseline
 from flipgate.core.suite.registry import KINDS, Registry
-from flipgate.core.suite.signal import PASS_RATE, Production
 from flipgate.core.suite.traffic import Traffic
 from flipgate.core.suite.workspace import (
-    HistoryRun,
     SignedDecision,
     SuiteInputs,
     system_of,
     version_of,
 )
-from flipgate.core.vocab import Reading
 
-MONTH = 365.25 / 12  # days: case ages are told in months
 FIRST_WEEKS = 6  # the seed's "written in the first six weeks of the suite's life"
 RECENT_MONTHS = 6  # additions against the quota are counted over this many recent months
 FREE_PASS_SYSTEMS = 2  # a case passed by one system only is not yet a free pass
-BAR_MOVED = 0.05  # an old run re-scored this much lower (or higher): the bar moved
-FLAT = 0.05  # a suite pass rate within this range over the periods is flat
-SIGNAL_MOVED = 0.05  # a signal that changed by this share of its first value moved
 ONE_RULE_REJECTIONS = 3  # this many rejections, all on one gate rule: one rule does all the work
 
 
@@ -55,13 +60,17 @@ ONE_RULE_REJECTIONS = 3  # this many rejections, all on one gate rule: one rule 
 class Coverage:
     min_cases: int
     intents: pl.DataFrame  # intent, share, cases, covered; by share, largest first
-    covered_share: float
+    covered: Fraction  # the share of traffic covered, exactly: the shares as written, added
     unclassified: float  # traffic with no intent
     untrafficked: pl.DataFrame  # intent, cases: live cases on intents today's traffic lacks
 
     @property
     def gaps(self) -> pl.DataFrame:
         return self.intents.filter(~pl.col("covered"))
+
+    @property
+    def covered_share(self) -> float:
+        return float(self.covered)
 
 
 def coverage(manifest: SuiteManifest, traffic: Traffic) -> Coverage:
@@ -75,7 +84,7 @@ def coverage(manifest: SuiteManifest, traffic: Traffic) -> Coverage:
     untrafficked = counts.join(traffic.shares, on="intent", how="anti").sort(
         ["cases", "intent"], descending=[True, False]
     )
-    covered = float(intents.filter(pl.col("covered"))["share"].sum())
+    covered = total(intents.filter(pl.col("covered"))["share"].to_list())
     return Coverage(manifest.min_cases, intents, covered, traffic.unclassified, untrafficked)
 
 
@@ -99,6 +108,11 @@ class CaseAge:
     @property
     def months_since_last(self) -> float:
         return (self.as_of - self.last_added).days / MONTH
+
+
+def recent_since(as_of: date) -> date:
+    """The day before the recent months: additions after it are counted against the quotas."""
+    return as_of - timedelta(days=round(RECENT_MONTHS * MONTH))
 
 
 def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
@@ -140,7 +154,7 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
         .join(per_month("retired", "retired"), on="month", how="left")
         .with_columns(pl.col("added", "retired").fill_null(0))
     )
-    since = as_of - timedelta(days=round(RECENT_MONTHS * MONTH))
+    since = recent_since(as_of)
     recent = manifest.cases.select(
         added=(pl.col("added") > since).sum(), retired=(pl.col("retired") > since).sum()
     )
@@ -166,7 +180,9 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
 class FreePasses:
     cases: tuple[str, ...]
     systems: int  # systems in the history
-    runs: pl.DataFrame  # run_id, system, created, cases, pass_rate, pass_rate_without, points
+    # run_id, system, created, cases, pass_rate, pass_rate_without, weighted_pass_rate,
+    # weighted_pass_rate_without, points
+    runs: pl.DataFrame
 
     @property
     def points(self) -> tuple[float, float]:
@@ -188,15 +204,34 @@ def free_passes(manifest: SuiteManifest, verdicts: pl.DataFrame) -> FreePasses:
     )["case"]
     is_free = pl.col("case").is_in(free.implode())
     runs = (
-        verdicts.group_by("run_id", "system", "created", maintain_order=True)
+        weighed(verdicts, manifest)
+        .group_by("run_id", "system", "created", maintain_order=True)
         .agg(
             cases=pl.len().cast(pl.Int64),
             pass_rate=pl.col("passed").mean(),
             pass_rate_without=pl.col("passed").filter(~is_free).mean(),
+            weighted_pass_rate=weighted_rate(),
+            weighted_pass_rate_without=weighted_rate(~is_free),
         )
         .with_columns(points=(pl.col("pass_rate") - pl.col("pass_rate_without")) * 100)
     )
     return FreePasses(tuple(free.to_list()), verdicts["system"].n_unique(), runs)
+
+
+def weighed(verdicts: pl.DataFrame, manifest: SuiteManifest) -> pl.DataFrame:
+    """`verdicts` with each case's `weight` from the manifest (a case it does not hold: 1)."""
+    weights = manifest.cases.select("case", "weight")
+    return verdicts.join(weights, on="case", how="left").with_columns(
+        pl.col("weight").fill_null(1.0)
+    )
+
+
+def weighted_rate(where: pl.Expr | None = None) -> pl.Expr:
+    """The weighted pass rate of a group: its passing cases' weight over all its weight."""
+    weight, passed = pl.col("weight"), pl.col("passed")
+    if where is not None:
+        weight, passed = weight.filter(where), passed.filter(where)
+    return (weight * passed.cast(pl.Float64)).sum() / weight.sum()
 
 
 # --------------------------------------------------------------------------- stale references
@@ -242,97 +277,6 @@ def stale_references(manifest: SuiteManifest, registry: Registry) -> StaleRefere
     return StaleReferences(references, proposals)
 
 
-# --------------------------------------------------------------------------- counterfactual
-
-
-@dataclass(frozen=True)
-class Rescore:
-    """One old run, as it scored then and as today's expected labels score its stored labels."""
-
-    run_id: str
-    system: str
-    created: date | None
-    version: str | None
-    cases_then: int
-    score_then: float
-    overlap: int  # cases it holds that today's suite holds too
-    score_now: float | None
-
-    @property
-    def reading(self) -> Reading:
-        if self.score_now is None:
-            return "no_overlap"
-        change = self.score_now - self.score_then
-        if change <= -BAR_MOVED:
-            return "bar_moved"
-        return "bar_got_easier" if change >= BAR_MOVED else "bar_stood_still"
-
-
-@dataclass(frozen=True)
-class Counterfactual:
-    today_run: str
-    today_version: str | None
-    rescores: tuple[Rescore, ...]  # oldest first: the first is the headline
-
-
-def counterfactual(
-    history: tuple[HistoryRun, ...], today: Run, manifest: SuiteManifest, spec: GateSpec
-) -> Counterfactual:
-    """Re-score each system's oldest history run made on another suite version than today's."""
-    version = manifest.version or version_of(today)
-    oldest: dict[str, HistoryRun] = {}
-    for old in history:  # oldest first
-        if old.run is not today and version_of(old.run) != version:
-            oldest.setdefault(system_of(old.run), old)
-    # Today's expected labels and cases, once for every old run re-scored against them.
-    expected_now = (
-        today.decisions.select("case", "rule", pl.col("expected").alias("expected_now"))
-        .unique(["case", "rule"], keep="first")
-        .join(manifest.live.select("case"), on="case", how="semi")
-    )
-    today_cases = today.reps.select("case").unique().join(manifest.live, on="case", how="semi")
-    return Counterfactual(
-        today.run_id,
-        version,
-        tuple(rescore(old, expected_now, today_cases, spec) for old in oldest.values()),
-    )
-
-
-def rescore(
-    old: HistoryRun, expected_now: pl.DataFrame, today_cases: pl.DataFrame, spec: GateSpec
-) -> Rescore:
-    """`old`'s stored labels against today's expected ones (case, rule, expected_now), on the
-    (case, rule)s both hold; `today_cases` (case): the live cases today's run holds.
-
-    Pass/fail checks carry no label to re-score: they count as they were graded then.
-    """
-    run, then = old.run, old.verdicts
-    decisions = (
-        run.decisions.join(expected_now, on=["case", "rule"], how="inner")
-        .with_columns(pl.col("expected_now").alias("expected"))
-        .drop("expected_now")
-    )
-    checks = run.checks.join(today_cases, on="case", how="semi")
-    held = pl.concat([decisions.select("case", "rep"), checks.select("case", "rep")]).unique()
-    rescored = dataclasses.replace(
-        run,
-        reps=run.reps.join(held, on=["case", "rep"], how="semi"),
-        decisions=decisions,
-        checks=checks,
-    )
-    now = collapsed_verdicts(rescored, spec).filter(pl.col("passed").is_not_null())
-    return Rescore(
-        run_id=run.run_id,
-        system=system_of(run),
-        created=run.created.date() if run.created else None,
-        version=version_of(run),
-        cases_then=then.height,
-        score_then=float(then["passed"].mean() or 0.0),  # type: ignore[arg-type]
-        overlap=now.height,
-        score_now=float(now["passed"].mean()) if now.height else None,  # type: ignore[arg-type]
-    )
-
-
 # --------------------------------------------------------------------------- rejections
 
 
@@ -376,58 +320,6 @@ def rejections(decisions: tuple[SignedDecision, ...]) -> Rejections:
     )
 
 
-# --------------------------------------------------------------------------- production signal
-
-
-@dataclass(frozen=True)
-class SignalTrend:
-    name: str
-    better: str
-    first: float
-    last: float
-
-    @property
-    def change(self) -> float:
-        """Relative to the first period's value."""
-        return (self.last - self.first) / abs(self.first) if self.first else 0.0
-
-    @property
-    def worse(self) -> bool:
-        return (self.last < self.first) == (self.better == "higher")
-
-    @property
-    def moved(self) -> bool:
-        return abs(self.change) >= SIGNAL_MOVED
-
-
-@dataclass(frozen=True)
-class ProductionCheck:
-    periods: pl.DataFrame
-    low: float  # the suite pass rate's range over the periods
-    high: float
-    trends: tuple[SignalTrend, ...]
-
-    @property
-    def flat(self) -> bool:
-        return self.high - self.low <= FLAT
-
-    @property
-    def broken(self) -> tuple[SignalTrend, ...]:
-        """Signals that moved while the suite stayed flat: the link the suite exists for."""
-        return tuple(t for t in self.trends if self.flat and t.moved)
-
-
-def production_check(production: Production) -> ProductionCheck:
-    periods = production.periods
-    trends = []
-    for signal in production.signals:
-        values = periods[signal.name].drop_nulls()
-        if values.len() >= 2:
-            trends.append(SignalTrend(signal.name, signal.better, values[0], values[-1]))
-    rate = periods[PASS_RATE]
-    return ProductionCheck(periods, float(rate.min()), float(rate.max()), tuple(trends))  # type: ignore[arg-type]
-
-
 # --------------------------------------------------------------------------- the audit
 
 
@@ -443,10 +335,16 @@ class SuiteAudit:
     counterfactual: Counterfactual | None  # None: no history, or no run of today's suite
     rejections: Rejections
     production: ProductionCheck | None  # None: no production.yaml
+    intake: Intake | None = None  # None: no traffic.yaml, or no sampled intake set
+    anchor: Anchor | None = None  # None: suite.yaml names no anchor, or no run
+    judge: JudgeHistory | None = None  # None: today's run names no judge in its key
+    rebaseline: Rebaseline | None = None  # None: no run of today's suite
+    external: tuple[Calibration, ...] | None = None  # None: no external.yaml
 
     def below(self, share: float) -> bool:
-        """Covered traffic below `share` (for `--fail-under`); no traffic file counts as below."""
-        return self.coverage is None or self.coverage.covered_share < share
+        """Covered traffic below `share` (for `--fail-under`), exactly: a limit is inclusive as
+        written, so 0.448 covered is not below 0.448 or 44.8%. No traffic file counts as below."""
+        return self.coverage is None or self.coverage.covered < written(share)
 
 
 def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
@@ -464,7 +362,12 @@ def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
     )
     verdicts = inputs.verdicts.filter(pl.col("created").is_null() | (pl.col("created") <= day))
     decisions = tuple(d for d in inputs.decisions if by_then(d.record.created.date()))
+    # Today's suite as it stood on the day: a run made after it cannot re-score anything then.
     today = inputs.today
+    version = manifest.version
+    if today is not None and not by_then(today.created.date() if today.created else None):
+        today = history[-1].run if history else None
+        version = version_of(today) if today is not None else None
     return SuiteAudit(
         inputs=inputs,
         as_of=day,
@@ -473,9 +376,30 @@ def audit(inputs: SuiteInputs, as_of: date | None = None) -> SuiteAudit:
         age=case_age(manifest, day),
         free=free_passes(manifest, verdicts) if verdicts.height else None,
         stale=stale_references(manifest, inputs.registry) if inputs.registry else None,
-        counterfactual=counterfactual(history, today, manifest, inputs.spec)
+        counterfactual=counterfactual(history, today, manifest, inputs.spec, version)
         if history and today is not None
         else None,
         rejections=rejections(decisions),
-        production=production_check(inputs.production) if inputs.production else None,
+        production=production_check(inputs.production, verdicts, manifest)
+        if inputs.production
+        else None,
+        intake=intake(manifest, inputs.traffic, recent_since(day), RECENT_MONTHS)
+        if inputs.traffic
+        else None,
+        anchor=anchor(manifest.anchor, history, today) if manifest.anchor else None,
+        judge=judge_history((*(h.run for h in history), today), today, manifest, day)
+        if today is not None
+        else None,
+        rebaseline=rebaseline(today) if today is not None else None,
+        external=calibrate(
+            inputs.external,
+            verdicts,
+            frozenset(
+                d.record.candidate.run_id for d in decisions if d.record.decision == "reject"
+            ),
+            system_of(today) if today is not None else None,
+            day,
+        )
+        if inputs.external is not None
+        else None,
     )

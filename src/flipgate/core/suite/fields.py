@@ -82,6 +82,11 @@ class FieldChecker:
             raise self.bad(where, f"not a share between 0 and 1: {value!r}")
         return float(value)
 
+    def weight(self, value: Any, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+            raise self.bad(where, f"not a weight (a number above 0): {value!r}")
+        return float(value)
+
     def number(self, value: Any, where: str) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.bad(where, f"not a number: {value!r}")

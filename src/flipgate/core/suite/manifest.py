@@ -4,10 +4,12 @@ quotas. Retiring a case moves it to the archive: nothing is ever deleted.
 
     suite: support-assistant
     version: suite@v14
+    anchor: open-7b@frozen      # a frozen system re-run on every suite version (seed 002)
     coverage: {min_cases: 3}
     intake: {sampled_per_month: 8, escalations_per_month: 6, retirements_per_month: 2}
     cases:
       - {case: sa-001, intent: billing_question, added: 2025-05-12, endpoints: [POST /v2/refunds]}
+      - {case: sa-002, intent: refund, added: 2025-05-12, weight: 2}   # counts twice in a weighted rate
     archive:
       - {case: sa-090, intent: billing_question, added: 2025-05-20, retired: 2025-10-02,
          reason: duplicate of sa-014}
@@ -35,10 +37,11 @@ from flipgate.core.runs.workspace import SUITE_MANIFEST
 from flipgate.core.suite.fields import FieldChecker, load_mapping
 
 MANIFEST = SUITE_MANIFEST
-TOP_FIELDS = ("suite", "version", "started", "coverage", "intake", "cases", "archive")
-CASE_FIELDS = ("case", "intent", "added", "flags", "endpoints")
+TOP_FIELDS = ("suite", "version", "started", "anchor", "coverage", "intake", "cases", "archive")
+CASE_FIELDS = ("case", "intent", "added", "flags", "endpoints", "weight")
 ARCHIVE_FIELDS = (*CASE_FIELDS, "retired", "reason")
 REFERENCES = ("flags", "endpoints")  # what a case may point at in the registry
+MONTH = 365.25 / 12  # days: ages are told in months
 MIN_CASES = 3  # an intent with fewer live cases than this is a gap (seed 002)
 QUOTAS = ("sampled_per_month", "escalations_per_month", "retirements_per_month")
 ARROW_SCHEMA = pa.schema(
@@ -48,6 +51,7 @@ ARROW_SCHEMA = pa.schema(
         ("added", pa.date32()),
         ("flags", pa.list_(pa.string())),
         ("endpoints", pa.list_(pa.string())),
+        ("weight", pa.float64()),  # in a weighted pass rate (default 1)
         ("retired", pa.date32()),
         ("reason", pa.string()),
         ("where", pa.string()),  # its place in the file (`cases.12`), for an error's line
@@ -77,6 +81,7 @@ class SuiteManifest:
     min_cases: int
     quotas: Quotas
     cases: pl.DataFrame  # ARROW_SCHEMA: live cases (retired null) and the archive
+    anchor: str | None = None  # the frozen system (a runs' `key.model`) re-run on every version
     lines: LineIndex | None = None  # where each field is, for an error about one
 
     @property
@@ -109,6 +114,11 @@ class SuiteManifest:
         return day if isinstance(day, date) else None
 
     @property
+    def weighted(self) -> bool:
+        """Whether any case weighs other than 1: pass rates are then given weighted too."""
+        return bool((self.cases["weight"] != 1).any())
+
+    @property
     def retired_names(self) -> frozenset[str]:
         return frozenset(self.archive["case"].to_list())
 
@@ -135,6 +145,7 @@ def _parse(
     lines = check.lines
     suite = check.text(data.get("suite"), "suite")
     version = check.text(data["version"], "version") if data.get("version") is not None else None
+    anchor = check.text(data["anchor"], "anchor") if data.get("anchor") is not None else None
     started = check.day(data["started"], "started") if "started" in data else None
     coverage = check.mapping(data.get("coverage"), "coverage", ("min_cases",))
     min_cases = check.count(coverage.get("min_cases", MIN_CASES), "coverage.min_cases", least=1)
@@ -159,14 +170,16 @@ def _parse(
     if again.height:
         case, where = again["case"][0], again["where"][0]
         raise check.bad(f"{where}.case", f"case {case!r} is listed twice")
-    manifest = SuiteManifest(path, suite, version, started, min_cases, quotas, cases, lines)
+    manifest = SuiteManifest(
+        path, suite, version, started, min_cases, quotas, cases, anchor=anchor, lines=lines
+    )
     return manifest, data
 
 
 def _entries(
     check: FieldChecker, value: Any, where: str, fields: tuple[str, ...], *, archived: bool
 ) -> list[tuple[Any, ...]]:
-    """One row per case: (case, intent, added, flags, endpoints, retired, reason, where)."""
+    """One row per case: (case, intent, added, flags, endpoints, weight, retired, reason, where)."""
     if value is None:
         return []
     if not isinstance(value, list):
@@ -186,6 +199,7 @@ def _entries(
                 check.text(raw.get("intent"), f"{at}.intent"),
                 check.day(raw.get("added"), f"{at}.added"),
                 *(check.names(raw.get(ref), f"{at}.{ref}") for ref in REFERENCES),
+                check.weight(raw.get("weight", 1), f"{at}.weight"),
                 check.day(raw.get("retired"), f"{at}.retired") if archived else None,
                 check.text(raw.get("reason"), f"{at}.reason") if archived else None,
                 at,

@@ -6,7 +6,8 @@ suite's own pass rate.
       escalation_rate: {better: lower}
     periods:
       - {period: 2025-Q3, suite_pass_rate: 0.88, csat: 4.4, escalation_rate: 0.09}
-      - {period: 2025-Q4, suite_pass_rate: 0.86, csat: 4.2, escalation_rate: 0.11}
+      - {period: 2025-Q4, suite_pass_rate: 0.86, csat: 4.2, escalation_rate: 0.11,
+         run: sa-2025-12-31-quarterly}   # optional: the history run the figure was read from
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ class Signal:
 @dataclass(frozen=True)
 class Production:
     signals: tuple[Signal, ...]
-    periods: pl.DataFrame  # period, suite_pass_rate, one column per signal (null: not measured)
+    # period, suite_pass_rate, run (the history run it was read from, or null), one column per
+    # signal (null: not measured)
+    periods: pl.DataFrame
 
 
 def load_production(path: Path) -> Production:
@@ -47,8 +50,8 @@ def load_production(path: Path) -> Production:
     signals = []
     for name, raw in raw_signals.items():
         at = f"signals.{name}"
-        if name == PASS_RATE:
-            raise check.bad(at, f"{PASS_RATE} is the suite's own figure, not a signal")
+        if name in (PASS_RATE, "run", "period"):
+            raise check.bad(at, f"{name} is a field of every period, not a signal")
         spec = check.mapping(raw, at, SIGNAL_FIELDS)
         better = spec.get("better")
         if better not in DIRECTIONS:
@@ -62,16 +65,19 @@ def load_production(path: Path) -> Production:
     rows = []
     for i, raw in enumerate(periods):
         at = f"periods.{i}"
-        period = check.mapping(raw, at, ("period", PASS_RATE, *names))
+        period = check.mapping(raw, at, ("period", PASS_RATE, "run", *names))
+        run = period.get("run")
         rows.append(
             (
                 check.text(str(period["period"]) if "period" in period else None, f"{at}.period"),
                 check.share(period.get(PASS_RATE), f"{at}.{PASS_RATE}"),
+                None if run is None else check.text(run, f"{at}.run"),
                 *(
                     check.number(period[n], f"{at}.{n}") if period.get(n) is not None else None
                     for n in names
                 ),
             )
         )
-    schema = {"period": pl.String, PASS_RATE: pl.Float64} | dict.fromkeys(names, pl.Float64)
+    schema = {"period": pl.String, PASS_RATE: pl.Float64, "run": pl.String}
+    schema |= dict.fromkeys(names, pl.Float64)
     return Production(tuple(signals), pl.DataFrame(rows, schema=schema, orient="row"))

@@ -8,6 +8,7 @@
       history/          earlier runs of several systems (one run folder each)
       decisions/        the signed reviewer decisions the app writes
       baseline/         today's suite as merged: its expected labels re-score old runs
+      external.yaml     what comparable teams adopted, when it was read (external calibration)
 
 Only the manifest is required; a diagnostic whose file is missing says so instead of a figure.
 """
@@ -33,6 +34,7 @@ from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
+from flipgate.core.suite.external import EXTERNAL, Adoption, load_external
 from flipgate.core.suite.manifest import MANIFEST, SuiteManifest, load_manifest
 from flipgate.core.suite.registry import REGISTRY, Registry, load_registry
 from flipgate.core.suite.signal import PRODUCTION, Production, load_production
@@ -75,6 +77,7 @@ class SuiteInputs:
     verdicts: pl.DataFrame  # HISTORY_SCHEMA: the history's verdicts, every run's in one frame
     today: Run | None  # today's suite: the workspace's baseline, else the newest history run
     decisions: tuple[SignedDecision, ...]
+    external: tuple[Adoption, ...] | None = None  # None: no external.yaml
 
     @property
     def last_day(self) -> date | None:
@@ -126,6 +129,7 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
             traffic = load_traffic(p) if (p := given(TRAFFIC)) else None
             registry = load_registry(p) if (p := given(REGISTRY)) else None
             production = load_production(p) if (p := given(PRODUCTION)) else None
+            external = load_external(p) if (p := given(EXTERNAL)) else None
             spec = load_spec(given("gate.yaml"))
             runs = [read.result() for read in reads]
         except BaseException:
@@ -158,6 +162,7 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
         _history_verdicts(history),
         today,
         decisions,
+        external,
     )
 
 

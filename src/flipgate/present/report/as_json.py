@@ -16,16 +16,23 @@ from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
+from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import BASE_FILE_WORDS
+from flipgate.present.report.shared import BASE_FILE_WORDS, failing
 from flipgate.present.sources import sources_json
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
     """SPEC §8's object, plus what a reviewer or a dashboard needs beside it."""
     result = comparison.result
-    data = _result_json(result)
+    data = _result_json(result, dict(zip(ARMS, failing(comparison), strict=True)))
     data["key"] = {arm: comparison.run(arm).key for arm in ARMS}
+    labels = comparison.candidate.labels  # the mirrors' directions are named by these
+    data["labels"] = {
+        "negative": labels.negative,
+        "positive": labels.positive,
+        "abstain": labels.abstain,
+    }
     looks = comparison.spec.looks
     data["looks"] = {
         "rule": looks.rule,
@@ -54,7 +61,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
         for arm in ARMS
     }
     if result.previous is not None:
-        data["previous"] = _result_json(result.previous)
+        data["previous"] = _result_json(result.previous, {})
     data["judge_repeats"] = [judge_json(repeats) for repeats in comparison.judge_repeats]
     if comparison.rerun_price is not None and data["escalation"] is not None:
         data["escalation"]["price"] = comparison.rerun_price.to_data()
@@ -95,7 +102,8 @@ def _budget_json(check: BudgetCheck) -> dict[str, Any]:
     }
 
 
-def _result_json(result: GateResult) -> dict[str, Any]:
+def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
+    """The result's fields; `failing`: each arm's cases failing by the gate's rule, where known."""
     escalation = result.escalation
     return {
         "verdict": result.verdict,
@@ -120,21 +128,7 @@ def _result_json(result: GateResult) -> dict[str, Any]:
             arm: {"count": s.count, "share": s.share, "reps": s.reps, "by_kind": s.by_kind}
             for arm, s in result.infra.items()
         },
-        "outcomes": {
-            arm: {
-                **o.counts,
-                "decisions": o.decisions,
-                "cost": o.cost,
-                "mirror_approved": o.mirror_approved,
-                "mirror_rejected": o.mirror_rejected,
-                "red_cases": o.reconciliation.red_cases,
-                "wrong_decisions": o.reconciliation.wrong_decisions,
-                "red_cases_by_wrong_decisions": {
-                    str(k): n for k, n in sorted(o.reconciliation.red_by_wrong.items())
-                },
-            }
-            for arm, o in result.outcomes.items()
-        },
+        "outcomes": {arm: outcome_json(o, failing.get(arm)) for arm, o in result.outcomes.items()},
         "key_drift": list(result.key_drift),
         "key_moved": list(result.key_moved),
         "declared_change": list(result.declared_change),

@@ -5,12 +5,10 @@ gate can see, what each rule found and the flipped cases, every string from a fi
 from __future__ import annotations
 
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS
 from flipgate.present.judge import judge_lines
-from flipgate.present.outcomes import outcome_rows
-from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.outcomes import outcome_markdown
+from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
 from flipgate.present.rerun_price import price_lines
 from flipgate.present.text import markdown as _md
@@ -31,7 +29,7 @@ def to_markdown(comparison: Comparison) -> str:
         f"Rule `{result.rule}` · suite `{result.suite}`: margin {result.margin}, flip cap "
         f"{result.flip_cap}, alpha {result.alpha:g}",  # p: on the effect's line, as in the text
         "",
-        f"Gate: {_md(describe(comparison.spec))}",
+        f"Gate: {_md(gate_words(comparison.spec))}",
         "",
         _capital(_md(shared.looks_line(result, comparison.spec.looks))),
         "",
@@ -100,29 +98,14 @@ def to_markdown(comparison: Comparison) -> str:
     notes += [_md(line.strip()) for line in shared.ledger_lines(result)]
     lines += [f"- {n}" for n in notes]
     lines.append("")
-    base, cand = (result.outcomes[arm] for arm in ARMS)
-    if base.decisions or cand.decisions:
-        lines += [
-            "| outcome | price | baseline | candidate | change |",
-            "|---|---:|---:|---:|---:|",
-        ]
-        for row in outcome_rows(comparison):
-            lines.append(
-                f"| {OUTCOME_WORDS[row.outcome]} | {shared.price(row)} | {row.baseline:,} "
-                f"| {row.candidate:,} | {row.change:+,} |"
-            )
-        lines.append(
-            f"| **cost** | | **{base.cost:,.0f}** | **{cand.cost:,.0f}** | **{cand.cost - base.cost:+,.0f}** |"
+    if any(o.decisions for o in result.outcomes.values()):
+        lines += outcome_markdown(
+            ARMS,
+            [result.outcomes[arm] for arm in ARMS],
+            comparison.candidate.labels,
+            comparison.spec,
+            shared.failing(comparison),
         )
-        lines.append(
-            f"| mirrors approved / rejected | FN / FP | {base.mirror_approved:,} / {base.mirror_rejected:,} "
-            f"| {cand.mirror_approved:,} / {cand.mirror_rejected:,} | |"
-        )
-        lines.append(
-            f"| red cases (by misses) | | {base.reconciliation.red_cases:,} ({shared.histogram(base.reconciliation.red_by_wrong)}) "
-            f"| {cand.reconciliation.red_cases:,} ({shared.histogram(cand.reconciliation.red_by_wrong)}) | |"
-        )
-        lines.append("")
     if result.flipped:
         lines += [
             "<details><summary>Flipped cases</summary>",

@@ -9,12 +9,10 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.compare import Comparison, GateResult
-from flipgate.core.gate.outcomes import OUTCOME_WORDS
-from flipgate.core.gate.spec import describe
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.judge import judge_lines
-from flipgate.present.outcomes import outcome_rows
-from flipgate.present.reasons import clusters_line, sentence, summary
+from flipgate.present.outcomes import outcome_tables
+from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
 from flipgate.present.rerun_price import price_lines
 from flipgate.present.sources import noise_line, split_line, unknown_note
@@ -34,7 +32,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             style="dim",
         )
     )
-    parts.append(literal(describe(comparison.spec), style="dim"))  # rule names from gate.yaml
+    parts.append(literal(gate_words(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(Text(shared.looks_line(result, comparison.spec.looks), style="dim"))
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
@@ -47,7 +45,15 @@ def to_text(comparison: Comparison) -> RenderableType:
         parts.append(_template_table(result))
     parts.extend(_notes(comparison))
     if any(o.decisions for o in result.outcomes.values()):
-        parts.append(_outcome_table(comparison))
+        parts.extend(
+            outcome_tables(
+                ARMS,
+                [result.outcomes[arm] for arm in ARMS],
+                comparison.candidate.labels,
+                comparison.spec,
+                shared.failing(comparison),
+            )
+        )
     if result.flipped:
         named, hidden = shared.first(result.flipped)
         listing = Text("flipped: ", style="bold")
@@ -173,60 +179,3 @@ def _notes(comparison: Comparison) -> list[RenderableType]:
     if note := shared.unchecked_note(result):
         lines.append(Text(note, style="dim"))
     return lines
-
-
-def _outcome_table(comparison: Comparison) -> Table:
-    result = comparison.result
-    base, cand = (result.outcomes[arm] for arm in ARMS)
-    table = Table(title="decision outcomes", title_justify="left")
-    table.add_column("outcome", no_wrap=True)
-    # The arms' columns may wrap, so that a long red-case histogram folds inside its cell, where
-    # unwrapped it squeezed the other columns out of an 80-column CI log; they are never made
-    # narrower than their widest figure (decisions or cost), which would cut it.
-    widest = max(len(f"{n:,.0f}") for arm in (base, cand) for n in (arm.decisions, arm.cost))
-    table.add_column("price", justify="right", no_wrap=True)
-    for arm in ARMS:
-        table.add_column(arm, justify="right", min_width=widest)
-    table.add_column("change", justify="right", no_wrap=True)
-    for row in outcome_rows(comparison):
-        table.add_row(
-            OUTCOME_WORDS[row.outcome],
-            shared.price(row),
-            f"{row.baseline:,}",
-            f"{row.candidate:,}",
-            f"{row.change:+,}",
-        )
-    table.add_row(
-        "decisions",
-        "",
-        f"{base.decisions:,}",
-        f"{cand.decisions:,}",
-        f"{cand.decisions - base.decisions:+,}",
-    )
-    table.add_row(
-        "cost",
-        "",
-        f"{base.cost:,.0f}",
-        f"{cand.cost:,.0f}",
-        f"{cand.cost - base.cost:+,.0f}",
-        style="bold",
-    )
-    table.add_row(
-        "mirrors approved/rejected",
-        "FN / FP",
-        f"{base.mirror_approved:,} / {base.mirror_rejected:,}",
-        f"{cand.mirror_approved:,} / {cand.mirror_rejected:,}",
-        "",
-    )
-    for label, attr in (("red cases", "red_cases"), ("wrong decisions", "wrong_decisions")):
-        b_n = getattr(base.reconciliation, attr)
-        c_n = getattr(cand.reconciliation, attr)
-        table.add_row(label, "", f"{b_n:,}", f"{c_n:,}", f"{c_n - b_n:+,}")
-    table.add_row(
-        "red cases by misses",
-        "",
-        shared.histogram(base.reconciliation.red_by_wrong),
-        shared.histogram(cand.reconciliation.red_by_wrong),
-        "",
-    )
-    return table

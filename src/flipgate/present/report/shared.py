@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
-from flipgate.core.gate.compare import GateResult
+from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.ledger import ArmLedger, RepsExcluded
 from flipgate.core.gate.looks import Looks, plain_measured
@@ -18,8 +18,7 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
 from flipgate.core.vocab import Arm, BaseFile, Coded, UnpairedState
 from flipgate.present.numbers import percent, signed_points
-from flipgate.present.outcomes import OutcomeRow
-from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence
+from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence, series
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -215,15 +214,8 @@ def unchecked_note(result: GateResult) -> str | None:
         return None
     files, checks, options = zip(*(BASE_FILE_WORDS[u] for u in unchecked), strict=True)
     return (
-        f"no base {_series(files, 'or')} given (--base-ref REF, or {_series(options, 'and')}): "
-        f"whether this change {_series(checks, 'or')} was not checked"
-    )
-
-
-def _series(items: tuple[str, ...], last: str) -> str:
-    """`a`, `a or b`, `a, b or c`."""
-    return (
-        f" {last} ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} {last} {items[-1]}"
+        f"no base {series(files, 'or')} given (--base-ref REF, or {series(options, 'and')}): "
+        f"whether this change {series(checks, 'or')} was not checked"
     )
 
 
@@ -253,6 +245,15 @@ def retired_lines(result: GateResult) -> list[str]:
         *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
         *([more(hidden, "retired")] if hidden else []),
     ]
+
+
+def failing(comparison: Comparison) -> tuple[int, int]:
+    """Each arm's cases that fail by the gate's rule (paired or not)."""
+    cases = comparison.cases
+    return tuple(  # type: ignore[return-value]
+        int((cases[f"{prefix}_passed"] == False).sum())  # noqa: E712 (null: no verdict)
+        for prefix in ("base", "cand")
+    )
 
 
 NOT_BALANCED = "the states do not add up to the cases: a defect, please report it"
@@ -322,11 +323,3 @@ def ledger_lines(result: GateResult) -> list[str]:
     if result.allow_partial:
         lines.append(ALLOW_PARTIAL_NOTE)
     return lines
-
-
-def price(row: OutcomeRow) -> str:
-    return "by direction" if row.price is None else f"{row.price:g}"
-
-
-def histogram(red_by_wrong: dict[int, int]) -> str:
-    return " ".join(f"{n:,}×{k}" for k, n in sorted(red_by_wrong.items())) or "none"

@@ -20,7 +20,14 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from flipgate.core.plural import plural
-from flipgate.present.ranking import COLUMNS, LABEL_WORDS, summary_lines, table_rows
+from flipgate.present.ranking import (
+    COLUMNS,
+    LABEL_WORDS,
+    grid_words,
+    key_words,
+    summary_lines,
+    table_rows,
+)
 from flipgate.session import Ranking
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
@@ -64,14 +71,12 @@ class CandidatesScreen(Screen[None]):
             ("flipgate  ", "bold"),
             f"{plural(len(ranking.standings), 'candidate')} against the incumbent ",
             literal(ranking.incumbent.run_id, "bold"),
-            f" on {plural(ranking.cases, 'case')} ({plural(ranking.repetitions, 'repetition')})",
+            f" on {grid_words(ranking)}",
             f" · release rule: {ranking.rule}",
         )
         yield Static(heading, id="heading")
         table = CandidateTable(id="candidates", cursor_type="row", zebra_stripes=True)
-        table.border_title = (
-            "candidates · key: cases passing the release rule, the mean breaking a tie"
-        )
+        table.border_title = f"candidates · key: {key_words(ranking)}"
         yield table
         with VerticalScroll(id="labels") as labels:
             labels.border_title = "highest mean, winner, clears: three labels, never one"
@@ -101,13 +106,14 @@ class CandidatesScreen(Screen[None]):
         table.clear()
         rows = table_rows(self.ranking)
         for standing, row in zip(self.ranking.standings, rows, strict=False):
-            name, labels, mean, key, complete, verdict, p = row
+            name, labels, mean, key, group, complete, verdict, p = row
             winner = standing.name == self.ranking.winner
             table.add_row(
                 literal(name, "bold" if winner else ""),
                 Text(labels, style="bold"),
                 Text(mean, justify="right"),
                 Text(key, justify="right"),
+                Text(group, justify="right"),
                 Text(complete, style="" if standing.eligible else f"bold {theme.warning}"),
                 Text(
                     f"{VERDICT_SYMBOL[verdict]} {verdict}", style=f"bold {verdict_colour[verdict]}"

@@ -127,6 +127,8 @@ class OverviewScreen(Screen[None]):
     OverviewScreen .row {{ height: auto; }}
     OverviewScreen .row > Panel {{ width: 1fr; }}
     OverviewScreen .row > FlipMatrix {{ width: {MATRIX_WIDTH}; }}
+    OverviewScreen .row > OutcomesPanel {{ width: 3fr; }}  /* a count and a cost per arm */
+    OverviewScreen .row > ReconciliationPanel {{ width: 2fr; }}
     OverviewScreen.-narrow .row {{ layout: vertical; }}
     OverviewScreen.-narrow .row > Panel {{ width: 100%; }}
     """

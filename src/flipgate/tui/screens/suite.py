@@ -29,7 +29,8 @@ from textual_fastdatatable import DataTable, create_backend
 from flipgate.core.errors import InputError
 from flipgate.core.suite.audit import StaleReferences, SuiteAudit, audit
 from flipgate.core.suite.manifest import MANIFEST, Retirement, retire
-from flipgate.present.suite_report import findings, headline
+from flipgate.present.suite_findings import findings
+from flipgate.present.suite_report import headline
 from flipgate.present.text import safe_column
 from flipgate.session.suite import read_suite
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -46,17 +47,15 @@ from flipgate.tui.widgets.suite_charts import (
     SuiteChart,
 )
 
-# The sections of `findings`, in order, and the picture each is drawn with.
-CHARTS: tuple[type[SuiteChart], ...] = (
-    CoverageChart,
-    AgeHistogram,
-    SuiteChart,  # free passes: figures only
-    SuiteChart,  # stale references: the proposals table follows
-    CounterfactualTable,
-    RejectionChart,
-    SuiteChart,  # production signal
-)
-STALE = 3
+# The sections of `findings` drawn with a picture; the others are their lines alone (the stale
+# references are followed by the proposals table).
+CHARTS: dict[str, type[SuiteChart]] = {
+    "coverage": CoverageChart,
+    "case_age": AgeHistogram,
+    "counterfactual": CounterfactualTable,
+    "rejections": RejectionChart,
+}
+STALE = "stale_references"
 PROPOSAL_COLUMNS = {"case": "case", "intent": "intent", "reason": "why retire it"}
 
 
@@ -103,9 +102,9 @@ class SuiteScreen(Screen[bool]):
         result = self.result
         if result is None:
             return
-        for i, (chart, section) in enumerate(zip(CHARTS, findings(result), strict=True)):
-            yield chart(result, section, id=f"suite-section-{i}")
-            if i == STALE and result.stale is not None:
+        for i, section in enumerate(findings(result)):
+            yield CHARTS.get(section.key, SuiteChart)(result, section, id=f"suite-section-{i}")
+            if section.key == STALE and result.stale is not None:
                 yield self._proposals(result.stale)
 
     def _proposals(self, stale: StaleReferences) -> DataTable:

@@ -9,17 +9,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.gate.outcomes import WRONG_WORST_FIRST, OutcomeSummary
+from flipgate.core.gate.outcomes import OUTCOME_WORDS, OutcomeSummary
 from flipgate.core.vocab import ARMS
-from flipgate.present.outcomes import AGREEMENT_THEN_WORST, outcome_rows
-from flipgate.tui.format import (
-    OUTCOME_CODE,
-    OUTCOME_SYMBOL,
-    count,
-    money,
-    outcome_label,
-    signed_money,
+from flipgate.present.numbers import amount, signed_amount
+from flipgate.present.outcomes import (
+    AGREEMENT_THEN_WORST,
+    FAIL_AND_RED,
+    mirror_words,
+    outcome_rows,
+    reconciliation_rows,
 )
+from flipgate.present.report.shared import failing
+from flipgate.tui.format import OUTCOME_SYMBOL, count, literal, outcome_label
 from flipgate.tui.widgets.panel import Panel
 
 PASS_FAIL_ONLY = (
@@ -27,6 +28,11 @@ PASS_FAIL_ONLY = (
     "to count or price (the flip matrix is the whole story)"
 )
 BAR = 24  # width of the longest histogram bar
+
+
+def _level(depth: int) -> str:
+    """A row's depth in the reconciliation, drawn: the screen drops a cell's leading spaces."""
+    return "" if depth == 0 else "·" * (depth - 1) + "↳ "
 
 
 def _has_decisions(summaries: dict[str, OutcomeSummary]) -> bool:
@@ -39,7 +45,7 @@ def _arm_value(summary: OutcomeSummary, value: str) -> str:
 
 def _delta(before: float, after: float, *, money_like: bool = False) -> str:
     if money_like:
-        return signed_money(after - before)
+        return signed_amount(after - before) if after != before else "±0"
     return f"{after - before:+,}" if after != before else "±0"
 
 
@@ -51,18 +57,32 @@ class OutcomesPanel(Panel):
         if not _has_decisions(summaries):
             return Text(PASS_FAIL_ONLY, self.style("muted"))
         base, cand = summaries["baseline"], summaries["candidate"]
+        labels = self.comparison.candidate.labels
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, expand=True)
         table.add_column("outcome", no_wrap=True)
-        table.add_column("price", justify="right")
-        table.add_column("baseline", justify="right")
-        table.add_column("candidate", justify="right")
-        table.add_column("change", justify="right")
-        for row in outcome_rows(self.comparison, AGREEMENT_THEN_WORST):
+        # every figure is whole, and so is its header: at 80 columns the outcome's words give way
+        table.add_column("price", justify="right", no_wrap=True, min_width=5)
+        for arm in ARMS:
+            table.add_column(arm, justify="right", no_wrap=True, min_width=len(arm))
+            table.add_column("cost", justify="right", no_wrap=True)
+        table.add_column("change", justify="right", no_wrap=True, min_width=6)
+        rows = outcome_rows([base, cand], labels, self.comparison.spec, AGREEMENT_THEN_WORST)
+        for row in rows:
+            name = (
+                literal(f"{_level(1)}{row.words}", self.style("muted"))
+                if row.decided
+                else Text(
+                    f"{OUTCOME_SYMBOL[row.outcome]} {OUTCOME_WORDS[row.outcome]}",
+                    self.style(row.outcome),
+                )
+            )
             table.add_row(
-                Text(outcome_label(row.outcome), self.style(row.outcome)),
-                Text("FN/FP" if row.price is None else money(row.price), self.style("muted")),
+                name,
+                Text("" if row.price is None else amount(row.price), self.style("muted")),
                 _arm_value(base, count(row.baseline)),
+                _arm_value(base, amount(row.costs[0])),
                 _arm_value(cand, count(row.candidate)),
+                _arm_value(cand, amount(row.costs[-1])),
                 _delta(row.baseline, row.candidate),
             )
         table.add_section()
@@ -70,31 +90,24 @@ class OutcomesPanel(Panel):
             Text("decisions", self.style("label")),
             "",
             _arm_value(base, count(base.decisions)),
+            "",
             _arm_value(cand, count(cand.decisions)),
+            "",
             _delta(base.decisions, cand.decisions),
         )
         table.add_row(
             Text("cost", self.style("label")),
             "",
-            _arm_value(base, money(base.cost)),
-            _arm_value(cand, money(cand.cost)),
+            "",
+            _arm_value(base, amount(base.cost)),
+            "",
+            _arm_value(cand, amount(cand.cost)),
             Text(
                 _delta(base.cost, cand.cost, money_like=True),
                 self.style("fail" if cand.cost > base.cost else "pass"),
             ),
         )
-        mirrors: list[RenderableType] = [
-            Text(f"{OUTCOME_SYMBOL['mirror']} mirrors", self.style("mirror"))
-        ]
-        for arm, summary in zip(ARMS, (base, cand), strict=True):
-            line = Text(f"  {arm:<10}", self.style("muted"))
-            line.append(
-                f"{count(summary.mirror_approved)} approved → priced as "
-                f"{OUTCOME_CODE['false_negative']} · {count(summary.mirror_rejected)} rejected → "
-                f"priced as {OUTCOME_CODE['false_positive']}"
-            )
-            mirrors.append(line)
-        return Group(table, *mirrors)
+        return Group(table, literal(mirror_words(labels), self.style("muted")))
 
 
 class ReconciliationPanel(Panel):
@@ -104,40 +117,32 @@ class ReconciliationPanel(Panel):
         summaries = self.comparison.result.outcomes
         if not _has_decisions(summaries):
             return Text(PASS_FAIL_ONLY, self.style("muted"))
-        base = summaries["baseline"].reconciliation
-        cand = summaries["candidate"].reconciliation
         table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, expand=True)
-        table.add_column("", no_wrap=True)
-        table.add_column("baseline", justify="right")
-        table.add_column("candidate", justify="right")
-        for name, b, c in (
-            ("cases", base.cases, cand.cases),
-            ("red cases", base.red_cases, cand.red_cases),
-            ("decisions", base.decisions, cand.decisions),
-            ("  in green cases", base.decisions_in_green_cases, cand.decisions_in_green_cases),
-            (
-                "  agreements in red cases",
-                base.agreements_in_red_cases,
-                cand.agreements_in_red_cases,
-            ),
-            ("wrong decisions", base.wrong_decisions, cand.wrong_decisions),
-        ):
-            table.add_row(
-                Text(name, self.style("label" if name[0] != " " else "muted")), count(b), count(c)
-            )
-        for outcome in WRONG_WORST_FIRST:
-            table.add_row(
-                Text(f"  {outcome_label(outcome)}", self.style(outcome)),
-                count(summaries["baseline"].counts[outcome]),
-                count(summaries["candidate"].counts[outcome]),
-            )
-        return Group(table, self._histogram())
+        table.add_column("")  # the words wrap; the figures and the arms' names never do
+        for arm in ARMS:
+            table.add_column(arm, justify="right", no_wrap=True, min_width=len(arm))
+        arms = [summaries[arm] for arm in ARMS]
+        for line in reconciliation_rows(arms, failing(self.comparison), by_outcome=True):
+            if line.held is not None:
+                continue  # drawn as bars below
+            if line.outcome is not None:
+                words = Text(_level(2) + outcome_label(line.outcome), self.style(line.outcome))
+            else:
+                style = self.style("label" if line.depth == 0 else "muted")
+                words = Text(_level(line.depth) + line.words, style)
+            table.add_row(words, *line.values)
+        return Group(table, self._histogram(), Text(FAIL_AND_RED, self.style("muted")))
 
     def _histogram(self) -> RenderableType:
         summaries = self.comparison.result.outcomes
         histograms = {arm: summaries[arm].reconciliation.red_by_wrong for arm in ARMS}
         ks = sorted(set(histograms["baseline"]) | set(histograms["candidate"]))
-        title = Text("red cases by wrong decisions held", self.style("label"))
+        repeated = any(summaries[arm].repetitions > 1 for arm in ARMS)
+        title = Text(
+            "red cases by wrong decisions held"
+            + (", summed over their repetitions" if repeated else ""),
+            self.style("label"),
+        )
         if not ks:
             return Group(title, Text("no red cases", self.style("muted")))
         top = max(max(h.values(), default=0) for h in histograms.values())

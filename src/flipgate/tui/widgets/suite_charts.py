@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.widget import Widget
 
 from flipgate.core.suite.audit import SuiteAudit
-from flipgate.present.suite_report import READING_WORDS, Section, percent
+from flipgate.present.suite_findings import READING_WORDS, Section, percent
 from flipgate.tui.format import literal
 
 STYLES = ("traffic", "cases", "flag", "muted", "heading")

@@ -7,10 +7,9 @@ from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.rules import BY_NAME
-from flipgate.core.gate.spec import describe
 from flipgate.core.gate.stats import Effect
 from flipgate.present.numbers import p_beside, signed_points
-from flipgate.present.reasons import sentence, summary
+from flipgate.present.reasons import gate_words, sentence, summary
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, found, ledger_words, worth_line
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel
@@ -76,7 +75,7 @@ class VerdictBanner(Panel):
                     worth, self.style("warn")
                 )
             )
-        lines.append(Text(describe(self.comparison.spec), self.style("muted")))
+        lines.append(Text(gate_words(self.comparison.spec), self.style("muted")))
         ledger = result.ledger
         if result.unpaired or not ledger.whole or not ledger.balanced:  # the ledger panel has all
             arms = " · ".join(ledger_words(arm, found) for arm, found in ledger.arms.items())
