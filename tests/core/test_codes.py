@@ -12,13 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from flipgate.core.gate.attempts import Earlier, RerunUntilGreen
 from flipgate.core.gate.binomial import clopper_pearson
 from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit
 from flipgate.core.gate.compare import Comparison, GateResult, compare
@@ -36,6 +37,11 @@ from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
 from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.ledger import LEFT_OUT
 from flipgate.core.gate.loosening import BaseSource, GateBase
+from flipgate.core.gate.registered import (
+    RegisteredAfterCandidate,
+    Registration,
+    RegistrationDiffers,
+)
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
@@ -293,6 +299,34 @@ def clones(crowded: bool) -> Comparison:
     return replace(comparison, judge_repeats=(judged,))
 
 
+def registered(folder: Path) -> Comparison:
+    """A rule registered with alpha 0.01 and no flaky list, applied with alpha 0.05 and a list;
+    registered a day after the candidate run was created."""
+    rows = [row for i in range(10) for row in passing(f"r{i}")]
+    registration = Registration(
+        path=folder / "prereg.yaml",
+        digest="sha256:" + "0" * 64,
+        registered=datetime(2026, 11, 21, 9, tzinfo=UTC),
+        signer="Ada <ada@example.com>",
+        spec_digest="sha256:" + "1" * 64,
+        settings={**default_spec().settings, "alpha": 0.01},
+        flaky_digest="sha256:" + "2" * 64,
+        suite_digest=None,
+        change=None,
+        baseline_run_id="b",
+        baseline_key=KEY,
+    )
+    spec = spec_at(folder, "registered.yaml", {"alpha": 0.05})
+    return compare(make_run("b", rows), make_run("c", rows), spec, registration=registration)
+
+
+def rerun_until_green() -> Comparison:
+    """A PASS of a change whose first two attempts said BLOCK and INCONCLUSIVE."""
+    rows = [row for i in range(10) for row in passing(f"g{i}")]
+    earlier = Earlier("pr-42", 3, 3, ("BLOCK", "INCONCLUSIVE"), ("BLOCK", "INCONCLUSIVE"))
+    return compare(make_run("b", rows), make_run("c", rows), default_spec(), earlier=earlier)
+
+
 Found = dict[str, tuple[GateResult, list[TriageStep]]]
 
 
@@ -307,6 +341,8 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
         "bounded": bounded(folder),
         "clones": clones(crowded=False),
         "crowded": clones(crowded=True),
+        "registered": registered(folder),
+        "rerun": rerun_until_green(),
     }
     # the clones' baseline given again as an identical run: the flaky step compares with it
     return {
@@ -416,6 +452,7 @@ def test_the_core_says_no_sentence(found: Found) -> None:
         "duplicate of c18",
         "superseded",
         "leaked answer",
+        "Ada <ada@example.com>",  # a registration's signer, as its file names them
     }
     for name, (result, steps) in found.items():
         for item in (*reasons(result), *facts(steps)):
@@ -508,3 +545,16 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1, flipped=8)
     who = first(facts(steps), WhoFlipped)
     assert (len(who.model), who.grader, who.unknown) == (6, (), ())
+
+    held, _ = found["registered"]
+    differs, late = held.invalid_reasons
+    assert isinstance(differs, RegistrationDiffers) and isinstance(late, RegisteredAfterCandidate)
+    assert [(d.field, d.registered, d.applied) for d in differs.fields] == [
+        ("gate_spec.alpha", 0.01, 0.05),
+        ("flaky_list.digest", "sha256:" + "2" * 64, FlakyList().digest),
+    ]
+    assert late.candidate == "c" and late.created < late.registered
+
+    rerun, _ = found["rerun"]
+    assert rerun.verdict == "INVALID"
+    assert rerun.invalid_reasons == (RerunUntilGreen("pr-42", 3, ("BLOCK", "INCONCLUSIVE")),)

@@ -35,8 +35,10 @@ from flipgate.core.decision.record import (
     GateSummary,
     InvalidDecision,
     Reviewer,
+    RuleRegistered,
     RunRef,
 )
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError
 from flipgate.core.io.digest import bytes_digest, run_digest
@@ -180,6 +182,31 @@ def test_each_broken_case_s_class_and_why_round_trip_and_old_documents_still_rea
         replace(fixed_record(), broken_cases=(placed[0], placed[0]))
     with pytest.raises(InvalidDecision, match=r"broken_cases\.class"):
         CasePlacement("case-1", "bad_luck", "")
+
+
+def test_broken_cases_beside_the_review_log_and_registration_sign_and_verify(
+    record: DecisionRecord, ada: Path, allow: Allow, workspace: Path
+) -> None:
+    """Issue 23's broken cases and issue 24's log, cases added and registration in one file:
+    all written, all signed (an edited `why` fails the signature), all read back."""
+    both = replace(
+        record,
+        cases_added=("case-017",),
+        review_log=(Looked("case_opened", WHEN, case="listing-047", rep=0),),
+        registration=RuleRegistered(WHEN, "Ada <ada@example.com>", "sha256:" + "d" * 64, "cand"),
+        broken_cases=(CasePlacement("case-017", "flaky", "repetitions split in both arms"),),
+    )
+    path = write_decision(both, SigningKey("--key", path=ada), workspace / "decisions")
+    text = path.read_text(encoding="utf-8")
+    message = split_signed(text.encode())[0].decode()
+    keys = [line.split(":")[0] for line in message.splitlines() if re.match(r"[a-z_]+:", line)]
+    assert keys[-4:] == ["cases_added", "review_log", "registration", "broken_cases"]
+    allowed = allow("ada@example.com", ada)
+    result = verify_decision(path, allowed)
+    assert result.ok, result.failures
+    assert result.record == both
+    path.write_text(text.replace("split in both arms", "split in one arm"), encoding="utf-8")
+    assert "signature" in {check.name for check in verify_decision(path, allowed).failures}
 
 
 def test_multi_line_reason_is_a_literal_block() -> None:
@@ -328,9 +355,11 @@ def test_a_file_appearing_during_signing_is_not_overwritten(
 ) -> None:
     out = tmp_path / "decision.yaml"
 
-    def sign_while_another_writes(message: bytes, key: SigningKey, *, allow_prompt: bool) -> str:
+    def sign_while_another_writes(
+        message: bytes, key: SigningKey, *, allow_prompt: bool, namespace: str
+    ) -> str:
         out.write_text("someone else's decision\n")
-        return sign(message, key)
+        return sign(message, key, namespace=namespace)
 
     monkeypatch.setattr(decision_module, "sign", sign_while_another_writes)
     with pytest.raises(DecisionExistsError):
@@ -448,7 +477,7 @@ def signed_text(message: str, key: Path, folder: Path) -> Path:
     """A file signed properly by `key` around an arbitrary message."""
     armor = sign(message.encode(), SigningKey("--key", path=key))
     path = folder / "crafted.yaml"
-    path.write_bytes(message.encode() + decision_module._signature_block(armor))
+    path.write_bytes(message.encode() + decision_module.signature_block(armor))
     return path
 
 

@@ -4,11 +4,12 @@ the codes of `core/vocab.py`. The triage's facts and findings: tests/present/tes
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pytest
 
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.bounds import never_event
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import (
@@ -48,6 +49,7 @@ from flipgate.core.gate.invalid import (
 )
 from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened
+from flipgate.core.gate.registered import Differs, RegisteredAfterCandidate, RegistrationDiffers
 from flipgate.core.gate.spec import Budget
 from flipgate.core.importers.completeness import Exclusion
 from flipgate.core.runs.key import Component
@@ -69,6 +71,7 @@ RULE = RuleEdit("prohibited_items", Asked("labels", ("approve",)), Asked("labels
 MARGIN = Loosened("raised", "sets.full.margin", 2, 6)
 ELEVEN = tuple(f"case-{i:02d}" for i in range(11))
 LATENCY = Budget("latency_ms", "p95", max_increase=0.10)
+REGISTERED = datetime(2026, 11, 19, 9, tzinfo=UTC)
 
 # one payload of each code, and its words
 SENTENCES: list[tuple[Any, str]] = [
@@ -129,6 +132,27 @@ SENTENCES: list[tuple[Any, str]] = [
         NamedCases("retirement_added", ("sa-001",)),
         "the change under test retires sa-001: a retirement is its own reviewed change, made "
         "where the change is going, not in the change it would excuse",
+    ),
+    (
+        RegistrationDiffers(
+            REGISTERED,
+            "Ada <ada@example.com>",
+            (Differs("gate_spec.alpha", 0.01, 0.05), Differs("change", None, ("judge", "model"))),
+        ),
+        "the rule applied is not the rule registered at 2026-11-19T09:00:00Z by "
+        "Ada <ada@example.com>: gate_spec.alpha: 0.01 registered, 0.05 applied; change: null "
+        "registered, [judge, model] applied",
+    ),
+    (
+        RegisteredAfterCandidate(REGISTERED, "cand-7", datetime(2026, 11, 18, 17, tzinfo=UTC)),
+        "the rule was registered at 2026-11-19T09:00:00Z, after the candidate run cand-7 was "
+        "created (2026-11-18T17:00:00Z): a rule chosen after the run proves nothing; register it "
+        "before the candidate runs",
+    ),
+    (
+        RerunUntilGreen("pr-42", 3, ("BLOCK", "INCONCLUSIVE")),
+        "rerun until green: attempt 3 of this change; the earlier attempts said BLOCK, "
+        "INCONCLUSIVE (pr-42): declare a new change, or take the escalation the gate prescribed",
     ),
     (
         RunNotFinished(

@@ -14,6 +14,7 @@ from rich.console import Console
 from flipgate.cli.arguments import (
     Commands,
     add_comparison_arguments,
+    add_record_arguments,
     add_repeat_arguments,
     add_rerun_arguments,
     add_theme_argument,
@@ -47,6 +48,7 @@ def add_parser(sub: Commands) -> None:
     add_comparison_arguments(parser, runs=RUNS)
     add_theme_argument(parser)
     add_rerun_arguments(parser)
+    add_record_arguments(parser)
     add_repeat_arguments(parser)
     parser.add_argument(
         "--config",

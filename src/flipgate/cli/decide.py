@@ -2,11 +2,13 @@
 
     flipgate decide WORKSPACE | BASELINE CANDIDATE --decision D --cause C --reason TEXT
                     [--reviewer "Name <email>"] [--key SSH_KEY] [--case CASE ...] [--out FILE]
-    flipgate verify DECISION_FILE [--allowed-signers FILE]
+    flipgate verify DECISION_FILE | REGISTRATION_FILE [--allowed-signers FILE]
 
 `decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
 and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
-unless `--out` names a file or folder; `verify` exits 0 only when everything checks.
+unless `--out` names a file or folder; `verify` exits 0 only when everything checks, and says
+whether the decision's rule was registered before the run. Given a registration
+(`flipgate prereg`), `verify` checks its form, signature and signer.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from flipgate.cli.arguments import (
     BAD_INPUT,
     Commands,
     add_comparison_arguments,
+    add_record_arguments,
     add_rerun_arguments,
     gate_request,
 )
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
+from flipgate.present.decision import rule_words
 from flipgate.present.text import literal
 from flipgate.session import gate, read
 
@@ -62,6 +66,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
             checklist=checklist(walk),
             cases_reviewed=args.case,
             broken_cases=placements(comparison, evidence(comparison)),
+            cases_added=args.case,  # no app, no log of what was opened: each named by hand
         )
         with writing(out):
             written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
@@ -79,15 +84,20 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from flipgate.core.decision.file import verify_decision
+    from flipgate.core.decision.registration import is_registration, verify_registration
 
     path = Path(args.decision_file)
     if not path.is_file():
         raise InputError(path, "no such decision file")
-    result = verify_decision(path, args.allowed_signers)
+    registration = is_registration(path.read_bytes()[:64])
+    verify = verify_registration if registration else verify_decision
+    result = verify(path, args.allowed_signers)
     console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
         console.print(Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)))
+    if result.record is not None:  # a decision says whether its rule was registered first
+        console.print(literal(rule_words(result.record.registration)))
     if result.ok:
         console.print(literal(f"verified: {path}", style="bold green"))
         return 0
@@ -101,6 +111,7 @@ def add_parser(sub: Commands) -> None:
         decide, runs="a workspace folder, or BASELINE CANDIDATE (runs or logs, as for `gate`)"
     )
     add_rerun_arguments(decide)
+    add_record_arguments(decide)
     decide.add_argument("--decision", required=True, choices=REVIEW_DECISIONS)
     decide.add_argument("--cause", required=True, choices=TRIAGE_CLASSES)
     decide.add_argument("--reason", required=True, help="why; any Unicode is kept exactly")

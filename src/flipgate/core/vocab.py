@@ -81,6 +81,19 @@ FINDINGS: tuple[Finding, ...] = get_args(Finding)
 # What a signed reviewer decision decides (SPEC §6).
 ReviewDecision = Literal["accept", "reject", "rerun", "rebaseline"]
 REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
+# What a decision's review log records (`core/decision/review_log.py`): what the reviewer opened
+# and viewed, each triage finding recorded or undone, each case added to the cases reviewed.
+ReviewEvent = Literal[
+    "case_opened",
+    "rep_viewed",
+    "outputs_viewed",
+    "turn_viewed",
+    "finding_recorded",
+    "finding_undone",
+    "case_added",
+    "case_removed",
+]
+REVIEW_EVENTS: tuple[ReviewEvent, ...] = get_args(ReviewEvent)
 
 # Who flipped a case (issue 23): the model (its stored output changed), the grader (the same
 # output, another verdict), or unknown (no stored outputs to compare: never guessed).
@@ -117,6 +130,9 @@ InvalidCode = Literal[
     "gate_loosened",
     "flaky_added",
     "retirement_added",
+    "registration_differs",
+    "registered_after_candidate",
+    "rerun_until_green",
     "run_not_finished",
     "missing_repetitions",
 ]

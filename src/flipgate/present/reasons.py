@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
 from flipgate.core.exact import ratio, written
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
@@ -54,6 +55,7 @@ from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.registered import Differs, RegisteredAfterCandidate, RegistrationDiffers
 from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
@@ -167,6 +169,54 @@ def _(r: FlakyAdded) -> str:
     return (
         f"flaky entries added in the change under test ({base_words(r.where)}): "
         f"{named(r.cases)}: add flaky entries in a separate, reviewed change"
+    )
+
+
+def _setting(value: object) -> str:
+    """A registered or applied setting as gate.yaml writes it: `0.05`, `[model]`, `null`."""
+    if value is None:
+        return "null"
+    if isinstance(value, tuple | list):
+        return f"[{', '.join(map(str, value))}]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def when(moment: datetime) -> str:
+    """A time as the reports say it: `2026-12-01T09:00:00Z`."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@sentence.register
+def _(r: Differs) -> str:
+    return f"{r.field}: {_setting(r.registered)} registered, {_setting(r.applied)} applied"
+
+
+@sentence.register
+def _(r: RegistrationDiffers) -> str:
+    fields = named([sentence(field) for field in r.fields], "; ")
+    return (
+        f"the rule applied is not the rule registered at {when(r.registered)} by {r.signer}: "
+        f"{fields}"
+    )
+
+
+@sentence.register
+def _(r: RegisteredAfterCandidate) -> str:
+    return (
+        f"the rule was registered at {when(r.registered)}, after the candidate run "
+        f"{r.candidate} was created ({when(r.created)}): a rule chosen after the run proves "
+        "nothing; register it before the candidate runs"
+    )
+
+
+@sentence.register
+def _(r: RerunUntilGreen) -> str:
+    return (
+        f"rerun until green: attempt {r.attempt} of this change; the earlier attempts said "
+        f"{', '.join(r.earlier)} ({r.change_id}): declare a new change, or take the escalation "
+        "the gate prescribed"
     )
 
 

@@ -120,6 +120,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
     KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
     KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
+    KeyBinding("triage-undo", "z", "undo", "Undo finding", "triage"),
     KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
     KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
     KeyBinding(
@@ -155,6 +156,10 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("suite-back", "escape", "back", "Back", "suite"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
+    # a decision's review log walked again (`flipgate replay`)
+    KeyBinding("replay-next", "right_square_bracket", "step(1)", "Next step", "replay"),
+    KeyBinding("replay-previous", "left_square_bracket", "step(-1)", "Prev step", "replay"),
+    KeyBinding("replay-quit", "escape", "app.quit", "Quit", "replay", show=False),
 )
 
 
@@ -178,6 +183,7 @@ WHERE = {
     "calibration": "calibration",
     "candidates": "candidates",
     "campaign": "a candidate's overview",
+    "replay": "decision replay",
 }
 
 

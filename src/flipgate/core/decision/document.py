@@ -17,16 +17,17 @@ from typing import Any
 
 import yaml
 
+from flipgate.core.decision.fields import InvalidDecision, text_field
 from flipgate.core.decision.record import (
     CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
-    InvalidDecision,
     Reviewer,
+    RuleRegistered,
     RunRef,
-    text_field,
 )
+from flipgate.core.decision.review_log import FIELDS, Looked
 from flipgate.core.vocab import ARMS
 
 FORMAT_VERSION = 1
@@ -43,12 +44,17 @@ _NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r
 
 def render_decision(record: DecisionRecord) -> str:
     """The unsigned decision document: the exact text that gets signed."""
-    return "".join(line + "\n" for line in _emit_mapping(_document(record), 0))
+    return render_yaml(_document(record))
+
+
+def render_yaml(document: Mapping[str, Any]) -> str:
+    """`document` as YAML emitted key by key (a decision's, a registration's)."""
+    return "".join(line + "\n" for line in _emit_mapping(document, 0))
 
 
 def _document(record: DecisionRecord) -> dict[str, Any]:
     gate = record.gate
-    document = {
+    return {
         "flipgate_decision": FORMAT_VERSION,
         "decision": record.decision,
         "cause": record.cause,
@@ -73,13 +79,42 @@ def _document(record: DecisionRecord) -> dict[str, Any]:
             for entry in record.checklist
         ],
         "cases_reviewed": list(record.cases_reviewed),
+        # Written only when there is something to say, so that a decision without them reads
+        # (and is named) as one written before they existed.
+        **({"cases_added": list(record.cases_added)} if record.cases_added else {}),
+        **({"review_log": _log(record.review_log)} if record.review_log is not None else {}),
+        **({"registration": _registered(record.registration)} if record.registration else {}),
+        # Issue 23: each broken case's triage class and why; last, so that a decision written
+        # before it (with or without issue 24's fields) reads, and verifies, as before.
+        **({"broken_cases": _placed(record.broken_cases)} if record.broken_cases else {}),
     }
-    if record.broken_cases:  # a decision made without them reads, and verifies, as before
-        document["broken_cases"] = [
-            {"case": placed.case, "class": placed.triage_class, "why": placed.why}
-            for placed in record.broken_cases
-        ]
-    return document
+
+
+def _placed(broken_cases: tuple[CasePlacement, ...]) -> list[dict[str, str]]:
+    return [
+        {"case": placed.case, "class": placed.triage_class, "why": placed.why}
+        for placed in broken_cases
+    ]
+
+
+def _log(log: tuple[Looked, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "at": _utc_text(entry.at),
+            "event": entry.event,
+            **{name: value for name, value in entry.fields().items() if value is not None},
+        }
+        for entry in log
+    ]
+
+
+def _registered(registration: RuleRegistered) -> dict[str, Any]:
+    return {
+        "registered": _utc_text(registration.registered),
+        "signer": registration.signer,
+        "digest": registration.digest,
+        "before_run": registration.candidate,
+    }
 
 
 def _emit_mapping(mapping: Mapping[str, Any], col: int) -> list[str]:
@@ -182,15 +217,15 @@ def _utc_text(moment: datetime) -> str:
 
 def parse_decision(document: object) -> DecisionRecord:
     """A `DecisionRecord` from the safe-loaded message part of a decision file."""
-    top = _mapping(document, "", _TOP_KEYS, optional=_OPTIONAL_KEYS)
+    top = expect_keys(document, "", _TOP_KEYS, optional=_ADDED_KEYS)
     if top["flipgate_decision"] != FORMAT_VERSION:
         raise InvalidDecision(
             "flipgate_decision",
             f"format version {top['flipgate_decision']!r} is not {FORMAT_VERSION}",
         )
-    reviewer = _mapping(top["reviewer"], "reviewer", ("name", "email"))
-    gate = _mapping(top["gate"], "gate", _GATE_KEYS)
-    runs = _mapping(top["runs"], "runs", ARMS)
+    reviewer = expect_keys(top["reviewer"], "reviewer", ("name", "email"))
+    gate = expect_keys(top["gate"], "gate", _GATE_KEYS)
+    runs = expect_keys(top["runs"], "runs", ARMS)
     return DecisionRecord(
         decision=text_field(top["decision"], "decision"),
         cause=text_field(top["cause"], "cause"),
@@ -199,18 +234,55 @@ def parse_decision(document: object) -> DecisionRecord:
             text_field(reviewer["name"], "reviewer.name"),
             text_field(reviewer["email"], "reviewer.email"),
         ),
-        created=_time(top["created"]),
+        created=parse_time(top["created"]),
         gate=GateSummary(**{name: gate[name] for name in _GATE_KEYS}),
         baseline=_run(runs["baseline"], "runs.baseline"),
         candidate=_run(runs["candidate"], "runs.candidate"),
-        checklist=tuple(_checklist_entry(item) for item in _list(top["checklist"], "checklist")),
-        cases_reviewed=tuple(
-            text_field(case, "cases_reviewed")
-            for case in _list(top["cases_reviewed"], "cases_reviewed")
+        checklist=tuple(
+            _checklist_entry(item) for item in expect_list(top["checklist"], "checklist")
         ),
+        cases_reviewed=_texts(top["cases_reviewed"], "cases_reviewed"),
+        cases_added=_texts(top.get("cases_added", []), "cases_added"),
+        review_log=None
+        if "review_log" not in top
+        else tuple(_looked(item) for item in expect_list(top["review_log"], "review_log")),
+        registration=None if "registration" not in top else _registration(top["registration"]),
         broken_cases=tuple(
-            _placement(item) for item in _list(top.get("broken_cases", []), "broken_cases")
+            _placement(item) for item in expect_list(top.get("broken_cases", []), "broken_cases")
         ),
+    )
+
+
+def _texts(value: object, name: str) -> tuple[str, ...]:
+    return tuple(text_field(item, name) for item in expect_list(value, name))
+
+
+def _looked(value: object) -> Looked:
+    entry = expect_keys(value, "review_log", ("at", "event"), optional=FIELDS)
+    counts = {name: entry.get(name) for name in ("rep", "turn")}
+    texts = {
+        name: None if entry.get(name) is None else text_field(entry[name], f"review_log.{name}")
+        for name in ("case", "view", "class", "finding")
+    }
+    return Looked(
+        event=text_field(entry["event"], "review_log.event"),  # type: ignore[arg-type]
+        at=parse_time(entry["at"], "review_log.at"),
+        case=texts["case"],
+        rep=counts["rep"],
+        view=texts["view"],
+        turn=counts["turn"],
+        triage_class=texts["class"],
+        finding=texts["finding"],
+    )
+
+
+def _registration(value: object) -> RuleRegistered:
+    entry = expect_keys(value, "registration", ("registered", "signer", "digest", "before_run"))
+    return RuleRegistered(
+        registered=parse_time(entry["registered"], "registration.registered"),
+        signer=text_field(entry["signer"], "registration.signer"),
+        digest=text_field(entry["digest"], "registration.digest"),
+        candidate=text_field(entry["before_run"], "registration.before_run"),
     )
 
 
@@ -218,17 +290,18 @@ _TOP_KEYS = (
     "flipgate_decision", "decision", "cause", "reason", "reviewer", "created",
     "gate", "runs", "checklist", "cases_reviewed",
 )  # fmt: skip
-
-
-_OPTIONAL_KEYS = ("broken_cases",)  # issue 23: each broken case's triage class and why
+# Absent in older files: issue 24's review and registration, issue 23's broken cases' classes.
+_ADDED_KEYS = ("cases_added", "review_log", "registration", "broken_cases")
 
 
 _GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")
 
 
-def _mapping(
+def expect_keys(
     value: object, name: str, keys: tuple[str, ...], *, optional: tuple[str, ...] = ()
 ) -> dict[str, Any]:
+    """`value` as a mapping with exactly `keys`, and perhaps `optional` (InvalidDecision naming
+    the field otherwise)."""
     where = name or "document"
     if not isinstance(value, dict):
         raise InvalidDecision(where, f"expected a mapping, got {type(value).__name__}")
@@ -247,23 +320,23 @@ def _mapping(
     return value
 
 
-def _list(value: object, name: str) -> list[Any]:
+def expect_list(value: object, name: str) -> list[Any]:
     if not isinstance(value, list):
         raise InvalidDecision(name, f"expected a list, got {type(value).__name__}")
     return value
 
 
-def _time(value: object) -> datetime:
-    text = text_field(value, "created")
+def parse_time(value: object, name: str = "created") -> datetime:
+    text = text_field(value, name)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise InvalidDecision("created", f"{text!r} is not an ISO 8601 time") from None
+        raise InvalidDecision(name, f"{text!r} is not an ISO 8601 time") from None
     return moment
 
 
 def _run(value: object, name: str) -> RunRef:
-    run = _mapping(value, name, ("run_id", "path", "digest"))
+    run = expect_keys(value, name, ("run_id", "path", "digest"))
     return RunRef(
         text_field(run["run_id"], f"{name}.run_id"),
         text_field(run["path"], f"{name}.path"),
@@ -272,7 +345,7 @@ def _run(value: object, name: str) -> RunRef:
 
 
 def _placement(value: object) -> CasePlacement:
-    entry = _mapping(value, "broken_cases", ("case", "class", "why"))
+    entry = expect_keys(value, "broken_cases", ("case", "class", "why"))
     return CasePlacement(
         text_field(entry["case"], "broken_cases.case"),
         text_field(entry["class"], "broken_cases.class"),
@@ -281,7 +354,7 @@ def _placement(value: object) -> CasePlacement:
 
 
 def _checklist_entry(value: object) -> ChecklistEntry:
-    entry = _mapping(value, "checklist", ("class", "finding", "note"))
+    entry = expect_keys(value, "checklist", ("class", "finding", "note"))
     finding = entry["finding"]
     return ChecklistEntry(
         text_field(entry["class"], "checklist.class"),

@@ -16,6 +16,7 @@ from pathlib import Path
 from flipgate.core.decision.document import parse_decision, render_decision
 from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
 from flipgate.core.decision.signing import (
+    NAMESPACE,
     SigningError,
     SigningKey,
     check_signature,
@@ -37,13 +38,14 @@ _SIGNATURE_BLOCK = re.compile(
 
 
 class DecisionExistsError(FileExistsError):
-    """The target file exists: a signed decision is never overwritten."""
+    """The target file exists: a signed decision (or registration) is never overwritten."""
 
-    def __init__(self, target: Path) -> None:
-        super().__init__(errno.EEXIST, "a decision file is never overwritten", str(target))
+    def __init__(self, target: Path, what: str = "decision") -> None:
+        super().__init__(errno.EEXIST, f"a {what} file is never overwritten", str(target))
+        self.what = what
 
     def __str__(self) -> str:  # said as the other errors are, not as `[Errno 17] ...: '...'`
-        return f"{self.filename}: exists; a signed decision is never written over"
+        return f"{self.filename}: exists; a signed {self.what} is never written over"
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,15 @@ def decision_workspace(location: Path) -> Path:
     Decisions live in `WORKSPACE/decisions/`; a file or folder elsewhere has its own folder as
     workspace. `flipgate decide` measures runs against this, `verify_decision` resolves with it.
     """
-    folder = location if _is_folder(location) else location.parent
+    folder = location if is_folder(location) else location.parent
     return folder.parent if folder.name == "decisions" else folder
 
 
 # Writing ----------------------------------------------------------------------------------
 
 
-def _signature_block(armor: str) -> bytes:
+def signature_block(armor: str) -> bytes:
+    """The `signature:` block that ends a signed file, from ssh-keygen's armored signature."""
     lines = armor.strip("\n").split("\n")
     block = "signature: |\n" + "".join(f"  {line}\n" for line in lines)
     if not _SIGNATURE_BLOCK.fullmatch(block.encode()):
@@ -103,14 +106,29 @@ def write_decision(
     key's passphrase.
     """
     message = render_decision(record).encode()
-    target = decision_path(record, out) if _is_folder(out) else out
+    target = decision_path(record, out) if is_folder(out) else out
+    return write_signed(message, key, target, allow_prompt=allow_prompt)
+
+
+def write_signed(
+    message: bytes,
+    key: SigningKey,
+    target: Path,
+    *,
+    allow_prompt: bool = False,
+    namespace: str = NAMESPACE,
+    what: str = "decision",
+) -> Path:
+    """`message` signed in `namespace` and written to `target` with its signature block, whole
+    and never over an existing file (`DecisionExistsError`, naming `what` was refused)."""
     if target.exists():
-        raise DecisionExistsError(target)
-    signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
+        raise DecisionExistsError(target, what)
+    armor = sign(message, key, allow_prompt=allow_prompt, namespace=namespace)
+    signature = signature_block(armor)
     try:
         write_atomic(target, message + signature)
-    except FileExistsError:  # it appeared while the record was being signed
-        raise DecisionExistsError(target) from None
+    except FileExistsError:  # it appeared while the message was being signed
+        raise DecisionExistsError(target, what) from None
     return target
 
 
@@ -122,7 +140,8 @@ def decision_path(record: DecisionRecord, folder: Path) -> Path:
     return folder / f"{stamp}-{record.decision}-{short}.yaml"
 
 
-def _is_folder(path: Path) -> bool:
+def is_folder(path: Path) -> bool:
+    """A folder, or a path without a suffix that names one to be made."""
     return path.is_dir() or (not path.exists() and not path.suffix)
 
 
@@ -151,6 +170,36 @@ def split_signed(data: bytes) -> tuple[bytes, str]:
     return message, armor.decode("ascii")
 
 
+@dataclass(frozen=True)
+class Signed:
+    """A signed file read: its message and signature, split, and what the split found."""
+
+    data: bytes
+    message: bytes | None  # None: no well-formed signature block
+    armor: str
+    block: Check
+
+    @property
+    def text(self) -> bytes:
+        """What is parsed: the message, or the whole file when it could not be split."""
+        return self.data if self.message is None else self.message
+
+
+def open_signed(path: Path) -> Signed | Check:
+    """The signed file at `path`, split at its signature block (or the check that says it
+    could not be read)."""
+    try:
+        data = path.read_bytes()
+    except OSError as unreadable:
+        return Check("file", False, f"cannot read {path}: {unreadable.strerror}")
+    try:
+        message, armor = split_signed(data)
+    except InvalidDecision as malformed:
+        return Signed(data, None, "", Check("signature block", False, malformed.message))
+    block = Check("signature block", True, "one signature block, at the end of the file")
+    return Signed(data, message, armor, block)
+
+
 def verify_decision(
     path: Path,
     allowed_signers: Path | None = None,
@@ -161,32 +210,23 @@ def verify_decision(
     `allowed_signers` defaults to git's `gpg.ssh.allowedSignersFile`. Runs are found by
     `resolve_run(run_id)` when given, else at their recorded path under the decision's workspace.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as unreadable:
-        return VerifyResult(
-            path, (Check("file", False, f"cannot read {path}: {unreadable.strerror}"),), None
-        )
-    checks: list[Check] = []
-    message: bytes | None = None
-    armor = ""
-    try:
-        message, armor = split_signed(data)
-        checks.append(Check("signature block", True, "one signature block, at the end of the file"))
-    except InvalidDecision as malformed:
-        checks.append(Check("signature block", False, malformed.message))
-
+    opened = open_signed(path)
+    if isinstance(opened, Check):
+        return VerifyResult(path, (opened,), None)
+    checks = [opened.block]
+    message, armor = opened.message, opened.armor
     record: DecisionRecord | None = None
     try:
-        record = _load(data if message is None else message, path)
+        record = _load(opened.text, path)
         checks.append(Check("document", True, "safe YAML, a well-formed decision"))
     except InputError as bad:
         checks.append(Check("document", False, bad.within_file()))
     except (InvalidDecision, UnicodeDecodeError) as bad:
         checks.append(Check("document", False, _first_line(bad)))
 
-    checks.append(_signature_check(message, armor))
-    checks.append(_signer_check(message, armor, record, allowed_signers))
+    checks.append(signature_check(message, armor))
+    email = None if record is None else record.reviewer.email
+    checks.append(signer_check(message, armor, email, allowed_signers))
     workspace = decision_workspace(path)
     for arm in ARMS:
         checks.append(_run_check(arm, record, workspace, resolve_run))
@@ -198,20 +238,26 @@ def _load(text: bytes, path: Path) -> DecisionRecord:
     return parse_decision(data)
 
 
-def _signature_check(message: bytes | None, armor: str) -> Check:
+def signature_check(message: bytes | None, armor: str, namespace: str = NAMESPACE) -> Check:
+    """Is the signature valid over the message, in `namespace`, by whatever key?"""
     if message is None:
         return Check("signature", False, "not checked: no well-formed signature block")
     try:
-        said = check_signature(message, armor)
+        said = check_signature(message, armor, namespace=namespace)
     except SigningError as unable:
         return Check("signature", False, str(unable))
     return Check("signature", said.ok, said.detail)
 
 
-def _signer_check(
-    message: bytes | None, armor: str, record: DecisionRecord | None, allowed_signers: Path | None
+def signer_check(
+    message: bytes | None,
+    armor: str,
+    email: str | None,
+    allowed_signers: Path | None,
+    namespace: str = NAMESPACE,
 ) -> Check:
-    if message is None or record is None:
+    """Did a key the allowed signers list for `email` sign the message, in `namespace`?"""
+    if message is None or email is None:
         return Check(
             "signer", False, "not checked: the signature block or the document is malformed"
         )
@@ -224,7 +270,7 @@ def _signer_check(
             "gpg.ssh.allowedSignersFile (see docs/verify.md)",
         )
     try:
-        said = verify_signer(message, armor, record.reviewer.email, allowed)
+        said = verify_signer(message, armor, email, allowed, namespace=namespace)
     except SigningError as unable:
         return Check("signer", False, str(unable))
     return Check("signer", said.ok, said.detail)

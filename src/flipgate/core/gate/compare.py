@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import polars as pl
 
 from flipgate.core.gate import evidence, invalid
+from flipgate.core.gate.attempts import Earlier, rerun_until_green
 from flipgate.core.gate.bounds import NeverEvent, effect_at_level, never_event
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
@@ -34,6 +35,7 @@ from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import counted_clusters, pair, safety_counts
 from flipgate.core.gate.power import FlipRule, Power, gate_power
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.rerun_price import PlanPrice
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
@@ -80,6 +82,8 @@ class GateResult(Evidence):
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
     sources: FlipSources | None = None  # who flipped each counted flip: the model or the grader
+    registration: Registration | None = None  # the rule registered before the run, if given
+    earlier: Earlier | None = None  # what the ledger knew of this change; None: no ledger
     allow_partial: bool = False  # `--allow-partial`: a run not whole gated, never to PASS
 
     @property
@@ -179,14 +183,18 @@ def compare(
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
     look: int | None = None,
+    registration: Registration | None = None,
+    earlier: Earlier | None = None,
     allow_partial: bool = False,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
     the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
-    2 after the rerun of `previous`); `allow_partial` gates a run that is not whole (did not
-    finish, lacks repetitions) to at best INCONCLUSIVE, where it would be INVALID."""
+    2 after the rerun of `previous`; a ledger of attempts counts them); `allow_partial` gates a
+    run that is not whole (did not finish, lacks repetitions) to at best INCONCLUSIVE, where it
+    would be INVALID; `registration` the rule registered before the run (None: not registered);
+    `earlier` what a ledger of attempts knew of this change (None: no such ledger)."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -239,6 +247,7 @@ def compare(
             retired,
             outcomes["baseline"].fewest_mirror_approved(baseline.decisions["rule"].unique()),
         ),
+        registration=registration,
         ledger=ledger(
             pairing.cases,
             runs,
@@ -289,6 +298,10 @@ def compare(
         {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
         spec.volatile,
     )
+    refusal = rerun_until_green(earlier) if rule.verdict == "PASS" else None
+    if refusal is not None:  # a PASS after a BLOCK or INCONCLUSIVE of this change: INVALID
+        found = replace(found, invalid_reasons=(*found.invalid_reasons, refusal))
+        rule = decide(found)
     paired = sum(found.cells.values())
     design = clusters.design_effect if by_template else 1.0
     result = GateResult(
@@ -348,6 +361,8 @@ def compare(
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
         sources=sources,
+        registration=registration,
+        earlier=earlier,
         allow_partial=allow_partial,
     )
     return Comparison(

@@ -17,9 +17,15 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import polars as pl
 
 from flipgate.core.exact import at_most, ratio
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.changes import CaseCached, CaseEdited
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.loosening import BaseSource, Loosened
+from flipgate.core.gate.registered import (
+    RegisteredAfterCandidate,
+    RegistrationDiffers,
+    registration_reasons,
+)
 from flipgate.core.runs.key import Component
 from flipgate.core.vocab import ARMS, Arm, InvalidCode
 
@@ -163,6 +169,9 @@ InvalidReason = (
     | CachedReps
     | GateLoosened
     | FlakyAdded
+    | RegistrationDiffers
+    | RegisteredAfterCandidate
+    | RerunUntilGreen
     | RunNotFinished
     | MissingRepetitions
 )
@@ -240,6 +249,20 @@ def _retirement_added(judged: Judged) -> list[InvalidReason]:
     return [NamedCases("retirement_added", added)] if added else []
 
 
+def _registration(judged: Judged) -> list[InvalidReason]:
+    """The rule applied against the rule registered before the run (`registered.py`)."""
+    return list(
+        registration_reasons(
+            judged.registration,
+            judged.spec,
+            judged.flaky.digest,
+            judged.retired.digest,
+            judged.change,
+            judged.candidate,
+        )
+    )
+
+
 def _run_not_finished(judged: Judged) -> list[InvalidReason]:
     found: list[InvalidReason] = []
     for arm, run in judged.runs.items():
@@ -295,7 +318,9 @@ INVALID_CHECKS: tuple[Callable[[Judged], list[InvalidReason]], ...] = (
     _loosened,
     _flaky_added,
     _retirement_added,
+    _registration,
 )
+# `rerun_until_green` is found after the rules (compare.py): it refuses a PASS, and only a PASS.
 # Each code's payload class, in the order of `vocab.InvalidCode` (a test holds them together).
 INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "no_case_in_common": NoCaseInCommon,
@@ -310,6 +335,9 @@ INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "gate_loosened": GateLoosened,
     "flaky_added": FlakyAdded,
     "retirement_added": NamedCases,
+    "registration_differs": RegistrationDiffers,
+    "registered_after_candidate": RegisteredAfterCandidate,
+    "rerun_until_green": RerunUntilGreen,
     "run_not_finished": RunNotFinished,
     "missing_repetitions": MissingRepetitions,
 }

@@ -25,6 +25,7 @@ class RetiredCase:
 class Retirements:
     cases: tuple[RetiredCase, ...] = ()
     base: frozenset[str] | None = None  # retired where the change is going; None: no base given
+    digest: str | None = None  # of the manifest's bytes; None: no manifest read
 
     @property
     def names(self) -> frozenset[str]:

@@ -29,6 +29,7 @@ import yaml
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import RetiredCase, Retirements
+from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.edit import edit
 from flipgate.core.io.gitref import read_at_ref
 from flipgate.core.io.yamledit import append_items, apply, drop_item
@@ -222,14 +223,15 @@ def load_retirements(
             raise InputError(base, "a base suite manifest needs --suite (or a workspace's)")
         return Retirements()
     cases = load_manifest(path).retirements
+    digest = bytes_digest(path.read_bytes())  # what a pre-registration fixes
     if base is not None:
-        return Retirements(cases, load_manifest(base).retired_names)
+        return Retirements(cases, load_manifest(base).retired_names, digest)
     if base_ref is None:
-        return Retirements(cases)
+        return Retirements(cases, digest=digest)
     at = read_at_ref(path, base_ref)
     if at.content is None:  # the change adds the manifest: every retirement in it is its own
-        return Retirements(cases, frozenset())
-    return Retirements(cases, load_manifest(at.name, at.content).retired_names)
+        return Retirements(cases, frozenset(), digest)
+    return Retirements(cases, load_manifest(at.name, at.content).retired_names, digest)
 
 
 @dataclass(frozen=True)

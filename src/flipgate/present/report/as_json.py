@@ -17,8 +17,8 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
 from flipgate.present.outcomes import outcome_json
-from flipgate.present.reasons import base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import BASE_FILE_WORDS, failing
+from flipgate.present.reasons import base_words, reason_json, sentence, summary, when
+from flipgate.present.report.shared import BASE_FILE_WORDS, failing, registration_line
 from flipgate.present.sources import sources_json
 
 
@@ -65,7 +65,40 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     data["judge_repeats"] = [judge_json(repeats) for repeats in comparison.judge_repeats]
     if comparison.rerun_price is not None and data["escalation"] is not None:
         data["escalation"]["price"] = comparison.rerun_price.to_data()
+    data["registration"] = _registration_json(comparison)
+    data["attempt"] = _attempt_json(result)
     return data
+
+
+def _registration_json(comparison: Comparison) -> dict[str, Any]:
+    """`{code: registered | not_registered, message, ...}`: the rule the gate was held to."""
+    registration = comparison.result.registration
+    message = registration_line(comparison)
+    if registration is None:
+        return {"code": "not_registered", "message": message}
+    return {
+        "code": "registered",
+        "message": message,
+        "registered": when(registration.registered),
+        "signer": registration.signer,
+        "file": str(registration.path),
+        "digest": registration.digest,
+        "before_run": comparison.candidate.run_id,
+    }
+
+
+def _attempt_json(result: GateResult) -> dict[str, Any] | None:
+    """Which attempt at its change this gate is (null: no ledger)."""
+    earlier = result.earlier
+    if earlier is None:
+        return None
+    return {
+        "change_id": earlier.change_id,
+        "attempt": earlier.attempt,
+        "look": earlier.look,
+        "earlier": list(earlier.verdicts),
+        "refusing": list(earlier.refusing),
+    }
 
 
 def json_text(data: dict[str, Any]) -> str:

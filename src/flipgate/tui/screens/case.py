@@ -4,6 +4,9 @@ diverge), the outputs (or their diff), second metrics and extra fields; next/pre
 without going back.
 
 The screen dismisses with the case it shows last, so the red-case table can put its cursor there.
+It says what the reviewer looked at (`Reviewed`): each case opened, repetition shown, outputs view
+and turn unfolded or diffed, for the review log a decision signs; `replaying` opens it where a
+logged step left it (`flipgate replay`), and then it records nothing.
 """
 
 from __future__ import annotations
@@ -20,12 +23,15 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
-from flipgate.core.vocab import ARMS
+from flipgate.core.decision.review_log import Looked
+from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
+from flipgate.present.decision import looked_words
 from flipgate.present.trajectory import Alignment, Wobble
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal, passed_word
+from flipgate.tui.review import Reviewed
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -47,7 +53,14 @@ class CaseScreen(Screen[str]):
     }
     """
 
-    def __init__(self, comparison: Comparison, case: str, cases: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        comparison: Comparison,
+        case: str,
+        cases: Sequence[str] = (),
+        *,
+        replaying: Looked | None = None,
+    ) -> None:
         super().__init__()
         self.comparison = comparison
         self.cases: tuple[str, ...] = tuple(cases) or (case,)
@@ -56,6 +69,9 @@ class CaseScreen(Screen[str]):
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
         self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
+        self.replaying = replaying
+        if replaying is not None:
+            self._replay_position(replaying)
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
@@ -69,7 +85,59 @@ class CaseScreen(Screen[str]):
     def on_mount(self) -> None:
         self.query_one("#facts").border_title = "second metrics and extra fields"
         self._show()
+        self._opened()
+        if self.replaying is not None:
+            self.call_after_refresh(self._replay_view, self.replaying)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+
+    # --------------------------------------------------------------------- the review log
+
+    @property
+    def rep_no(self) -> int | None:
+        return self.detail.reps[self.focus_rep] if self.detail.reps else None
+
+    def _looked(
+        self,
+        event: ReviewEvent,
+        *,
+        rep: int | None = None,
+        view: str | None = None,
+        turn: int | None = None,
+    ) -> None:
+        """Say what the reviewer looked at in the case in focus (nothing while replaying)."""
+        if self.replaying is None:
+            looked = Looked(event, case=self.detail.case, rep=rep, view=view, turn=turn)
+            self.post_message(Reviewed(looked))
+
+    def _opened(self) -> None:
+        self._looked("case_opened", rep=self.rep_no)
+
+    def _turn_looked(self, trajectory: TrajectoryView, view: str) -> None:
+        self._looked("turn_viewed", rep=self.rep_no, turn=trajectory.cursor + 1, view=view)
+
+    def _replay_position(self, step: Looked) -> None:
+        """The repetition and outputs view a logged step shows."""
+        if step.rep is not None and step.rep in self.detail.reps:
+            self.focus_rep = self.detail.reps.index(step.rep)
+        if step.event == "outputs_viewed" and step.view in MODES:
+            self.mode = step.view
+
+    def _replay_view(self, step: Looked) -> None:
+        """What a logged step looked at brought on screen: the outputs in its view, or its turn
+        unfolded or diffed as it was."""
+        trajectory = self.query_one(TrajectoryView)
+        if step.turn is None or self.alignment is None:
+            if step.event == "outputs_viewed":
+                body = self.query_one("#case-body", VerticalScroll)
+                outputs = self.query_one(OutputsView)
+                body.scroll_to_widget(outputs, animate=False, top=True, immediate=True)
+            return
+        trajectory.move(step.turn - 1 - trajectory.cursor)
+        if step.view == "unfold":
+            trajectory.toggle_fold()
+        elif step.view == "diff":
+            trajectory.toggle_diff()
+        self._scroll_to_turn()
 
     def on_resize(self, event: events.Resize) -> None:
         self.query_one(OutputsView).set_class(event.size.width < NARROW, "narrow")
@@ -118,6 +186,9 @@ class CaseScreen(Screen[str]):
         out.append_text(dot.join(second))
         if detail.unpaired:
             out.append(f"\nunpaired: {detail.unpaired} (not counted in the flips)", palette.warn)
+        if self.replaying is not None:
+            out.append("\nreplaying, read-only: ", palette.warn)
+            out.append_text(literal(looked_words(self.replaying)))
         if self.alignment is not None:
             marked = self.alignment.divergence is not None
             out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
@@ -190,9 +261,10 @@ class CaseScreen(Screen[str]):
         self._move_rep(-1)
 
     def _move_rep(self, step: int) -> None:
-        if self.detail.reps:
+        if len(self.detail.reps) > 1:  # one repetition: nothing else to show, nor to log
             self.focus_rep = (self.focus_rep + step) % len(self.detail.reps)
             self._show()
+            self._looked("rep_viewed", rep=self.rep_no)
 
     def _trajectory(self) -> TrajectoryView | None:
         trajectory = self.query_one(TrajectoryView)
@@ -210,14 +282,21 @@ class CaseScreen(Screen[str]):
         if trajectory := self._trajectory():
             trajectory.go_to_divergence()
             self._scroll_to_turn()
+            self._turn_looked(trajectory, "divergence")
 
     def action_unfold_turn(self) -> None:
-        if (trajectory := self._trajectory()) and not trajectory.toggle_fold():
+        if not (trajectory := self._trajectory()):
+            return
+        if not trajectory.toggle_fold():
             self.notify("this turn is shown whole", timeout=2)
+        elif trajectory.cursor in trajectory.unfolded:
+            self._turn_looked(trajectory, "unfold")
 
     def action_turn_diff(self) -> None:
         if trajectory := self._trajectory():
             trajectory.toggle_diff()
+            if trajectory.diff:
+                self._turn_looked(trajectory, "diff")
 
     def action_cycle_diff(self) -> None:
         """The outputs' next view, brought on screen; the trajectories keep their state."""
@@ -227,6 +306,7 @@ class CaseScreen(Screen[str]):
         self._show_outputs()
         outputs = self.query_one(OutputsView)
         self.call_after_refresh(outputs.scroll_visible, animate=False, top=True)
+        self._looked("outputs_viewed", rep=self.rep_no, view=self.mode)
 
     def action_next_case(self) -> None:
         self._move_case(1)
@@ -244,3 +324,4 @@ class CaseScreen(Screen[str]):
         self.focus_rep = self._first_interesting_rep()
         self.query_one("#case-body", VerticalScroll).scroll_home(animate=False)
         self._show()
+        self._opened()
