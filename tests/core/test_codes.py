@@ -21,7 +21,7 @@ import yaml
 
 from flipgate.core.gate.attempts import Earlier, RerunUntilGreen
 from flipgate.core.gate.binomial import clopper_pearson
-from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit
+from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit, TemplateEdit
 from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.evidence import (
     GATE_WARNINGS,
@@ -115,6 +115,7 @@ def forbidden(folder: Path) -> Comparison:
         *passing("on-infra"),
         *passing("e1"),
         *passing("e2"),
+        *passing("e3", template="refunds"),
         *(row | {"cached": row["rep"] == 0} for row in passing("s1", safety=True)),
     ]
     cand = [
@@ -125,6 +126,7 @@ def forbidden(folder: Path) -> Comparison:
         *({"case": "on-infra", "rep": rep, "status": "infra"} for rep in (1, 2)),
         *(row | {"passed": {"passed": True, "policy_ok": True}} for row in passing("e1")),
         *passing("e2", safety=True),
+        *passing("e3", template="returns"),
         *passing("s1", safety=True),
     ]
     cand = [row | {"passed": False} if row["case"] == "c02" else row for row in cand]
@@ -153,7 +155,11 @@ def forbidden(folder: Path) -> Comparison:
         make_run("same-id", cand, key=moved, change={"keys": ["model"], "summary": "m2"}),
         here,
         FlakyList((entry("s1"), entry("c02"), entry("c03"))),
-        retired=Retirements((RetiredCase("c19", LATE, "duplicate of c18"),), base=frozenset()),
+        retired=Retirements(
+            (RetiredCase("c19", LATE, "duplicate of c18"),),
+            base=frozenset(),
+            base_not_found=(("suite_manifest", "main:suite.yaml"),),  # the change added it
+        ),
         base=GateBase(at_base, FlakyList((entry("s1"), entry("c02"))), BaseSource(ref="main")),
     )
 
@@ -398,7 +404,7 @@ def by_code(classes: tuple[type, ...]) -> dict[str, type]:
         (LIMIT_BREACHES, LIMIT_CODES),
         (GATE_WARNINGS, WARNING_CODES),
         (CASE_CHANGES, CHANGE_CODES),
-        (by_code((RuleEdit, SafetyEdit)), EDIT_CODES),
+        (by_code((RuleEdit, SafetyEdit, TemplateEdit)), EDIT_CODES),
         (by_code(TRIAGE_FACTS), TRIAGE_FACT_CODES),
         (by_code(STEP_FINDINGS), TRIAGE_CLASSES),
     ],
@@ -471,7 +477,7 @@ def first(items: Any, kind: type) -> Any:
 def test_the_payloads_no_other_test_pins(found: Found) -> None:
     forbidden, steps = found["forbidden"]
     assert first(forbidden.invalid_reasons, InfraShare) == InfraShare(
-        "candidate", 5 / 78, 5, 78, 0.05
+        "candidate", 5 / 81, 5, 81, 0.05
     )
     assert NamedCases("retirement_added", ("c19",)) in forbidden.invalid_reasons
     made = date(2026, 11, 20)
@@ -482,6 +488,7 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert [(e.code, e.case) for e in forbidden.changes.entries()] == [
         ("edited", "e1"),
         ("edited", "e2"),
+        ("edited", "e3"),
         ("deleted", "gone"),
         ("new", "fresh"),
         ("cached", "c01"),

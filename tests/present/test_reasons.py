@@ -19,6 +19,7 @@ from flipgate.core.gate.changes import (
     CaseInOneArm,
     RuleEdit,
     SafetyEdit,
+    TemplateEdit,
 )
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -35,6 +36,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -122,6 +124,12 @@ SENTENCES: list[tuple[Any, str]] = [
         GateLoosened(BaseSource(files=("main-gate.yaml",)), (MARGIN,)),
         "the gate was loosened in the change under test (base: main-gate.yaml): "
         "sets.full.margin: 2 in the base, 6 here",
+    ),
+    (
+        BaseNotFound("gate_spec", "main:suites/agent/gate.yaml"),
+        "the gate spec is not at the base (main:suites/agent/gate.yaml does not exist): added or "
+        "moved in the change under test, it cannot be checked against what it was; add or move it "
+        "in a separate, reviewed change, or name the base's with --base-gate",
     ),
     (
         FlakyAdded(MAIN, ("case-03",)),
@@ -309,6 +317,7 @@ SENTENCES: list[tuple[Any, str]] = [
     (CaseCached("c01", "candidate", 1, 3), "c01 cached: 1 of its 3 candidate repetitions"),
     (RULE, "prohibited_items: expected approve in the baseline, reject in the candidate"),
     (SafetyEdit(False, True), "safety: ordinary in the baseline, a safety case in the candidate"),
+    (TemplateEdit(None, "refunds"), "template: none in the baseline, refunds in the candidate"),
     # loosened settings
     (Loosened("lowered", "alpha", 0.05, 0.01), "alpha: 0.05 in the base, 0.01 here"),
     (MARGIN, "sets.full.margin: 2 in the base, 6 here"),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from flipgate.core.gate.changes import Asked, RuleEdit
+from flipgate.core.gate.changes import Asked, RuleEdit, TemplateEdit
 from flipgate.core.gate.sources import SourceCounts
 from flipgate.core.triage.flaky import (
     BaselineRepeats,
@@ -196,11 +196,11 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
     ),
     (OnlyInArm("baseline", ("case-old",)), ("only in the baseline", "1: case-old")),
     (
-        EditedBetweenArms("case-02", (RULE,), ("tpl-a", None)),
+        EditedBetweenArms("case-02", (RULE, TemplateEdit("tpl-a", None))),
         (
             "case-02",
             "edited between the arms: prohibited_items: expected approve in the baseline, reject "
-            "in the candidate; template (none), was tpl-a",
+            "in the candidate; template: tpl-a in the baseline, none in the candidate",
         ),
     ),
     (

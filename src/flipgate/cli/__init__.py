@@ -32,8 +32,9 @@ from flipgate.cli import (
 )
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
+from flipgate.core.io.listing import text_name
 from flipgate.present.text import safe
-from flipgate.session import DEFAULT_WORKSPACE, bundled_samples
+from flipgate.session import DEFAULT_WORKSPACE, bundled_samples, located
 from flipgate.streams import exit_code, guarded_stdout
 
 GROUPS = (
@@ -66,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    for arg in argv:  # a name from a shell in another locale: no file, report or key can hold it
+        if (shown := text_name(arg)) is not None:
+            print(f"flipgate: error: an argument that is not UTF-8 text: {shown}", file=sys.stderr)
+            return BAD_INPUT
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
@@ -74,6 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.handler(args)
         except InputError as exc:
-            print(f"flipgate: error: {safe(exc)}", file=sys.stderr)  # values from the file
+            print(f"flipgate: error: {safe(located(exc))}", file=sys.stderr)  # values from the file
             code = BAD_INPUT
     return exit_code(code, stdout)

@@ -264,3 +264,14 @@ def chance(text: str) -> float:
 
 def add_theme_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", default="dark", choices=THEMES, help="colours")
+
+
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a command that opens the app on runs takes: its colours and the user's settings."""
+    add_theme_argument(parser)
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
+    )

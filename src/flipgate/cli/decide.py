@@ -32,7 +32,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.decision import rule_words
-from flipgate.present.text import literal
+from flipgate.present.text import literal, safe
 from flipgate.session import gate, read
 
 
@@ -75,10 +75,10 @@ def cmd_decide(args: argparse.Namespace) -> int:
             Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
         ) from None
     except (SigningError, DecisionExistsError) as failed:
-        print(f"flipgate: error: {failed}", file=sys.stderr)
+        print(f"flipgate: error: {safe(failed)}", file=sys.stderr)
         return BAD_INPUT
-    print(f"flipgate: signed decision written to {written}")
-    print(f"flipgate: verify with: flipgate verify {written}")
+    print(f"flipgate: signed decision written to {safe(written)}")
+    print(f"flipgate: verify with: flipgate verify {safe(written)}")
     return 0
 
 

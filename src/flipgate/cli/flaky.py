@@ -35,7 +35,7 @@ from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
 from flipgate.present.report import json_text
-from flipgate.present.text import literal
+from flipgate.present.text import literal, safe
 from flipgate.session import (
     CurationRequest,
     read_arms,
@@ -101,7 +101,7 @@ def _print_proposal(console: Console, proposal: Proposal, path: Path | None) -> 
     console.print(Text.assemble(f"{runs_words(proposal)}: ", literal(", ".join(proposal.runs))))
     console.print(
         Text.assemble(
-            f"flaky list {path or 'none'}: {proposal.listed} listed, cap {proposal.cap} of "
+            f"flaky list {safe(path or 'none')}: {proposal.listed} listed, cap {proposal.cap} of "
             f"{proposal.suite_cases} cases, {proposal.slots_left} slots left\n",
             (f"digest {proposal.flaky_digest}", "dim"),
         )
@@ -221,7 +221,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _print_check(console: Console, report: CheckReport, path: Path) -> None:
     console.print(
         Text.assemble(
-            f"flaky list {path}: {len(report.entries)} listed, cap {report.cap} of "
+            f"flaky list {safe(path)}: {len(report.entries)} listed, cap {report.cap} of "
             f"{report.suite_cases} cases\n",
             (f"digest {report.flaky_digest}", "dim"),
         )

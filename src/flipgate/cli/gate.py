@@ -79,7 +79,7 @@ def _write_plan(comparison: Comparison, target: Path, *, overwrite: bool) -> Non
             write_rerun_plan(comparison, target, summary(result), overwrite=overwrite)
     except FileExistsError:
         raise InputError(target, "exists: give --replace-rerun-plan to write over it") from None
-    print(f"flipgate: rerun plan written to {target}", file=sys.stderr)
+    print(f"flipgate: rerun plan written to {safe(target)}", file=sys.stderr)
 
 
 def add_parser(sub: Commands) -> None:

@@ -127,6 +127,7 @@ InvalidCode = Literal[
     "cases_deleted",
     "cached_candidate",
     "cached_safety",
+    "base_not_found",
     "gate_loosened",
     "flaky_added",
     "retirement_added",
@@ -187,8 +188,8 @@ UNPAIRED_STATES: tuple[UnpairedState, ...] = get_args(UnpairedState)
 # What the change under test did to one case (`core/gate/changes.py`, docs/gate.md).
 ChangeCode = Literal["edited", "deleted", "new", "cached"]
 CHANGE_CODES: tuple[ChangeCode, ...] = get_args(ChangeCode)
-# How a case graded in both arms was edited: what one rule asks, or its safety flag.
-EditCode = Literal["rule_changed", "safety_changed"]
+# How a case graded in both arms was edited: what one rule asks, its safety flag, its template.
+EditCode = Literal["rule_changed", "safety_changed", "template_changed"]
 EDIT_CODES: tuple[EditCode, ...] = get_args(EditCode)
 # What a rule of a case asks over its gradable repetitions: expected labels, a pass/fail check,
 # or nothing (the rule is absent in that arm).

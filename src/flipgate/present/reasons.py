@@ -22,7 +22,14 @@ from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
-from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, RuleEdit, SafetyEdit
+from flipgate.core.gate.changes import (
+    CaseCached,
+    CaseEdited,
+    CaseInOneArm,
+    RuleEdit,
+    SafetyEdit,
+    TemplateEdit,
+)
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -39,6 +46,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.excess import BudgetNoise, Excess
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -60,7 +68,7 @@ from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import WRONG_OUTCOMES, CaseState, CountedBy, GateRule
+from flipgate.core.vocab import WRONG_OUTCOMES, BaseFile, CaseState, CountedBy, GateRule
 from flipgate.present.numbers import amount, p_beside, percent, percent_beside, written_percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
@@ -151,11 +159,29 @@ def _(r: CachedReps) -> str:
     return f"{CACHED_WHY[r.arm]}: {named([f'{c.case} ({c.cached} of {c.reps})' for c in r.cases])}"
 
 
+# each file of the base: its name, what its absence leaves unchecked, the option that names it
+BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
+    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
+    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
+    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
+}
+
+
 def base_words(where: BaseSource | None) -> str | None:
     """`base: main`, or `base: main-gate.yaml, main-flaky.yaml`: where the base was read."""
     if where is None:
         return None
     return f"base: {where.ref if where.ref is not None else ', '.join(where.files)}"
+
+
+@sentence.register
+def _(r: BaseNotFound) -> str:
+    name, _, option = BASE_FILE_WORDS[r.file]
+    return (
+        f"the {name} is not at the base ({r.name} does not exist): added or moved in the change "
+        f"under test, it cannot be checked against what it was; add or move it in a separate, "
+        f"reviewed change, or name the base's with {option}"
+    )
 
 
 @sentence.register
@@ -540,6 +566,17 @@ def _(edit: SafetyEdit) -> str:
         return "a safety case" if safety else "ordinary"
 
     return f"safety: {flag(edit.baseline)} in the baseline, {flag(edit.candidate)} in the candidate"
+
+
+@sentence.register
+def _(edit: TemplateEdit) -> str:
+    def which(template: str | None) -> str:
+        return "none" if template is None else template
+
+    return (
+        f"template: {which(edit.baseline)} in the baseline, {which(edit.candidate)} in the "
+        "candidate"
+    )
 
 
 @sentence.register

@@ -114,8 +114,10 @@ class FlipgateApp(App[None]):
 class SuiteApp(FlipgateApp):
     """The suite-health screen alone (`flipgate suite open`), on a suite read and audited."""
 
-    def __init__(self, suite: SuiteAudit, theme: str = "dark") -> None:
-        super().__init__(theme)
+    def __init__(
+        self, suite: SuiteAudit, theme: str = "dark", *, keymap: Keymap | None = None
+    ) -> None:
+        super().__init__(theme, keymap=keymap)
         self.suite = suite
 
     def open_first_screen(self) -> None:

@@ -226,6 +226,9 @@ def key_problem(key: str) -> str | None:
     unknown = [m for m in modifiers if m not in MODIFIERS]
     if unknown:
         return f"{unknown[0]!r} is not a modifier ({', '.join(MODIFIERS)})"
+    twice = next((m for i, m in enumerate(modifiers) if m in modifiers[:i]), None)
+    if twice is not None:  # Textual would never see `ctrl+ctrl+q`: the binding would be dead
+        return f"{twice!r} is given twice in {key!r}"
     if len(name) == 1 and name.isprintable() and not name.isspace():
         return None
     if name in KEY_NAMES or key_to_character(name) is not None:

@@ -261,12 +261,13 @@ def compare(
         if spec.limits.false_negative_max == "baseline"
         else None,
     )
-    budgets = check_budgets(spec, baseline, candidate, clustered)
+    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
+    partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
+    # INVALID, or partial and so INCONCLUSIVE at best: a budget it cannot measure is left out
+    budgets = check_budgets(spec, baseline, candidate, clustered, invalid=bool(invalid_reasons))
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
-    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
-    partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
     failures = evidence.safety_failures(judged)
     safety_bound = None
     if pairing.cases["safety"].any() or spec.safety_max_rate is not None:

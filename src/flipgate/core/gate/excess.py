@@ -96,34 +96,25 @@ def outcome_differences(
     cases' matched repetitions. `reps` and `decisions` are each arm's frames (case, rep, status;
     case, rep, outcome); `paired` holds `case` and `cluster` (the template, or the case itself)."""
     counted = []
+    found = {
+        arm: frame.filter(pl.col("outcome") == outcome).select("case", "rep")
+        for arm, frame in decisions.items()
+    }
+    # Only where the outcome occurs can a count differ: the repetitions are matched in those
+    # cases alone (matching every case's took 9 s of CPU at a million cases).
+    touched = (
+        pl.concat([rows.select("case") for rows in found.values()])
+        .unique()
+        .join(paired.select("case"), on="case", how="semi")
+    )
     gradable = {
         arm: frame.filter(pl.col("status") == "ok")
-        .join(paired.select("case"), on="case")
-        .select("case", "rep", order=pl.col("rep").rank("ordinal").over("case") - 1)
+        .join(touched, on="case", how="semi")
+        .select("case", "rep")
         for arm, frame in reps.items()
     }
-    shared = (
-        gradable["baseline"]
-        .group_by("case")
-        .len("base")
-        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
-        .select("case", matched=pl.min_horizontal("base", "cand"))
-    )
-    for arm in ("baseline", "candidate"):
-        kept = (
-            gradable[arm]
-            .join(shared, on="case")
-            .filter(pl.col("order") < pl.col("matched"))
-            .select("case", "rep")
-        )
-        hits = (
-            decisions[arm]
-            .filter(pl.col("outcome").cast(pl.String) == outcome)
-            .join(kept, on=["case", "rep"])
-            .group_by("case")
-            .len(arm)
-        )
-        counted.append(hits)
+    for arm, kept in _matched(gradable).items():
+        counted.append(found[arm].join(kept, on=["case", "rep"]).group_by("case").len(arm))
     per_case = (
         paired.select("case", "cluster")
         .join(counted[0], on="case", how="left")
@@ -139,6 +130,33 @@ def outcome_differences(
         int(per_case["candidate"].sum()),
         [int(d) for d in per_cluster["candidate"].to_list() if d],
     )
+
+
+def _matched(gradable: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Each arm's gradable repetitions (case, rep) that have a match: of a case graded in both
+    arms, the first min(n_baseline, n_candidate) by rep. Only cases graded unevenly are ranked
+    (a window over every case took 0.25 s of CPU at 100,000 cases, an eighth of the gate)."""
+    counts = (
+        gradable["baseline"]
+        .group_by("case")
+        .len("base")
+        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
+    )
+    even = counts.filter(pl.col("base") == pl.col("cand")).select("case")
+    uneven = counts.filter(pl.col("base") != pl.col("cand")).select(
+        "case", matched=pl.min_horizontal("base", "cand")
+    )
+    return {
+        arm: pl.concat(
+            [
+                frame.join(even, on="case", how="semi"),
+                frame.join(uneven, on="case")
+                .filter(pl.col("rep").rank("ordinal").over("case") <= pl.col("matched"))
+                .select("case", "rep"),
+            ]
+        )
+        for arm, frame in gradable.items()
+    }
 
 
 def false_negative_excess(
@@ -161,8 +179,9 @@ def false_negative_excess(
 @dataclass(frozen=True)
 class BudgetNoise:
     """A second metric's statistic in both arms and how far their ratio moves with no change:
-    `ratios` holds candidate / baseline over the arms swapped cluster by cluster (every
-    assignment when `exact`, else `resamples` random ones drawn from `seed`), sorted."""
+    `ratios` holds the candidate's `ratio` to the baseline over the arms swapped cluster by
+    cluster (every assignment when `exact`, else `resamples` random ones drawn from `seed`),
+    sorted."""
 
     stat: Statistic
     baseline: float
@@ -174,7 +193,7 @@ class BudgetNoise:
 
     @property
     def ratio(self) -> float:
-        return _ratio(self.candidate, self.baseline)
+        return float(ratio(np.array(self.candidate), np.array(self.baseline)))
 
     def p(self, max_increase: float) -> float:
         """The permutation p of a ratio this far above 1 + max_increase: with no change the
@@ -200,10 +219,17 @@ class BudgetNoise:
         return self.p(max_increase) <= self.alpha
 
 
-def _ratio(candidate: float, baseline: float) -> float:
-    if baseline > 0:
-        return candidate / baseline
-    return math.inf if candidate > 0 else 1.0
+def ratio(candidate: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """1 + (candidate - baseline) / |baseline|: candidate / baseline where the baseline is
+    positive, and the same relative change where it is negative (a reward of -10 that becomes
+    -9 is 10% higher, ratio 1.1, as -10 / -9 would say it is lower). Against a baseline of zero
+    any rise is infinite and anything else no rise."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(
+            baseline != 0,
+            1 + (candidate - baseline) / np.abs(baseline),
+            np.where(candidate > 0, np.inf, 1.0),
+        )
 
 
 def _pooled_stat(values: np.ndarray, weights: np.ndarray, stat: Statistic) -> np.ndarray:
@@ -277,8 +303,7 @@ def budget_noise(
         pooled = swaps[:, ids] != in_candidate  # in the candidate's pool after the swaps
         cand = _pooled_stat(values, pooled, stat)
         base = _pooled_stat(values, ~pooled, stat)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios.append(np.where(base > 0, cand / base, np.where(cand > 0, np.inf, 1.0)))
+        ratios.append(ratio(cand, base))
     return BudgetNoise(
         stat,
         point_stat(base_values, stat),

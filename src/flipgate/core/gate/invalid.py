@@ -27,7 +27,7 @@ from flipgate.core.gate.registered import (
     registration_reasons,
 )
 from flipgate.core.runs.key import Component
-from flipgate.core.vocab import ARMS, Arm, InvalidCode
+from flipgate.core.vocab import ARMS, Arm, BaseFile, InvalidCode
 
 # The reasons `--allow-partial` lets through, to a verdict no better than INCONCLUSIVE.
 PARTIAL: frozenset[InvalidCode] = frozenset({"run_not_finished", "missing_repetitions"})
@@ -111,6 +111,18 @@ class CachedReps:
 
 
 @dataclass(frozen=True)
+class BaseNotFound:
+    """A file of the gate in use here that the base revision does not have: the change added it,
+    or moved it (a workspace moved to another folder). What it was at the base cannot be told, so
+    it stands for the defaults and the comparison fails closed, as added flaky entries and
+    retirements do."""
+
+    code: ClassVar[InvalidCode] = "base_not_found"
+    file: BaseFile
+    name: str  # as git names it at the revision: `main:suites/agent/gate.yaml`
+
+
+@dataclass(frozen=True)
 class GateLoosened:
     """Settings looser than at the base (`--base-*`)."""
 
@@ -167,6 +179,7 @@ InvalidReason = (
     | NamedCases
     | CasesEdited
     | CachedReps
+    | BaseNotFound
     | GateLoosened
     | FlakyAdded
     | RegistrationDiffers
@@ -232,6 +245,10 @@ def _deleted_cases(judged: Judged) -> list[InvalidReason]:
 def _cached(judged: Judged) -> list[InvalidReason]:
     """Only safety cases count as cached in the baseline (`changes.suite_changes`)."""
     return [CachedReps(arm, judged.changes.cached_entries(arm)) for arm in judged.changes.cached]
+
+
+def _base_not_found(judged: Judged) -> list[InvalidReason]:
+    return [BaseNotFound(file, name) for file, name in judged.base.not_found]
 
 
 def _loosened(judged: Judged) -> list[InvalidReason]:
@@ -315,6 +332,7 @@ INVALID_CHECKS: tuple[Callable[[Judged], list[InvalidReason]], ...] = (
     _edited_cases,
     _deleted_cases,
     _cached,
+    _base_not_found,
     _loosened,
     _flaky_added,
     _retirement_added,
@@ -332,6 +350,7 @@ INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "cases_deleted": NamedCases,
     "cached_candidate": CachedReps,
     "cached_safety": CachedReps,
+    "base_not_found": BaseNotFound,
     "gate_loosened": GateLoosened,
     "flaky_added": FlakyAdded,
     "retirement_added": NamedCases,

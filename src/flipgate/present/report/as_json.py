@@ -7,19 +7,28 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
+from flipgate.core.io.remote import where
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
 from flipgate.present.outcomes import outcome_json
-from flipgate.present.reasons import base_words, reason_json, sentence, summary, when
-from flipgate.present.report.shared import BASE_FILE_WORDS, failing, registration_line
+from flipgate.present.reasons import (
+    BASE_FILE_WORDS,
+    base_words,
+    reason_json,
+    sentence,
+    summary,
+    when,
+)
+from flipgate.present.report.shared import failing, registration_line
 from flipgate.present.sources import sources_json
+from flipgate.present.text import json_text
+
+__all__ = ["json_text", "to_json"]
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
@@ -53,7 +62,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
-            "path": str(comparison.run(arm).path),
+            "path": where(comparison.run(arm).path),
             "key": comparison.run(arm).key,
             "format": comparison.run(arm).source_format,
             "notes": list(comparison.run(arm).notes),
@@ -99,12 +108,6 @@ def _attempt_json(result: GateResult) -> dict[str, Any] | None:
         "earlier": list(earlier.verdicts),
         "refusing": list(earlier.refusing),
     }
-
-
-def json_text(data: dict[str, Any]) -> str:
-    """Indented JSON. orjson writes a 100,000-case report in a few milliseconds; the standard
-    library's indenting encoder is pure Python and takes fifty."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
 
 
 def _budget_json(check: BudgetCheck) -> dict[str, Any]:
@@ -196,6 +199,7 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
             "where": base_words(result.base.where),
             "unchecked": [BASE_FILE_WORDS[u][0] for u in result.base.unchecked],
             "unchecked_files": list(result.base.unchecked),
+            "not_found_files": [file for file, _ in result.base.not_found],
             "loosened": [sentence(setting) for setting in result.base.loosened],
             "loosenings": [reason_json(setting) for setting in result.base.loosened],
             "flaky_added": list(result.base.flaky_added),

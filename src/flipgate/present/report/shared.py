@@ -17,9 +17,17 @@ from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
-from flipgate.core.vocab import Arm, BaseFile, Coded, UnpairedState
+from flipgate.core.vocab import Arm, Coded, UnpairedState
 from flipgate.present.numbers import percent, signed_points
-from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence, series, when
+from flipgate.present.reasons import (
+    BASE_FILE_WORDS,
+    STATE_WORDS,
+    excluded_by,
+    p_words,
+    sentence,
+    series,
+    when,
+)
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -198,14 +206,6 @@ def power_title(result: GateResult) -> str:
             else f"no regression is blocked {power.power:.0%} of the time"
         )
     )
-
-
-# each file of the base: its name, what its absence leaves unchecked, the option that names it
-BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
-    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
-    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
-    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
-}
 
 
 def unchecked_note(result: GateResult) -> str | None:

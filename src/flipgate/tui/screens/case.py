@@ -1,7 +1,7 @@
 """The drill-down of one red case: its decisions rule by rule with their reasons, what the agent
 did in the repetition in focus (both trajectories side by side, opened on the first turn where they
 diverge), the outputs (or their diff), second metrics and extra fields; next/previous red case
-without going back.
+without going back. Long trajectories are aligned in a worker, the progress shown under the header.
 
 The screen dismisses with the case it shows last, so the red-case table can put its cursor there.
 It says what the reviewer looked at (`Reviewed`): each case opened, repetition shown, outputs view
@@ -11,15 +11,17 @@ logged step left it (`flipgate replay`), and then it records nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -27,16 +29,25 @@ from flipgate.core.decision.review_log import Looked
 from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.decision import looked_words
-from flipgate.present.trajectory import Alignment, Wobble
+from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
+from flipgate.tui.collector import building
 from flipgate.tui.format import literal, passed_word
+from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.review import Reviewed
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.outputs import MODES, Mode, OutputsView, RepFacts
-from flipgate.tui.widgets.trajectory import DIVERGENCE_MARK, TrajectoryView
+from flipgate.tui.widgets.progress_line import ProgressLine
+from flipgate.tui.widgets.trajectory import (
+    BIG_TRAJECTORY,
+    DIVERGENCE_MARK,
+    Drawn,
+    TrajectoryView,
+    draw,
+)
 
 NARROW = 100  # below this many columns the two outputs stack
 
@@ -52,6 +63,21 @@ class CaseScreen(Screen[str]):
         height: auto; border-top: solid $panel; border-title-color: $text-muted; margin-top: 1;
     }
     """
+
+    @dataclass
+    class Aligned(Message, bubble=False):
+        """A long trajectory aligned and laid out in a worker, for repetition `rep` of `case`."""
+
+        case: str
+        rep: int
+        drawn: Drawn
+
+    @dataclass
+    class Wobbled(Message, bubble=False):
+        """A long trajectory's repetitions compared (after `Aligned`), for `case`."""
+
+        case: str
+        wobble: Wobble
 
     def __init__(
         self,
@@ -69,12 +95,14 @@ class CaseScreen(Screen[str]):
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
         self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
+        self.scroll_pending = False  # turns aligned in a worker, not yet laid out to scroll to
         self.replaying = replaying
         if replaying is not None:
             self._replay_position(replaying)
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
+        yield ProgressLine()
         with VerticalScroll(id="case-body"):
             yield DecisionsView(id="decisions", classes="section")
             yield TrajectoryView(id="trajectory", classes="section")
@@ -84,6 +112,8 @@ class CaseScreen(Screen[str]):
 
     def on_mount(self) -> None:
         self.query_one("#facts").border_title = "second metrics and extra fields"
+        body = self.query_one("#case-body", VerticalScroll)
+        self.watch(body, "virtual_size", lambda _size: self._body_grown(), init=False)
         self._show()
         self._opened()
         if self.replaying is not None:
@@ -199,19 +229,105 @@ class CaseScreen(Screen[str]):
         return out
 
     def _show(self) -> None:
-        """A new case or repetition: its trajectories open on the first divergent turn."""
+        """A new case or repetition: its trajectories open on the first divergent turn (aligned
+        in a worker when they are long)."""
+        self.workers.cancel_group(self, "align")
+        self.query_one(ProgressLine).finish()
         has_turns = bool(self.detail.reps) and self.detail.has_trajectories
-        self.alignment = self.detail.trajectory(self.focus_rep) if has_turns else None
-        self.wobble = self.detail.wobble() if has_turns else None
         trajectory = self.query_one(TrajectoryView)
-        trajectory.display = self.alignment is not None
-        if self.alignment is not None:
+        trajectory.display = has_turns
+        self.alignment = None
+        self.wobble = None
+        if has_turns:
             keys = "j k turn, enter unfold, D diff, g first divergence"
             rep_no = self.detail.reps[self.focus_rep]
             trajectory.border_title = f"trajectories of rep {rep_no}  ({keys})"
-            trajectory.show(self.alignment)
-            self.call_after_refresh(self._scroll_to_turn)
+            messages = self.detail.messages(self.focus_rep)
+            size = sum(len(m or "") for m in messages)
+            if size <= BIG_TRAJECTORY:
+                self.alignment = self.detail.trajectory(self.focus_rep)
+                self.wobble = self.detail.wobble()
+                trajectory.show(self.alignment)
+                self.call_after_refresh(self._scroll_to_turn)
+            else:
+                trajectory.wait(f"aligning {size / 1e6:,.1f} MB of turns …")
+                # started once the view is laid out: the rows are counted at its width
+                self.call_after_refresh(self._start_aligning, messages)
         self._draw()
+
+    def _start_aligning(self, messages: tuple[str | None, str | None]) -> None:
+        trajectory = self.query_one(TrajectoryView)
+        # The rows are counted at each width the turns may take: the layout tries them without
+        # the body's scrollbar, then, as they overflow it, with it (counting them again on the
+        # event loop is what stalls it)
+        body = self.query_one("#case-body", VerticalScroll)
+        width = trajectory.turns.size.width
+        bar = body.styles.scrollbar_size_vertical
+        widths = (width, width - bar) if not body.show_vertical_scrollbar else (width, width + bar)
+        self._align_in_worker(
+            self.detail.case,
+            self.focus_rep,
+            messages,
+            self.detail.endings(self.focus_rep),
+            Palette.of(self.app),
+            trajectory.diff,
+            widths,
+            self.detail.wobble,
+        )
+
+    @work(thread=True, exclusive=True, group="align")
+    def _align_in_worker(
+        self,
+        case: str,
+        rep: int,
+        messages: tuple[str | None, str | None],
+        endings: dict[str, Ending],
+        palette: Palette,
+        diff: bool,
+        widths: tuple[int, int],
+        compare_reps: Callable[[], Wobble],
+    ) -> None:
+        """Parse, align, build and count the rows of both trajectories: seconds for 50,000 turns
+        an arm, every step of them off the event loop."""
+        step = Steps(self, 4)
+        with building():
+            step("reading the turns of both arms")
+            base, cand = (parse_turns(m) for m in messages)
+            step(f"aligning {len(base):,} baseline and {len(cand):,} candidate turns")
+            alignment = align(base, cand, endings)
+            step(f"laying out {len(alignment.pairs):,} pairs of turns")
+            drawn = draw(alignment, unfolded=set(), diff=diff, palette=palette, widths=widths)
+        post_unless_cancelled(self, self.Aligned(case, rep, drawn))
+        step("comparing where the arms part with where each arm's own repetitions part")
+        with building():
+            wobbled = compare_reps()
+        post_unless_cancelled(self, self.Wobbled(case, wobbled))
+
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(Aligned)
+    def _aligned(self, message: Aligned) -> None:
+        if (message.case, message.rep) != (self.detail.case, self.focus_rep):
+            return  # another case or repetition is shown now
+        self.query_one(ProgressLine).finish()
+        self.alignment = message.drawn.alignment
+        self.query_one(TrajectoryView).show_drawn(message.drawn)
+        self.query_one("#case-header", Static).update(self._header())
+        self.scroll_pending = True  # once the body has grown to hold the turns: `_body_grown`
+
+    @on(Wobbled)
+    def _wobbled(self, message: Wobbled) -> None:
+        if message.case != self.detail.case:
+            return
+        self.query_one(ProgressLine).finish()
+        self.wobble = message.wobble
+        self.query_one("#case-header", Static).update(self._header())
+
+    def _body_grown(self) -> None:
+        if self.scroll_pending:
+            self.scroll_pending = False
+            self.call_after_refresh(self._scroll_to_turn)
 
     def _draw(self) -> None:
         """What is coloured from the theme, for the repetition in focus (again when it changes)."""
