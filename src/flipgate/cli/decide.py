@@ -41,7 +41,9 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from flipgate.core.decision.record import InvalidDecision, Reviewer
     from flipgate.core.decision.review import build_record
     from flipgate.core.decision.signing import SigningError, find_signing_key
+    from flipgate.core.triage.evidence import evidence
     from flipgate.core.triage.walk import checklist, load_walk, walk_path
+    from flipgate.present.triage import placements
 
     request = gate_request(args)
     out = args.out or request.decisions
@@ -63,6 +65,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
             reviewer=reviewer,
             checklist=checklist(walk),
             cases_reviewed=args.case,
+            broken_cases=placements(comparison, evidence(comparison)),
             cases_added=args.case,  # no app, no log of what was opened: each named by hand
         )
         with writing(out):

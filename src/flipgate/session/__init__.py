@@ -31,10 +31,11 @@ from flipgate.session.curation import (
     read_arms,
     read_flaky,
     read_identical,
+    read_judgings,
     read_runs,
     read_spec,
 )
-from flipgate.session.gating import gate, gate_again, rank, rank_campaign
+from flipgate.session.gating import gate, gate_again, priced, rank, rank_campaign
 from flipgate.session.logs import import_log
 from flipgate.session.outcomes import SideBySide, side_by_side
 from flipgate.session.prereg import RegistrationRequest, registration_text
@@ -50,10 +51,11 @@ from flipgate.session.reading import (
     silent,
 )
 from flipgate.session.replay import replay_request
-from flipgate.session.request import Base, GateRequest, Shape
+from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
 __all__ = [
+    "DEFAULT_RERUN_TARGET",
     "DEFAULT_WORKSPACE",
     "ArmResults",
     "Base",
@@ -80,6 +82,7 @@ __all__ = [
     "import_option_takers",
     "import_options",
     "located",
+    "priced",
     "rank",
     "rank_campaign",
     "read",
@@ -88,6 +91,7 @@ __all__ = [
     "read_campaign",
     "read_flaky",
     "read_identical",
+    "read_judgings",
     "read_runs",
     "read_spec",
     "read_terms",

@@ -34,7 +34,7 @@ from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_wa
 from flipgate.core.vocab import FINDINGS, Finding, TriageClass
 from flipgate.present.glossary import TRIAGE_TERMS
 from flipgate.present.reasons import summary
-from flipgate.present.triage import TITLES, fact_line, summary_of
+from flipgate.present.triage import TITLES, fact_line, placements, summary_of
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
@@ -402,6 +402,7 @@ class TriageScreen(Screen[None]):
                 self.walk,
                 self.workspace,
                 cases=named_cases(self.steps),
+                placed=placements(self.comparison, self.steps),
                 log=log_of(self.app),
             )
         )

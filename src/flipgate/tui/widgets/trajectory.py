@@ -4,7 +4,8 @@ The first divergent turn is marked (the case screen's cause says, in a sentence,
 there).
 Tool calls read as `name(args)`; a long turn is folded to its first lines until unfolded; the
 turn-by-turn diff marks, inside each changed turn, the lines only one arm has (`-` baseline,
-`+` candidate). Turns are model and tool text: untrusted, shown through `literal`.
+`+` candidate) and, in a line both arms changed, only the words that differ. Turns are model and
+tool text: untrusted, shown through `literal`.
 
 A long trajectory (past `BIG_TRAJECTORY` characters, or `BIG_ALIGNMENT` pairs once aligned) is
 parsed, aligned, built into rows and counted (`draw`) in a worker thread while the screen says how
