@@ -42,7 +42,12 @@ _NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r
 
 def render_decision(record: DecisionRecord) -> str:
     """The unsigned decision document: the exact text that gets signed."""
-    return "".join(line + "\n" for line in _emit_mapping(_document(record), 0))
+    return render_yaml(_document(record))
+
+
+def render_yaml(document: Mapping[str, Any]) -> str:
+    """`document` as YAML emitted key by key (a decision's, a registration's)."""
+    return "".join(line + "\n" for line in _emit_mapping(document, 0))
 
 
 def _document(record: DecisionRecord) -> dict[str, Any]:
@@ -175,15 +180,15 @@ def _utc_text(moment: datetime) -> str:
 
 def parse_decision(document: object) -> DecisionRecord:
     """A `DecisionRecord` from the safe-loaded message part of a decision file."""
-    top = _mapping(document, "", _TOP_KEYS)
+    top = expect_keys(document, "", _TOP_KEYS)
     if top["flipgate_decision"] != FORMAT_VERSION:
         raise InvalidDecision(
             "flipgate_decision",
             f"format version {top['flipgate_decision']!r} is not {FORMAT_VERSION}",
         )
-    reviewer = _mapping(top["reviewer"], "reviewer", ("name", "email"))
-    gate = _mapping(top["gate"], "gate", _GATE_KEYS)
-    runs = _mapping(top["runs"], "runs", ARMS)
+    reviewer = expect_keys(top["reviewer"], "reviewer", ("name", "email"))
+    gate = expect_keys(top["gate"], "gate", _GATE_KEYS)
+    runs = expect_keys(top["runs"], "runs", ARMS)
     return DecisionRecord(
         decision=text_field(top["decision"], "decision"),
         cause=text_field(top["cause"], "cause"),
@@ -192,14 +197,16 @@ def parse_decision(document: object) -> DecisionRecord:
             text_field(reviewer["name"], "reviewer.name"),
             text_field(reviewer["email"], "reviewer.email"),
         ),
-        created=_time(top["created"]),
+        created=parse_time(top["created"]),
         gate=GateSummary(**{name: gate[name] for name in _GATE_KEYS}),
         baseline=_run(runs["baseline"], "runs.baseline"),
         candidate=_run(runs["candidate"], "runs.candidate"),
-        checklist=tuple(_checklist_entry(item) for item in _list(top["checklist"], "checklist")),
+        checklist=tuple(
+            _checklist_entry(item) for item in expect_list(top["checklist"], "checklist")
+        ),
         cases_reviewed=tuple(
             text_field(case, "cases_reviewed")
-            for case in _list(top["cases_reviewed"], "cases_reviewed")
+            for case in expect_list(top["cases_reviewed"], "cases_reviewed")
         ),
     )
 
@@ -213,12 +220,16 @@ _TOP_KEYS = (
 _GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")
 
 
-def _mapping(value: object, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
+def expect_keys(
+    value: object, name: str, keys: tuple[str, ...], *, optional: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """`value` as a mapping with exactly `keys`, and perhaps `optional` (InvalidDecision naming
+    the field otherwise)."""
     where = name or "document"
     if not isinstance(value, dict):
         raise InvalidDecision(where, f"expected a mapping, got {type(value).__name__}")
     missing = [key for key in keys if key not in value]
-    extra = [str(key) for key in value if key not in keys]
+    extra = [str(key) for key in value if key not in keys and key not in optional]
     if missing or extra:
         said = "; ".join(
             part
@@ -232,23 +243,23 @@ def _mapping(value: object, name: str, keys: tuple[str, ...]) -> dict[str, Any]:
     return value
 
 
-def _list(value: object, name: str) -> list[Any]:
+def expect_list(value: object, name: str) -> list[Any]:
     if not isinstance(value, list):
         raise InvalidDecision(name, f"expected a list, got {type(value).__name__}")
     return value
 
 
-def _time(value: object) -> datetime:
-    text = text_field(value, "created")
+def parse_time(value: object, name: str = "created") -> datetime:
+    text = text_field(value, name)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise InvalidDecision("created", f"{text!r} is not an ISO 8601 time") from None
+        raise InvalidDecision(name, f"{text!r} is not an ISO 8601 time") from None
     return moment
 
 
 def _run(value: object, name: str) -> RunRef:
-    run = _mapping(value, name, ("run_id", "path", "digest"))
+    run = expect_keys(value, name, ("run_id", "path", "digest"))
     return RunRef(
         text_field(run["run_id"], f"{name}.run_id"),
         text_field(run["path"], f"{name}.path"),
@@ -257,7 +268,7 @@ def _run(value: object, name: str) -> RunRef:
 
 
 def _checklist_entry(value: object) -> ChecklistEntry:
-    entry = _mapping(value, "checklist", ("class", "finding", "note"))
+    entry = expect_keys(value, "checklist", ("class", "finding", "note"))
     finding = entry["finding"]
     return ChecklistEntry(
         text_field(entry["class"], "checklist.class"),

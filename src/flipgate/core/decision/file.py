@@ -76,14 +76,15 @@ def decision_workspace(location: Path) -> Path:
     Decisions live in `WORKSPACE/decisions/`; a file or folder elsewhere has its own folder as
     workspace. `flipgate decide` measures runs against this, `verify_decision` resolves with it.
     """
-    folder = location if _is_folder(location) else location.parent
+    folder = location if is_folder(location) else location.parent
     return folder.parent if folder.name == "decisions" else folder
 
 
 # Writing ----------------------------------------------------------------------------------
 
 
-def _signature_block(armor: str) -> bytes:
+def signature_block(armor: str) -> bytes:
+    """The `signature:` block that ends a signed file, from ssh-keygen's armored signature."""
     lines = armor.strip("\n").split("\n")
     block = "signature: |\n" + "".join(f"  {line}\n" for line in lines)
     if not _SIGNATURE_BLOCK.fullmatch(block.encode()):
@@ -103,10 +104,10 @@ def write_decision(
     key's passphrase.
     """
     message = render_decision(record).encode()
-    target = decision_path(record, out) if _is_folder(out) else out
+    target = decision_path(record, out) if is_folder(out) else out
     if target.exists():
         raise DecisionExistsError(target)
-    signature = _signature_block(sign(message, key, allow_prompt=allow_prompt))
+    signature = signature_block(sign(message, key, allow_prompt=allow_prompt))
     try:
         write_atomic(target, message + signature)
     except FileExistsError:  # it appeared while the record was being signed
@@ -122,7 +123,8 @@ def decision_path(record: DecisionRecord, folder: Path) -> Path:
     return folder / f"{stamp}-{record.decision}-{short}.yaml"
 
 
-def _is_folder(path: Path) -> bool:
+def is_folder(path: Path) -> bool:
+    """A folder, or a path without a suffix that names one to be made."""
     return path.is_dir() or (not path.exists() and not path.suffix)
 
 
@@ -185,8 +187,9 @@ def verify_decision(
     except (InvalidDecision, UnicodeDecodeError) as bad:
         checks.append(Check("document", False, _first_line(bad)))
 
-    checks.append(_signature_check(message, armor))
-    checks.append(_signer_check(message, armor, record, allowed_signers))
+    checks.append(signature_check(message, armor))
+    email = None if record is None else record.reviewer.email
+    checks.append(signer_check(message, armor, email, allowed_signers))
     workspace = decision_workspace(path)
     for arm in ARMS:
         checks.append(_run_check(arm, record, workspace, resolve_run))
@@ -198,7 +201,8 @@ def _load(text: bytes, path: Path) -> DecisionRecord:
     return parse_decision(data)
 
 
-def _signature_check(message: bytes | None, armor: str) -> Check:
+def signature_check(message: bytes | None, armor: str) -> Check:
+    """Is the signature valid over the message, by whatever key?"""
     if message is None:
         return Check("signature", False, "not checked: no well-formed signature block")
     try:
@@ -208,10 +212,11 @@ def _signature_check(message: bytes | None, armor: str) -> Check:
     return Check("signature", said.ok, said.detail)
 
 
-def _signer_check(
-    message: bytes | None, armor: str, record: DecisionRecord | None, allowed_signers: Path | None
+def signer_check(
+    message: bytes | None, armor: str, email: str | None, allowed_signers: Path | None
 ) -> Check:
-    if message is None or record is None:
+    """Did a key the allowed signers list for `email` sign the message?"""
+    if message is None or email is None:
         return Check(
             "signer", False, "not checked: the signature block or the document is malformed"
         )
@@ -224,7 +229,7 @@ def _signer_check(
             "gpg.ssh.allowedSignersFile (see docs/verify.md)",
         )
     try:
-        said = verify_signer(message, armor, record.reviewer.email, allowed)
+        said = verify_signer(message, armor, email, allowed)
     except SigningError as unable:
         return Check("signer", False, str(unable))
     return Check("signer", said.ok, said.detail)
