@@ -430,7 +430,7 @@ def signed_text(message: str, key: Path, folder: Path) -> Path:
     """A file signed properly by `key` around an arbitrary message."""
     armor = sign(message.encode(), SigningKey("--key", path=key))
     path = folder / "crafted.yaml"
-    path.write_bytes(message.encode() + decision_module._signature_block(armor))
+    path.write_bytes(message.encode() + decision_module.signature_block(armor))
     return path
 
 
