@@ -19,6 +19,7 @@ from flipgate.core.importers import ImportedRun, ImportOptions, import_options
 from flipgate.core.importers import options as import_option_flags
 from flipgate.core.importers import takers as import_option_takers
 from flipgate.core.rank.ranking import Ranking
+from flipgate.session.choosing import choice_refusal, ranking_seen, verify_choice_file
 from flipgate.session.curation import (
     CurationRequest,
     read_arms,
@@ -61,6 +62,7 @@ __all__ = [
     "SideBySide",
     "Terms",
     "bundled_samples",
+    "choice_refusal",
     "copy_samples",
     "gate",
     "gate_again",
@@ -70,6 +72,7 @@ __all__ = [
     "import_options",
     "rank",
     "rank_campaign",
+    "ranking_seen",
     "read",
     "read_again",
     "read_arms",
@@ -82,5 +85,6 @@ __all__ = [
     "reading_steps",
     "side_by_side",
     "silent",
+    "verify_choice_file",
     "write_rerun_plan",
 ]

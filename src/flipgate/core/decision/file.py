@@ -105,12 +105,20 @@ def write_decision(
     """
     message = render_decision(record).encode()
     target = decision_path(record, out) if is_folder(out) else out
+    return write_signed(message, key, target, allow_prompt=allow_prompt)
+
+
+def write_signed(
+    message: bytes, key: SigningKey, target: Path, *, allow_prompt: bool = False
+) -> Path:
+    """`message` signed and written to `target` with its signature block, whole and never over
+    an existing file (`DecisionExistsError`)."""
     if target.exists():
         raise DecisionExistsError(target)
     signature = signature_block(sign(message, key, allow_prompt=allow_prompt))
     try:
         write_atomic(target, message + signature)
-    except FileExistsError:  # it appeared while the record was being signed
+    except FileExistsError:  # it appeared while the message was being signed
         raise DecisionExistsError(target) from None
     return target
 
@@ -153,6 +161,36 @@ def split_signed(data: bytes) -> tuple[bytes, str]:
     return message, armor.decode("ascii")
 
 
+@dataclass(frozen=True)
+class Signed:
+    """A signed file read: its message and signature, split, and what the split found."""
+
+    data: bytes
+    message: bytes | None  # None: no well-formed signature block
+    armor: str
+    block: Check
+
+    @property
+    def text(self) -> bytes:
+        """What is parsed: the message, or the whole file when it could not be split."""
+        return self.data if self.message is None else self.message
+
+
+def open_signed(path: Path) -> Signed | Check:
+    """The signed file at `path`, split at its signature block (or the check that says it
+    could not be read)."""
+    try:
+        data = path.read_bytes()
+    except OSError as unreadable:
+        return Check("file", False, f"cannot read {path}: {unreadable.strerror}")
+    try:
+        message, armor = split_signed(data)
+    except InvalidDecision as malformed:
+        return Signed(data, None, "", Check("signature block", False, malformed.message))
+    block = Check("signature block", True, "one signature block, at the end of the file")
+    return Signed(data, message, armor, block)
+
+
 def verify_decision(
     path: Path,
     allowed_signers: Path | None = None,
@@ -163,29 +201,19 @@ def verify_decision(
     `allowed_signers` defaults to git's `gpg.ssh.allowedSignersFile`. Runs are found by
     `resolve_run(run_id)` when given, else at their recorded path under the decision's workspace.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as unreadable:
-        return VerifyResult(
-            path, (Check("file", False, f"cannot read {path}: {unreadable.strerror}"),), None
-        )
-    checks: list[Check] = []
-    message: bytes | None = None
-    armor = ""
-    try:
-        message, armor = split_signed(data)
-        checks.append(Check("signature block", True, "one signature block, at the end of the file"))
-    except InvalidDecision as malformed:
-        checks.append(Check("signature block", False, malformed.message))
-
+    opened = open_signed(path)
+    if isinstance(opened, Check):
+        return VerifyResult(path, (opened,), None)
+    checks = [opened.block]
+    message, armor = opened.message, opened.armor
     record: DecisionRecord | None = None
     try:
-        record = _load(data if message is None else message, path)
+        record = _load(opened.text, path)
         checks.append(Check("document", True, "safe YAML, a well-formed decision"))
     except InputError as bad:
         checks.append(Check("document", False, bad.within_file()))
     except (InvalidDecision, UnicodeDecodeError) as bad:
-        checks.append(Check("document", False, _first_line(bad)))
+        checks.append(Check("document", False, first_line(bad)))
 
     checks.append(signature_check(message, armor))
     email = None if record is None else record.reviewer.email
@@ -257,6 +285,6 @@ def _run_check(
     return Check(name, True, f"{run.run_id} at {where} is unchanged")
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
