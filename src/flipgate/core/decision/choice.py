@@ -18,14 +18,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from flipgate.core.decision.document import expect_keys, expect_list, parse_time, render_yaml
+from flipgate.core.decision.document import (
+    expect_keys,
+    expect_list,
+    parse_reviewer,
+    parse_time,
+    render_yaml,
+)
 from flipgate.core.decision.file import (
     Check,
     VerifyResult,
     decision_workspace,
-    first_line,
     is_folder,
     open_signed,
+    read_document,
     signature_check,
     signer_check,
     write_signed,
@@ -33,7 +39,6 @@ from flipgate.core.decision.file import (
 from flipgate.core.decision.record import InvalidDecision, Reviewer, text_field
 from flipgate.core.decision.signing import SigningKey
 from flipgate.core.errors import InputError
-from flipgate.core.io.yamlio import parse_yaml
 
 FORMAT_VERSION = 1
 KIND = "flipgate_choice"  # the first key of a choice file
@@ -119,17 +124,13 @@ def parse_choice(document: object) -> ChoiceRecord:
     top = expect_keys(document, "", _TOP_KEYS)
     if top[KIND] != FORMAT_VERSION:
         raise InvalidDecision(KIND, f"format version {top[KIND]!r} is not {FORMAT_VERSION}")
-    reviewer = expect_keys(top["reviewer"], "reviewer", ("name", "email"))
     ranking = top["ranking"]
     if not isinstance(ranking, dict):
         raise InvalidDecision("ranking", f"expected a mapping, got {type(ranking).__name__}")
     return ChoiceRecord(
         chosen=text_field(top["chosen"], "chosen"),
         reason=text_field(top["reason"], "reason"),
-        reviewer=Reviewer(
-            text_field(reviewer["name"], "reviewer.name"),
-            text_field(reviewer["email"], "reviewer.email"),
-        ),
+        reviewer=parse_reviewer(top["reviewer"]),
         created=parse_time(top["created"]),
         ranking=ranking,
     )
@@ -146,15 +147,8 @@ def verify_choice(
         return VerifyResult(path, (opened,), None)
     checks = [opened.block]
     message, armor = opened.message, opened.armor
-    record: ChoiceRecord | None = None
-    try:
-        parsed, _ = parse_yaml(opened.text.decode("utf-8"), path)
-        record = parse_choice(parsed)
-        checks.append(Check("document", True, "safe YAML, a well-formed choice"))
-    except InputError as bad:
-        checks.append(Check("document", False, bad.within_file()))
-    except (InvalidDecision, UnicodeDecodeError) as bad:
-        checks.append(Check("document", False, first_line(bad)))
+    record, document = read_document(opened, path, parse_choice, "choice")
+    checks.append(document)
     checks.append(signature_check(message, armor))
     email = None if record is None else record.reviewer.email
     checks.append(signer_check(message, armor, email, allowed_signers))
