@@ -69,7 +69,10 @@ class ChoiceRecord:
         if self.created.utcoffset() is None:
             raise InvalidDecision("created", "the time needs a time zone (use UTC)")
         candidates = expect_list(self.ranking.get("candidates"), "ranking.candidates")
-        names = [text_field(c.get("name"), "ranking.candidates.name") for c in candidates]
+        names = [
+            text_field(c.get("name") if isinstance(c, dict) else c, "ranking.candidates.name")
+            for c in candidates
+        ]
         if self.chosen not in names:
             raise InvalidDecision("chosen", f"{self.chosen!r} is not a candidate of the ranking")
         text_field(self.ranking.get("digest"), "ranking.digest")

@@ -23,6 +23,7 @@ from flipgate.core.rank.ranking import Ranking, Standing
 from flipgate.core.vocab import Verdict
 
 FLOAT_TOLERANCE = 1e-9  # relative: a p-value recomputed elsewhere may differ in its last digits
+_ABSENT = object()  # a field one side lacks differs even from a null on the other
 _OUTSIDE_DIGEST = "evidence"  # each candidate's p-values: floats, compared within the tolerance
 # A chosen candidate's gate against the incumbent may not say these: a choice is no override.
 _GATE_REFUSES: tuple[Verdict, ...] = ("BLOCK", "INVALID")
@@ -113,7 +114,9 @@ def differences(recorded: object, now: object, where: str = "ranking") -> list[s
         return [
             found
             for key in keys
-            for found in differences(recorded.get(key), now.get(key), f"{where}.{key}")
+            for found in differences(
+                recorded.get(key, _ABSENT), now.get(key, _ABSENT), f"{where}.{key}"
+            )
         ]
     if isinstance(recorded, list) and isinstance(now, list) and len(recorded) == len(now):
         return [
