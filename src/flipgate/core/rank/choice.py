@@ -124,18 +124,18 @@ def differences(recorded: object, now: object, where: str = "ranking") -> list[s
             for index, (was, is_) in enumerate(zip(recorded, now, strict=True))
             for found in differences(was, is_, f"{where}[{index}]")
         ]
-    if (
-        _number(recorded)
-        and _number(now)
-        and (isinstance(recorded, float) or isinstance(now, float))
-    ):
-        same = math.isclose(float(recorded), float(now), rel_tol=FLOAT_TOLERANCE)  # type: ignore[arg-type]
-        return [] if same else [where]
+    if isinstance(recorded, float) or isinstance(now, float):
+        a, b = _number(recorded), _number(now)
+        if a is not None and b is not None:
+            return [] if math.isclose(a, b, rel_tol=FLOAT_TOLERANCE) else [where]
     return [] if recorded == now and type(recorded) is type(now) else [where]
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _number(value: object) -> float | None:
+    """`value` as a float when it is a number (a bool is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
 
 
 def _run(path: Path, run_id: str, workspace: Path) -> dict[str, str]:
