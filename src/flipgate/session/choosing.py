@@ -3,7 +3,7 @@ NAME`, docs/rank.md): the campaign ranked as `flipgate rank` ranks it, what the 
 records of that ranking, and the same ranking made again when `flipgate verify` checks it.
 
 The record keeps the files and options the ranking read (`inputs`: paths relative to the
-workspace when inside it), so that verifying ranks the same runs with the same spec, flaky list,
+workspace when inside it, the importers' options that are not the defaults), so that verifying ranks the same runs with the same spec, flaky list,
 suite manifest and base, whatever the workspace's defaults are by then.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 from flipgate.core.decision.choice import ChoiceRecord, verify_choice
 from flipgate.core.decision.file import VerifyResult
 from flipgate.core.errors import InputError
+from flipgate.core.importers import ImportOptions
 from flipgate.core.rank.choice import differences, refusal, seen
 from flipgate.core.rank.ranking import Ranking
 from flipgate.core.runs.model import Progress
@@ -71,6 +72,7 @@ def _inputs(request: GateRequest, workspace: Path) -> dict[str, Any]:
         "suite": where(request.suite),
         "change": list(request.declared_change),
         "allow_partial": request.allow_partial,
+        "import_options": _options(request.import_options),
         "base": None
         if base is None
         else {
@@ -100,4 +102,23 @@ def _request(workspace: Path, inputs: Mapping[str, Any]) -> GateRequest:
         base_suite=path(base.get("suite")),
         change=[str(component) for component in inputs.get("change") or ()],
         allow_partial=bool(inputs.get("allow_partial")),
+        import_options=_options_again(inputs.get("import_options") or {}),
     )
+
+
+def _options_again(recorded: Mapping[str, Any]) -> ImportOptions:
+    given: dict[str, Any] = {
+        name: tuple(value) if isinstance(value, list) else value for name, value in recorded.items()
+    }
+    return ImportOptions(**given)
+
+
+def _options(options: ImportOptions) -> dict[str, Any]:
+    """The importers' options that differ from the defaults (a log's candidates are read with
+    them), a tuple written as a list."""
+    default = ImportOptions()
+    return {
+        name: list(value) if isinstance(value, tuple) else value
+        for name, value in vars(options).items()
+        if value != getattr(default, name)
+    }
