@@ -153,6 +153,30 @@ def test_a_choice_below_the_first_tie_group_is_refused(
     assert _choose(campaign, key, "STRONG") == 0
 
 
+def test_in_a_dead_heat_either_may_be_chosen_and_the_record_says_no_winner(
+    tmp_path: Path,
+    isolated_git: Path,
+    make_key: KeyMaker,
+    allow: Callable[[str, Path], Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    campaign = tmp_path / "campaign"
+    cases = [f"c{i}" for i in range(4)]
+    write_run(campaign / "baseline", passfail_rows({c: [False, False] for c in cases}), run_id="i")
+    for name in ("ALPHA", "BETA"):  # the same results: equal on the key and on the mean
+        rows = passfail_rows({c: [c != "c3", c != "c3"] for c in cases})
+        write_run(campaign / "candidates" / name, rows, run_id=name.lower())
+    assert main(["rank", str(campaign)]) == 1  # a dead heat: a person chooses
+    key = make_key("ana")
+    assert _choose(campaign, key, "BETA") == 0
+    [written] = (campaign / "decisions").iterdir()
+    text = written.read_text(encoding="utf-8")
+    assert "  winner: null\n  clearance: tied\n" in text
+    capsys.readouterr()
+    assert _verify(written, allow("ana@example.com", key)) == 0
+    assert "✓ choice: BETA, in the first tie group (ALPHA = BETA)" in capsys.readouterr().out
+
+
 def test_verify_flags_a_signed_choice_the_ranking_does_not_allow(
     tmp_path: Path,
     isolated_git: Path,
