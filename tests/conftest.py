@@ -289,7 +289,7 @@ def allow(tmp_path: Path) -> Callable[[str, Path], Path]:
     def add(email: str, key: Path) -> Path:
         public = key.with_name(key.name + ".pub").read_text().strip()
         with allowed_signers.open("a") as out:
-            out.write(f'{email} namespaces="git,flipgate-decision" {public}\n')
+            out.write(f'{email} namespaces="git,flipgate-decision,flipgate-prereg" {public}\n')
         return allowed_signers
 
     return add

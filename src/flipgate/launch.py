@@ -13,8 +13,12 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import traceback
 
 INTERRUPTED = 130  # the shell's status for a command ended by SIGINT
+# A failure that no input should cause (a bug): never 1, which CI reads as BLOCK (sysexits.h's
+# EX_SOFTWARE). Every input the tool refuses is an `InputError`, exit 2.
+INTERNAL_ERROR = 70
 
 
 def run() -> None:
@@ -39,6 +43,16 @@ def run() -> None:
     ):  # Ctrl-C: every write is atomic, so what was not finished is not there
         print("flipgate: interrupted; nothing unfinished was written", file=sys.stderr)
         code = INTERRUPTED
+    except SystemExit:  # argparse's usage errors: exit 2, said by argparse
+        raise
+    except BaseException:  # a bug (a panic in polars' Rust is a BaseException): never exit 1
+        traceback.print_exc()
+        print(
+            "flipgate: internal error (a bug in flipgate, not in the input: please report it "
+            "with the lines above); nothing unfinished was written",
+            file=sys.stderr,
+        )
+        code = INTERNAL_ERROR
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -107,6 +107,10 @@ def test_power_plans_repetitions_and_allows_for_clones(
         ["--design-effect", "0.5"],
         ["--look", "0"],
         ["--unstable-share", "0.2", "--plan-reps", "0"],
+        # Issue 28 item 14: a 1 TiB allocation, and a table of log-factorials as long
+        ["--cases", "100000000000"],
+        ["--case-rate", "0.9", "--reps", "1000000000"],
+        ["--unstable-share", "0.2", "--plan-reps", "3", "1000000000"],
     ],
 )
 def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -116,6 +120,19 @@ def test_power_refuses_bad_numbers(argv: list[str], capsys: pytest.CaptureFixtur
         code = int(exit.code or 0)
     assert code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_power_prices_a_threshold_and_repetitions_past_a_thousand(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 28 item 14: math.comb(n, j) past 1,030 trials is no float: a fixed threshold on a
+    suite of 5,000 cases and 1,100 repetitions of a case were tracebacks."""
+    argv = ["--threshold", "0.9", "--cases", "5000", "--case-rate", "0.6", "--reps", "1100"]
+    assert main(["power", *argv, "--format", "json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    # sd of the pass share 0.0038: 90% is 5.2 sd below 92%, and 60% of 1,100 is 6.6 sd above half
+    assert 0 < figures["threshold"]["below"] < 1e-6
+    assert figures["repetitions"]["majority"] == pytest.approx(1.0, abs=1e-9)
 
 
 # --------------------------------------------------------------------------- calibrate
@@ -198,3 +215,21 @@ def test_calibrate_refuses_runs_of_different_systems(
 def test_calibrate_needs_two_runs(agent_suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["calibrate", str(agent_suite / "baseline")]) == 2
     assert "give at least 2 identical baseline runs" in capsys.readouterr().err
+
+
+def test_a_run_id_cannot_write_settings_into_the_proposal(
+    agent_suite: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28 item 6: the run ids went raw into the proposal's `#` header, so a line break in
+    one added settings to the file the team is told to review and adopt; ESC went in raw."""
+    manifest = agent_suite / "baseline" / "run.yaml"
+    data = yaml.safe_load(manifest.read_text())
+    data["run_id"] = "main\nsmuggled: {max_share: 1.0}\r\u2028\x1b[2J\u0085\u202e"
+    manifest.write_text(yaml.safe_dump(data))
+    out = tmp_path / "gate.calibrated.yaml"
+    assert main(["calibrate", str(agent_suite), "--out", str(out)]) == 0
+    capsys.readouterr()
+    text = out.read_text()
+    assert "smuggled" not in yaml.safe_load(text)
+    assert not {"\x1b", "\u2028", "\r", "\u202e"} & set(text)
+    assert "main\\nsmuggled: {max_share: 1.0}\\r\\u2028\\x1b[2J\\x85\\u202e" in text.splitlines()[0]

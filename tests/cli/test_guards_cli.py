@@ -75,6 +75,7 @@ def test_a_margin_raised_and_a_flaky_entry_added_in_the_change_are_invalid(
         "where": "base: main",
         "unchecked": [],
         "unchecked_files": [],
+        "not_found_files": [],
         "loosened": [],
         "loosenings": [],
         "flaky_added": [],
@@ -134,6 +135,67 @@ def test_a_gate_file_deleted_in_the_change_is_checked_as_the_defaults(
     assert alpha == "alpha: 0.1 in the base, 0.05 here"
     assert budgets[0] == "budgets.latency_ms (p95) max_increase: +10% in the base, removed here"
     assert len(budgets) == 4
+
+
+def test_a_workspace_moved_in_the_change_fails_closed(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28 item 5: moved, the base's gate.yaml was 'missing', read as the defaults, and a
+    stricter base (alpha 0.1) loosened back to the defaults passed unseen."""
+    gate_yaml = repo / "suites" / "agent" / "gate.yaml"
+    gate_yaml.write_text(gate_yaml.read_text().replace("alpha: 0.05", "alpha: 0.1"))
+    git(repo, "commit", "-qam", "a stricter alpha")
+    git(repo, "mv", "suites/agent", "suites/agent-v2")
+    moved = repo / "suites" / "agent-v2"
+    moved_gate = moved / "gate.yaml"
+    moved_gate.write_text(moved_gate.read_text().replace("alpha: 0.1", "alpha: 0.05"))
+    code, data, _ = gate(capsys, str(moved), "--base-ref", "main")
+    assert (code, data["verdict"]) == (4, "INVALID")
+    assert data["base"]["not_found_files"] == ["gate_spec", "flaky_list"]
+    not_found = [r for r in data["invalid"] if r["code"] == "base_not_found"]
+    assert [(r["file"], r["name"]) for r in not_found] == [
+        ("gate_spec", "main:suites/agent-v2/gate.yaml"),
+        ("flaky_list", "main:suites/agent-v2/flaky.yaml"),
+    ]
+    assert not_found[0]["message"] == (
+        "the gate spec is not at the base (main:suites/agent-v2/gate.yaml does not exist): added "
+        "or moved in the change under test, it cannot be checked against what it was; add or "
+        "move it in a separate, reviewed change, or name the base's with --base-gate"
+    )
+    # merged where the change is going, the files are there, and checked
+    git(repo, "commit", "-qam", "move the suite")
+    code, data, _ = gate(capsys, str(moved), "--base-ref", "HEAD")
+    assert data["verdict"] != "INVALID" and data["base"]["not_found_files"] == []
+
+
+def test_a_linked_gate_file_at_the_base_is_followed_within_the_tree(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workspace = repo / "suites" / "agent"
+    shared = repo / "shared-gate.yaml"
+    shared.write_text((workspace / "gate.yaml").read_text().replace("alpha: 0.05", "alpha: 0.1"))
+    (workspace / "gate.yaml").unlink()
+    (workspace / "gate.yaml").symlink_to("../../shared-gate.yaml")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "one gate for every suite, through a link")
+    (workspace / "gate.yaml").unlink()
+    (workspace / "gate.yaml").write_text(shared.read_text().replace("alpha: 0.1", "alpha: 0.05"))
+    code, data, _ = gate(capsys, str(workspace), "--base-ref", "main")
+    assert (code, data["base"]["loosened"]) == (4, ["alpha: 0.1 in the base, 0.05 here"])
+
+    here = (workspace / "gate.yaml").read_text()
+    (workspace / "gate.yaml").unlink()
+    (workspace / "gate.yaml").symlink_to("/etc/hostname")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a link out of the tree")
+    (workspace / "gate.yaml").unlink()
+    (workspace / "gate.yaml").write_text(here)  # the gate as the change has it: a file
+    code, _, err = gate(capsys, str(workspace), "--base-ref", "HEAD")
+    assert code == 2
+    assert err == (
+        "flipgate: error: HEAD:suites/agent/gate.yaml: a link out of the repository, to "
+        "'/etc/hostname': only files in the tree are read\n"
+    )
 
 
 def test_base_files_named_directly(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from datetime import date
 from pathlib import Path
@@ -65,6 +66,65 @@ def test_fail_under(capsys: pytest.CaptureFixture[str], share: str, code: int) -
     got, _, err = run(capsys, "suite", "audit", str(SUPPORT), "--fail-under", share)
     assert got == code
     assert ("below --fail-under" in err) == (code == 1)
+
+
+def test_fail_under_without_traffic_is_bad_input_not_a_measured_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = workspace(tmp_path)
+    (folder / "traffic.yaml").unlink()
+    code, out, err = run(capsys, "suite", "audit", str(folder), "--fail-under", "0.5")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"flipgate: error: {folder}/traffic.yaml: no such file: --fail-under measures the "
+        "traffic the suite covers, and there is no traffic to measure\n"
+    )
+    assert "0.0%" not in err
+
+
+EDGE_DAYS = ("0001-01-01", "9999-12-31")
+
+
+@pytest.mark.parametrize("day", EDGE_DAYS)
+@pytest.mark.parametrize(
+    "field", ["suite.yaml:started", "suite.yaml:added", "traffic.yaml:from", "--as-of"]
+)
+def test_the_calendar_s_first_and_last_days_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, day: str
+) -> None:
+    """9999-12-31 plus six weeks, 0001-01-01 less six months: past the calendar, never a traceback."""
+    suite = "suite: s\nstarted: 2026-01-02\ncases:\n  - {case: c1, intent: a, added: 2026-01-02}\n"
+    folder = workspace(tmp_path, **{"suite.yaml": suite})
+    as_of = ["--as-of", day] if field == "--as-of" else []
+    if not as_of:
+        name, key = field.split(":")
+        text = (folder / name).read_text()
+        (folder / name).write_text(re.sub(rf"{key}: 2026-01-0\d", f"{key}: {day}", text, count=1))
+        assert day in (folder / name).read_text()
+    for fmt in ("text", "json", "markdown"):
+        code, out, err = run(capsys, "suite", "audit", str(folder), "--format", fmt, *as_of)
+        assert code in (0, 2), err
+        assert out if code == 0 else err.startswith("flipgate: error: ")
+
+
+def test_an_intake_past_any_suite_s_is_refused_naming_its_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = 10**26
+    suite = (
+        f"suite: s\nintake: {{sampled_per_month: {huge}}}\n"
+        "cases:\n  - {case: c1, intent: a, added: 2026-01-02}\n"
+    )
+    code, out, err = run(
+        capsys,
+        "suite",
+        "audit",
+        str(workspace(tmp_path, **{"suite.yaml": suite})),
+        "--format",
+        "json",
+    )
+    assert code == 2 and not out
+    assert "field 'intake.sampled_per_month': at most 1,000,000,000" in err
 
 
 def test_as_of_moves_the_ages(capsys: pytest.CaptureFixture[str]) -> None:

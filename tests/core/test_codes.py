@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit
+from flipgate.core.gate.attempts import Earlier, RerunUntilGreen
+from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit, TemplateEdit
 from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.evidence import (
     GATE_WARNINGS,
@@ -33,6 +34,11 @@ from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
 from flipgate.core.gate.ledger import LEFT_OUT
 from flipgate.core.gate.loosening import BaseSource, GateBase
+from flipgate.core.gate.registered import (
+    RegisteredAfterCandidate,
+    Registration,
+    RegistrationDiffers,
+)
 from flipgate.core.gate.retired import RetiredCase, Retirements
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
@@ -100,6 +106,7 @@ def forbidden(folder: Path) -> Comparison:
         *passing("on-infra"),
         *passing("e1"),
         *passing("e2"),
+        *passing("e3", template="refunds"),
         *(row | {"cached": row["rep"] == 0} for row in passing("s1", safety=True)),
     ]
     cand = [
@@ -110,6 +117,7 @@ def forbidden(folder: Path) -> Comparison:
         *({"case": "on-infra", "rep": rep, "status": "infra"} for rep in (1, 2)),
         *(row | {"passed": {"passed": True, "policy_ok": True}} for row in passing("e1")),
         *passing("e2", safety=True),
+        *passing("e3", template="returns"),
         *passing("s1", safety=True),
     ]
     cand = [row | {"passed": False} if row["case"] == "c02" else row for row in cand]
@@ -138,7 +146,11 @@ def forbidden(folder: Path) -> Comparison:
         make_run("same-id", cand, key=moved, change={"keys": ["model"], "summary": "m2"}),
         here,
         FlakyList((entry("s1"), entry("c02"), entry("c03"))),
-        retired=Retirements((RetiredCase("c19", LATE, "duplicate of c18"),), base=frozenset()),
+        retired=Retirements(
+            (RetiredCase("c19", LATE, "duplicate of c18"),),
+            base=frozenset(),
+            base_not_found=(("suite_manifest", "main:suite.yaml"),),  # the change added it
+        ),
         base=GateBase(at_base, FlakyList((entry("s1"), entry("c02"))), BaseSource(ref="main")),
     )
 
@@ -270,6 +282,34 @@ def clones(crowded: bool) -> Comparison:
     return compare(make_run("b", base), make_run("c", cand), default_spec())
 
 
+def registered(folder: Path) -> Comparison:
+    """A rule registered with alpha 0.01 and no flaky list, applied with alpha 0.05 and a list;
+    registered a day after the candidate run was created."""
+    rows = [row for i in range(10) for row in passing(f"r{i}")]
+    registration = Registration(
+        path=folder / "prereg.yaml",
+        digest="sha256:" + "0" * 64,
+        registered=datetime(2026, 11, 21, 9, tzinfo=UTC),
+        signer="Ada <ada@example.com>",
+        spec_digest="sha256:" + "1" * 64,
+        settings={**default_spec().settings, "alpha": 0.01},
+        flaky_digest="sha256:" + "2" * 64,
+        suite_digest=None,
+        change=None,
+        baseline_run_id="b",
+        baseline_key=KEY,
+    )
+    spec = spec_at(folder, "registered.yaml", {"alpha": 0.05})
+    return compare(make_run("b", rows), make_run("c", rows), spec, registration=registration)
+
+
+def rerun_until_green() -> Comparison:
+    """A PASS of a change whose first two attempts said BLOCK and INCONCLUSIVE."""
+    rows = [row for i in range(10) for row in passing(f"g{i}")]
+    earlier = Earlier("pr-42", 3, 3, ("BLOCK", "INCONCLUSIVE"), ("BLOCK", "INCONCLUSIVE"))
+    return compare(make_run("b", rows), make_run("c", rows), default_spec(), earlier=earlier)
+
+
 Found = dict[str, tuple[GateResult, list[TriageStep]]]
 
 
@@ -284,6 +324,8 @@ def found(tmp_path_factory: pytest.TempPathFactory) -> Found:
         "bounded": bounded(folder),
         "clones": clones(crowded=False),
         "crowded": clones(crowded=True),
+        "registered": registered(folder),
+        "rerun": rerun_until_green(),
     }
     # the clones' baseline given again as an identical run: the flaky step compares with it
     return {
@@ -339,7 +381,7 @@ def by_code(classes: tuple[type, ...]) -> dict[str, type]:
         (LIMIT_BREACHES, LIMIT_CODES),
         (GATE_WARNINGS, WARNING_CODES),
         (CASE_CHANGES, CHANGE_CODES),
-        (by_code((RuleEdit, SafetyEdit)), EDIT_CODES),
+        (by_code((RuleEdit, SafetyEdit, TemplateEdit)), EDIT_CODES),
         (by_code(TRIAGE_FACTS), TRIAGE_FACT_CODES),
         (by_code(STEP_FINDINGS), TRIAGE_CLASSES),
     ],
@@ -393,6 +435,7 @@ def test_the_core_says_no_sentence(found: Found) -> None:
         "duplicate of c18",
         "superseded",
         "leaked answer",
+        "Ada <ada@example.com>",  # a registration's signer, as its file names them
     }
     for name, (result, steps) in found.items():
         for item in (*reasons(result), *facts(steps)):
@@ -411,7 +454,7 @@ def first(items: Any, kind: type) -> Any:
 def test_the_payloads_no_other_test_pins(found: Found) -> None:
     forbidden, steps = found["forbidden"]
     assert first(forbidden.invalid_reasons, InfraShare) == InfraShare(
-        "candidate", 5 / 78, 5, 78, 0.05
+        "candidate", 5 / 81, 5, 81, 0.05
     )
     assert NamedCases("retirement_added", ("c19",)) in forbidden.invalid_reasons
     made = date(2026, 11, 20)
@@ -422,6 +465,7 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert [(e.code, e.case) for e in forbidden.changes.entries()] == [
         ("edited", "e1"),
         ("edited", "e2"),
+        ("edited", "e3"),
         ("deleted", "gone"),
         ("new", "fresh"),
         ("cached", "c01"),
@@ -476,3 +520,16 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     # t0-0 kept its output under another grade: the grader step explains it, 7 remain
     assert first(facts(steps), TemplatesCluster) == TemplatesCluster(broken=7, templates=4)
     assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1)
+
+    held, _ = found["registered"]
+    differs, late = held.invalid_reasons
+    assert isinstance(differs, RegistrationDiffers) and isinstance(late, RegisteredAfterCandidate)
+    assert [(d.field, d.registered, d.applied) for d in differs.fields] == [
+        ("gate_spec.alpha", 0.01, 0.05),
+        ("flaky_list.digest", "sha256:" + "2" * 64, FlakyList().digest),
+    ]
+    assert late.candidate == "c" and late.created < late.registered
+
+    rerun, _ = found["rerun"]
+    assert rerun.verdict == "INVALID"
+    assert rerun.invalid_reasons == (RerunUntilGreen("pr-42", 3, ("BLOCK", "INCONCLUSIVE")),)

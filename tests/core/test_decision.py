@@ -310,9 +310,11 @@ def test_a_file_appearing_during_signing_is_not_overwritten(
 ) -> None:
     out = tmp_path / "decision.yaml"
 
-    def sign_while_another_writes(message: bytes, key: SigningKey, *, allow_prompt: bool) -> str:
+    def sign_while_another_writes(
+        message: bytes, key: SigningKey, *, allow_prompt: bool, namespace: str
+    ) -> str:
         out.write_text("someone else's decision\n")
-        return sign(message, key)
+        return sign(message, key, namespace=namespace)
 
     monkeypatch.setattr(decision_module, "sign", sign_while_another_writes)
     with pytest.raises(DecisionExistsError):

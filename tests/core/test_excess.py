@@ -124,19 +124,24 @@ def _swapped_ratios(
         swapped = np.array(swaps)[ids]
         pool_c = np.concatenate([cand[~swapped], base[swapped]])
         pool_b = np.concatenate([base[~swapped], cand[swapped]])
-        found.append(point_stat(pool_c, stat) / point_stat(pool_b, stat))
+        b, c = point_stat(pool_b, stat), point_stat(pool_c, stat)
+        found.append(c / b if b > 0 else 2 - c / b)  # a negative figure's rise is a rise
     return sorted(found)
 
 
+@pytest.mark.parametrize("sign", [1, -1])
 @pytest.mark.parametrize("stat", ["mean", "median", "p95", "total"])
-def test_the_permutation_ratios_are_every_swap_of_the_arms(stat: Statistic) -> None:
+def test_the_permutation_ratios_are_every_swap_of_the_arms(stat: Statistic, sign: int) -> None:
+    """On a metric below zero (a reward of -10) the ratio is the relative rise, 2 - c / b, so
+    that -9 against -10 is 1.1 as 11 against 10 is (issue 28 item 2)."""
     rng = np.random.default_rng(0)
     ids = np.repeat(np.arange(6), 3)
-    base, cand = rng.lognormal(7, 0.5, 18), rng.lognormal(7.1, 0.5, 18)
+    base, cand = sign * rng.lognormal(7, 0.5, 18), sign * rng.lognormal(7.1, 0.5, 18)
     noise = budget_noise((base, ids), (cand, ids), 6, stat, alpha=0.05)
     assert noise.exact and len(noise.ratios) == 64
     assert noise.ratios == pytest.approx(_swapped_ratios(base, cand, ids, 6, stat), rel=1e-12)
-    assert noise.ratio == pytest.approx(point_stat(cand, stat) / point_stat(base, stat))
+    b, c = point_stat(base, stat), point_stat(cand, stat)
+    assert noise.ratio == pytest.approx(c / b if sign > 0 else 2 - c / b)
 
 
 @settings(max_examples=40, deadline=None)

@@ -8,8 +8,11 @@ from statistics import NormalDist
 
 import pytest
 
+from flipgate.core.errors import InputError
+from flipgate.core.gate.changes import TemplateEdit
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.evidence import FlipsConcentrated
+from flipgate.core.gate.invalid import CasesEdited
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
@@ -146,3 +149,100 @@ def test_the_flips_by_template_are_summed_once_however_often_they_are_read() -> 
         assert reading.flips == 4003
         assert reading.concentrated is None
     assert CountedTemplates.reads - before == 1
+
+
+# --------------------------------------------------------------------------- templates are part of the case
+
+
+def _templated(
+    run_writer: RunWriter, base_template: str | None, cand_template: str | None
+) -> tuple[Run, Run]:
+    """200 cases, 40 of which break: by case a BLOCK at p 9e-13."""
+    rows = []
+    for arm, template in (("baseline", base_template), ("candidate", cand_template)):
+        rows.append(
+            [
+                {"case": f"case-{i:03d}", "passed": arm == "baseline" or i >= 40}
+                | ({} if template is None else {"template": template})
+                for i in range(200)
+            ]
+        )
+    return load_run(run_writer("b", rows[0])), load_run(run_writer("c", rows[1]))
+
+
+def test_a_candidate_cannot_put_every_case_in_one_template(
+    run_writer: RunWriter, tmp_path: Path
+) -> None:
+    """Issue 28 item 4: with no template in the baseline the candidate's decided the clusters,
+    and one template for all 200 turned BLOCK (p 9e-13) into INCONCLUSIVE (p 0.5)."""
+    gate = tmp_path / "gate.yaml"
+    gate.write_text("clusters: template\n")
+    baseline, candidate = _templated(run_writer, None, "everything")
+    result = compare(baseline, candidate, load_spec(gate)).result
+    assert (result.verdict, result.rule) == ("INVALID", "invalid")
+    (edited,) = [r for r in result.invalid_reasons if isinstance(r, CasesEdited)]
+    assert len(edited.cases) == 200
+    assert edited.cases[0].edits == (TemplateEdit(None, "everything"),)
+    assert summary(result).startswith(
+        "INVALID: cases edited in the change under test: case-000 template: none in the "
+        "baseline, everything in the candidate; "
+    )
+    # the same templates in both arms are no edit (one template counted once cannot block)
+    base, cand = _templated(run_writer, "everything", "everything")
+    same = compare(base, cand, default_spec()).result
+    assert (same.verdict, same.changes.edited) == ("INCONCLUSIVE", {})
+
+
+@pytest.mark.parametrize(
+    ("rows", "line", "message"),
+    [
+        (
+            [{"template": ""}],
+            1,
+            "must be a non-empty string (leave it out for a case of no template)",
+        ),
+        (
+            [{"template": " "}],
+            1,
+            "must be a non-empty string (leave it out for a case of no template)",
+        ),
+        (
+            [{"template": "a"}, {"template": "b"}],
+            2,
+            "`template` differs between the lines of case c",
+        ),
+        (
+            [{}, {"template": "a"}, {"template": "b"}],
+            3,
+            "`template` differs between the lines of case c",
+        ),
+    ],
+)
+def test_a_blank_or_mixed_template_is_bad_input(
+    run_writer: RunWriter, rows: list[dict[str, str]], line: int, message: str
+) -> None:
+    run = run_writer(
+        "r", [{"case": "c", "rep": i, "passed": True} | row for i, row in enumerate(rows)]
+    )
+    with pytest.raises(InputError) as refused:
+        load_run(run)
+    assert (refused.value.line, refused.value.field) == (line, "template")
+    assert str(refused.value).endswith(message)
+
+
+def test_a_line_that_names_no_template_says_nothing_against_the_others(
+    run_writer: RunWriter,
+) -> None:
+    """An infra repetition often carries no metadata: the case keeps the template its other
+    lines name."""
+    rows = [{"case": "c", "rep": 0, "status": "infra"}, {"case": "c", "rep": 1, "passed": True}]
+    rows[1]["template"] = "refunds"
+    run = load_run(run_writer("r", [*rows, {"case": "d", "passed": True, "template": "refunds"}]))
+    assert run.reps["template"].to_list() == [None, "refunds", "refunds"]
+    # written case by case, the template named last may be the case before's: no mix
+    rows = [
+        {"case": "a", "passed": True, "template": "x"},
+        {"case": "b", "rep": 0, "status": "infra"},
+        {"case": "b", "rep": 1, "passed": True, "template": "y"},
+    ]
+    assert load_run(run_writer("s", rows)).reps["template"].to_list() == ["x", None, "y"]

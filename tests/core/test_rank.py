@@ -163,6 +163,7 @@ def test_an_exact_tie_between_candidates_names_no_winner(every_rep: GateSpec) ->
     # each passes i1 and i2 (the release key) and 5 of its 12 repetitions
     assert ranking.clearance == Clearance("tied", None, ("A", "B"), 2, 1, 5 / 12, 4 / 12)
     assert ranking.highest_mean == ("A", "B")
+    assert ranking.lead is None  # issue 28 item 17: the JSON named A the leader of a tie
 
 
 def test_with_no_complete_candidate_none_can_win(every_rep: GateSpec) -> None:
@@ -362,4 +363,25 @@ def test_a_case_the_incumbent_never_had_counts_in_no_key(every_rep: GateSpec) ->
     ranking = ranked(every_rep, CLAUDE=CLAUDE | new_case, MERGE=MERGE | new_case)
     assert ranking.cases == 6 and ranking.standing("CLAUDE").release_key == 2
     assert ranking.standing("CLAUDE").cells.passing == 7  # the mean describes every cell
-    assert ranking.repetitions == 14 and ranking.winner == "CLAUDE"
+    assert ranking.repetitions == 12 and ranking.winner == "CLAUDE"  # the incumbent's grid
+    assert ranking.standing("MERGE").eligible  # i7 is in no key, and no gap of anyone's
+
+
+def test_a_repetition_one_candidate_adds_is_its_own_gap_never_its_rivals() -> None:
+    """Issue 28 item 3: the grid counted every repetition any candidate ran, so one extra
+    repetition (or a case the incumbent never had) made every rival incomplete and its holder
+    won with a lower key. Under the majority rule two extra passes turn i4's 1 of 3 into 3 of 5."""
+    incumbent = {case: [*reps, F] for case, reps in INCUMBENT.items()}
+    claude = {case: [*reps, reps[0]] for case, reps in CLAUDE.items()}  # key 3: i1, i2, i3
+    padded = {case: [*reps, F] for case, reps in MERGE.items()} | {"i4": [T, F, F, T, T]}
+    ranking = rank(
+        run("incumbent", incumbent),
+        [("CLAUDE", run("CLAUDE", claude)), ("PADDED", run("PADDED", padded | {"i9": [T]}))],
+        default_spec(),
+    )
+    assert ranking.repetitions == 18
+    assert ranking.standing("CLAUDE").gaps.complete
+    padded_gaps = ranking.standing("PADDED").gaps
+    assert not padded_gaps.complete and padded_gaps.extra_reps == 2
+    assert padded_gaps.describe() == "2 repetitions beyond the incumbent's"
+    assert ranking.winner == "CLAUDE"

@@ -302,7 +302,7 @@ def test_cases_added_removed_and_edited_and_the_baseline_age() -> None:
         OnlyInArm("candidate", ("case-new",)),
     ]
     edit = RuleEdit("policy", Asked("labels", ("reject",)), Asked("labels", ("escalate",)))
-    assert facts(s, EditedBetweenArms) == [EditedBetweenArms("case-02", (edit,), None)]
+    assert facts(s, EditedBetweenArms) == [EditedBetweenArms("case-02", (edit,))]
     assert facts(s, FlakyAfterBaseline) == [FlakyAfterBaseline((("case-03", date(2026, 11, 10)),))]
     assert s.cases == ("case-old", "case-new", "case-02")
     assert s.explains == ("case-02",)

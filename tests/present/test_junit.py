@@ -119,7 +119,7 @@ def test_safety_failures_unpaired_cases_and_hostile_ids() -> None:
         child(cases["gone-infra"], "skipped").get("message")
         == "all infra: no gradable candidate repetition"
     )
-    assert "case-␛[31mred␛[0m <b>&amp;</b> \ufffd" in cases
+    assert "case-␛[31mred␛[0m <b>&amp;</b> \\ufffe" in cases  # as the terminal shows it
     assert child(cases["verdict"], "failure").get("type") == "BLOCK"
 
 

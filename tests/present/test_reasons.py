@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.bounds import never_event
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import (
@@ -18,6 +19,7 @@ from flipgate.core.gate.changes import (
     CaseInOneArm,
     RuleEdit,
     SafetyEdit,
+    TemplateEdit,
 )
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -34,6 +36,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.excess import Excess
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -48,6 +51,7 @@ from flipgate.core.gate.invalid import (
 )
 from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened
+from flipgate.core.gate.registered import Differs, RegisteredAfterCandidate, RegistrationDiffers
 from flipgate.core.gate.spec import Budget
 from flipgate.core.importers.completeness import Exclusion
 from flipgate.core.runs.key import Component
@@ -110,6 +114,7 @@ RULE = RuleEdit("prohibited_items", Asked("labels", ("approve",)), Asked("labels
 MARGIN = Loosened("raised", "sets.full.margin", 2, 6)
 ELEVEN = tuple(f"case-{i:02d}" for i in range(11))
 LATENCY = Budget("latency_ms", "p95", max_increase=0.10)
+REGISTERED = datetime(2026, 11, 19, 9, tzinfo=UTC)
 
 # one payload of each code, and its words
 SENTENCES: list[tuple[Any, str]] = [
@@ -162,6 +167,12 @@ SENTENCES: list[tuple[Any, str]] = [
         "sets.full.margin: 2 in the base, 6 here",
     ),
     (
+        BaseNotFound("gate_spec", "main:suites/agent/gate.yaml"),
+        "the gate spec is not at the base (main:suites/agent/gate.yaml does not exist): added or "
+        "moved in the change under test, it cannot be checked against what it was; add or move it "
+        "in a separate, reviewed change, or name the base's with --base-gate",
+    ),
+    (
         FlakyAdded(MAIN, ("case-03",)),
         "flaky entries added in the change under test (base: main): case-03: add flaky entries "
         "in a separate, reviewed change",
@@ -170,6 +181,27 @@ SENTENCES: list[tuple[Any, str]] = [
         NamedCases("retirement_added", ("sa-001",)),
         "the change under test retires sa-001: a retirement is its own reviewed change, made "
         "where the change is going, not in the change it would excuse",
+    ),
+    (
+        RegistrationDiffers(
+            REGISTERED,
+            "Ada <ada@example.com>",
+            (Differs("gate_spec.alpha", 0.01, 0.05), Differs("change", None, ("judge", "model"))),
+        ),
+        "the rule applied is not the rule registered at 2026-11-19T09:00:00Z by "
+        "Ada <ada@example.com>: gate_spec.alpha: 0.01 registered, 0.05 applied; change: null "
+        "registered, [judge, model] applied",
+    ),
+    (
+        RegisteredAfterCandidate(REGISTERED, "cand-7", datetime(2026, 11, 18, 17, tzinfo=UTC)),
+        "the rule was registered at 2026-11-19T09:00:00Z, after the candidate run cand-7 was "
+        "created (2026-11-18T17:00:00Z): a rule chosen after the run proves nothing; register it "
+        "before the candidate runs",
+    ),
+    (
+        RerunUntilGreen("pr-42", 3, ("BLOCK", "INCONCLUSIVE")),
+        "rerun until green: attempt 3 of this change; the earlier attempts said BLOCK, "
+        "INCONCLUSIVE (pr-42): declare a new change, or take the escalation the gate prescribed",
     ),
     (
         RunNotFinished(
@@ -326,6 +358,7 @@ SENTENCES: list[tuple[Any, str]] = [
     (CaseCached("c01", "candidate", 1, 3), "c01 cached: 1 of its 3 candidate repetitions"),
     (RULE, "prohibited_items: expected approve in the baseline, reject in the candidate"),
     (SafetyEdit(False, True), "safety: ordinary in the baseline, a safety case in the candidate"),
+    (TemplateEdit(None, "refunds"), "template: none in the baseline, refunds in the candidate"),
     # loosened settings
     (Loosened("lowered", "alpha", 0.05, 0.01), "alpha: 0.05 in the base, 0.01 here"),
     (MARGIN, "sets.full.margin: 2 in the base, 6 here"),
@@ -433,11 +466,11 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
     ),
     (OnlyInArm("baseline", ("case-old",)), ("only in the baseline", "1: case-old")),
     (
-        EditedBetweenArms("case-02", (RULE,), ("tpl-a", None)),
+        EditedBetweenArms("case-02", (RULE, TemplateEdit("tpl-a", None))),
         (
             "case-02",
             "edited between the arms: prohibited_items: expected approve in the baseline, reject "
-            "in the candidate; template (none), was tpl-a",
+            "in the candidate; template: tpl-a in the baseline, none in the candidate",
         ),
     ),
     (

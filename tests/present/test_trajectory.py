@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import NotRequired, TypedDict
+
+import pytest
 
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import load_run
+from flipgate.present import trajectory
 from flipgate.present.casefile import case_detail
-from flipgate.present.trajectory import Ending, align, parse_turns, readable
+from flipgate.present.trajectory import (
+    WINDOW,
+    Ending,
+    align,
+    kind_opcodes,
+    parse_turns,
+    readable,
+)
 from tests.importers.conftest import INSPECT
 
 
@@ -136,6 +148,51 @@ def test_json_outputs_are_indented_in_their_key_order() -> None:
     assert readable("Verdict: approve") == "Verdict: approve"
     assert readable("{not json") == "{not json"
     assert readable(None) is None
+
+
+# --------------------------------------------------------------------------- linear in turns
+
+
+def _kinds(n: int, every: int) -> tuple[list[str], list[str]]:
+    """Two arms of `n` turns, the candidate's every `every`-th turn another kind."""
+    base = [("assistant", "tool")[i % 2] + str(i % 5) for i in range(n)]
+    return base, [kind if i % every else "other" for i, kind in enumerate(base)]
+
+
+def _work(monkeypatch: pytest.MonkeyPatch, n: int) -> int:
+    """Elements difflib compares, window by window (the cells of each window's grid)."""
+    cells = [0]
+
+    class Counted(SequenceMatcher):  # type: ignore[type-arg]
+        def __init__(self, *, a: Sequence[object], b: Sequence[object], autojunk: bool) -> None:
+            cells[0] += len(a) * len(b)
+            super().__init__(a=a, b=b, autojunk=autojunk)
+
+    monkeypatch.setattr(trajectory, "SequenceMatcher", Counted)
+    a, b = _kinds(n, 7)
+    opcodes = list(kind_opcodes(a, b))
+    # the opcodes tile both arms, in order, as difflib's do
+    assert [op[1] for op in opcodes[1:]] == [op[2] for op in opcodes[:-1]]
+    assert [op[3] for op in opcodes[1:]] == [op[4] for op in opcodes[:-1]]
+    assert (opcodes[0][1], opcodes[0][3], opcodes[-1][2], opcodes[-1][4]) == (0, 0, n, n)
+    return cells[0]
+
+
+def test_alignment_is_linear_in_the_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28 item 12: difflib over whole conversations took 163 s for 53,000 turns. Ten times
+    the turns is ten times difflib's work (four times the window's grid per half window), never
+    a hundred."""
+    small, large = _work(monkeypatch, 5_000), _work(monkeypatch, 50_000)
+    assert large <= 11 * small
+    assert large <= 4 * WINDOW * 50_000
+
+
+def test_within_a_window_the_alignment_is_difflib_s() -> None:
+    a, b = _kinds(WINDOW // 2, 3)
+    expected = SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    assert [op for op in kind_opcodes(a, b) if op[0] != "equal"] == [
+        op for op in expected if op[0] != "equal"
+    ]
 
 
 # --------------------------------------------------------------------------- how an arm ended

@@ -58,11 +58,11 @@ def by_the_cli(
     """`flipgate gate ARGS --format json`: what it printed, and the comparison it printed."""
     printed: list[Comparison] = []
 
-    def recorded(inputs: GateInputs) -> Comparison:
+    def recorded(inputs: GateInputs) -> tuple[Comparison, None]:
         printed.append(gate(inputs))
-        return printed[-1]
+        return printed[-1], None
 
-    monkeypatch.setattr(gate_command, "gate", recorded)
+    monkeypatch.setattr(gate_command, "gate_and_record", recorded)
     code = main(["gate", *args, "--format", "json"])
     out, err = capsys.readouterr()
     assert code != 2, err

@@ -5,6 +5,7 @@ of the fixture workspace it shows: every app and every comparison through the ap
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -110,6 +111,14 @@ def on_top(app: App[AppResult]) -> Screen[object]:
 @pytest.fixture(scope="session")
 def comparison() -> Comparison:
     return load_comparison(CASES_WORKSPACE)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the fixture workspace: a decision file records run paths relative to it."""
+    target = tmp_path / "ws"
+    shutil.copytree(CASES_WORKSPACE, target)
+    return target
 
 
 # --------------------------------------------------------------------------- an agent suite

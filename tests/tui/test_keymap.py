@@ -55,6 +55,12 @@ def test_the_settings_live_in_the_xdg_config_folder(
         ("keymap:\n  quit: q\n  nope: k\n", 3, "keymap.nope", "no key binding has this id"),
         ("keymap:\n  quit: ctrl+qq\n", 2, "keymap.quit", "'ctrl+qq' is not a key"),
         ("keymap:\n  quit: cmd+q\n", 2, "keymap.quit", "'cmd' is not a modifier"),
+        (
+            "keymap:\n  quit: ctrl+ctrl+q\n",
+            2,
+            "keymap.quit",
+            "'ctrl' is given twice in 'ctrl+ctrl+q'",
+        ),
         ("keymap:\n  quit: ''\n", 2, "keymap.quit", "give the keys as text"),
         ("keymap:\n  quit: [q]\n", 2, "keymap.quit", "give the keys as text"),
         (
@@ -146,3 +152,26 @@ def test_docs_list_every_binding_with_its_id_and_default_keys() -> None:
         where = WHERE.get(entry.screen, entry.screen)
         row = f"| `{entry.id}` | `{entry.key}` | {entry.description} | {where} |"
         assert row in doc
+
+
+def test_suite_open_takes_the_keymap_and_refuses_a_wrong_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28 item 17: `suite open` read no settings: a keymap was ignored, a bad one too."""
+    from flipgate.tui import factory
+    from flipgate.tui.app import FlipgateApp
+
+    opened: list[FlipgateApp] = []
+
+    def run_app(app: FlipgateApp) -> int:
+        opened.append(app)
+        return 0
+
+    monkeypatch.setattr(factory, "run_app", run_app)
+    support = str(SAMPLES / "support-assistant")
+    bad = write(tmp_path, "keymap:\n  suite-retire: ctrl+ctrl+x\n")
+    assert main(["suite", "open", support, "--config", str(bad)]) == 2
+    assert f"{bad}:2: field 'keymap.suite-retire'" in capsys.readouterr().err and not opened
+    good = write(tmp_path, "keymap:\n  suite-retire: x\n")
+    assert main(["suite", "open", support, "--config", str(good)]) == 0
+    assert [app.user_keymap for app in opened] == [{"suite-retire": "x"}]

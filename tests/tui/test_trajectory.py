@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.style import Style
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.compare import Comparison, compare
+from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.reading import load_run
+from flipgate.present.casefile import case_detail
 from flipgate.present.trajectory import Turn
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_format import Palette
 from flipgate.tui.widgets.lines import LinesView
-from flipgate.tui.widgets.trajectory import TrajectoryView, diffed_texts
+from flipgate.tui.widgets.progress_line import ProgressLine
+from flipgate.tui.widgets.trajectory import BIG_TRAJECTORY, TrajectoryView, diffed_texts
+from tests.conftest import write_run
 
 from .conftest import ScreenApp
 from .test_case import painted, rendered
@@ -136,3 +143,58 @@ def test_the_turn_diff_keeps_both_sides_level() -> None:
     )
     assert left.plain.split("\n") == ["- dropped", "  kept", "- changed"]
     assert right.plain.split("\n") == ["", "  kept", "+ changed!"]
+
+
+# --------------------------------------------------------------------------- a long trajectory
+
+
+def long_comparison(tmp_path: Path, turns: int = 3_000) -> Comparison:
+    """One case whose trajectories are `turns` turns an arm (past BIG_TRAJECTORY), the candidate
+    calling another tool from turn 2,001."""
+    runs = []
+    for arm in ("baseline", "candidate"):
+        messages: list[dict[str, object]] = [{"role": "user", "content": "Reconcile the ledger."}]
+        while len(messages) < turns:
+            n = len(messages)
+            tool = "post_entry" if arm == "candidate" and n > 2_000 else "check_entry"
+            call = {"id": f"c{n}", "name": tool, "arguments": {"entry": n}}
+            messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"entry {n}"})
+        row = {"case": "long-001", "passed": arm == "baseline", "messages": messages}
+        runs.append(load_run(write_run(tmp_path / arm, [row])))
+    return compare(runs[0], runs[1], default_spec())
+
+
+async def test_a_long_trajectory_is_aligned_in_a_worker_with_progress(tmp_path: Path) -> None:
+    """Issue 28 item 12: the drill-down aligned on the event loop (163 s for 53,000 turns). A long
+    trajectory is parsed, aligned and laid out in a thread worker; the screen says so meanwhile
+    and stays live. (How long the event loop waits: bench/bench_drilldown.py.)"""
+    comparison = long_comparison(tmp_path)
+    assert sum(len(m or "") for m in case_detail(comparison, "long-001").messages(0)) > (
+        BIG_TRAJECTORY
+    )
+    app = ScreenApp(lambda: CaseScreen(comparison, "long-001"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = screen_of(app)
+        trajectory = screen.query_one(TrajectoryView)
+        assert screen.alignment is None and not trajectory.alignment.pairs  # not on the loop
+        assert "aligning 0.6 MB of turns …" in painted(trajectory.turns)
+        workers = [w for w in app.workers if w.group == "align"]
+        assert [(w.is_running or w.is_finished, w._thread_worker) for w in workers] == [
+            (True, True)
+        ]
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()  # and the body scrolled to the divergence, after the refresh
+        assert screen.alignment is not None and len(screen.alignment.pairs) == 3_001
+        assert trajectory.cursor == trajectory.alignment.divergence == 2_001
+        assert not screen.query_one(ProgressLine).busy
+        assert "◆ turn 2002: the candidate called post_entry(entry=2001)" in rendered(
+            screen.query_one("#case-header", Static)
+        )
+        assert "◆ 2002 assistant" in painted(trajectory.turns) and cursor_on_screen(screen)
+        await pilot.press("j", "enter", "D")  # moving, unfolding and the diff work on it
+        assert trajectory.cursor == 2_002 and trajectory.diff
+        await app.workers.wait_for_complete()  # the diff's rows: built in a worker too
+        await pilot.pause()
+        assert "- → check_entry(entry=2001)" in painted(trajectory.turns)

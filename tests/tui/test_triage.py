@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Select, Static, TextArea
 
 from flipgate.core.decision.file import verify_decision
 from flipgate.core.decision.record import Reviewer
+from flipgate.core.decision.review_log import Looked, reviewed_cases
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.flaky import NoisyCase
@@ -30,18 +31,10 @@ from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.lines import LinesView
 from tests.tui.test_app import plain
 
-from .conftest import CASES_WORKSPACE, ScreenApp, load_comparison, on_top, settled
+from .conftest import ScreenApp, load_comparison, on_top, settled
 
 SIZE = (140, 45)
 REGRESSED: dict[str, tuple[TriageClass, ...]] = {"c1": ("regression",), "c2": ("regression",)}
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """A copy of the fixture workspace: the decision file records run paths relative to it."""
-    target = tmp_path / "ws"
-    shutil.copytree(CASES_WORKSPACE, target)
-    return target
 
 
 @pytest.fixture
@@ -234,41 +227,48 @@ MANY: dict[str, tuple[TriageClass, ...]] = {
 
 
 def decision_app(
-    workspace: Path, cases: Mapping[str, Sequence[TriageClass]]
+    workspace: Path, cases: Mapping[str, Sequence[TriageClass]], log: Sequence[Looked] = ()
 ) -> ScreenApp[Path | None]:
     comparison = load_comparison(workspace)
     walk = load_walk(walk_path(workspace), comparison)
-    return ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases))
+    return ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=cases, log=log))
+
+
+def opened_log(*cases: str) -> tuple[Looked, ...]:
+    """A review log that opened `cases`, in order."""
+    return tuple(Looked("case_opened", case=case) for case in cases)
 
 
 async def test_the_cases_reviewed_are_counted_by_class_searched_and_shown_literally(
     workspace: Path,
 ) -> None:
     cases = {**MANY, "[bold]odd\x1b": ("grader",)}
-    app = decision_app(workspace, cases)
+    app = decision_app(workspace, cases, opened_log("case-00001", "[bold]odd\x1b", "c9"))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         counted = screen.query_one("#cases-count", Static)
         assert counts(counted)[0] == (
-            "5,001 of 5,001 cases named by the triage ticked as reviewed, for the file: "
-            "Flaky cases 5,000 of 5,000, Grader 1 of 1, Regression 2,500 of 2,500"
+            "3 cases reviewed, for the file: 3 opened [o], 0 added by hand [+]; of the cases "
+            "named by the triage: Flaky cases 1 of 5,000, Grader 1 of 1, Regression 1 of 2,500"
         )
         shown = screen.query_one(LinesView)
-        assert shown.size.height == 5001
-        assert row_text(shown, 1) == "[x] case-00001  Flaky cases, Regression"
+        assert shown.size.height == 5002  # those named, and c9, opened from the red cases
+        assert row_text(shown, 0) == "[ ] case-00000  Flaky cases"
+        assert row_text(shown, 1) == "[o] case-00001  Flaky cases, Regression"
+        assert row_text(shown, 5001) == "[o] c9"
         screen.query_one("#cases-search", Input).value = "0499"
         await pilot.pause()
-        assert counts(counted)[1] == "11 of 5,001 cases match “0499”, 11 ticked"
+        assert counts(counted)[1] == "11 of 5,002 cases match “0499”, 0 ticked"
         assert shown.size.height == 11
-        assert row_text(shown, 0) == "[x] case-00499  Flaky cases, Regression"
+        assert row_text(shown, 0) == "[ ] case-00499  Flaky cases, Regression"
         screen.query_one("#cases-search", Input).value = "BOLD"
         await pilot.pause()
-        assert row_text(shown, 0) == "[x] [bold]odd␛  Grader"
+        assert row_text(shown, 0) == "[o] [bold]odd␛  Grader"
         screen.query_one("#cases-search", Input).value = ""
         await pilot.pause()
-        assert shown.size.height == 5001
-        assert counts(counted)[0].startswith("5,001 of 5,001 cases named")
+        assert shown.size.height == 5002
+        assert counts(counted)[0].startswith("3 cases reviewed")
 
 
 def counts(counted: Static) -> list[str]:
@@ -280,50 +280,50 @@ def row_text(lines: LinesView, y: int) -> str:
     return lines.render_line(y).text[1:].rstrip()
 
 
-async def test_a_reviewer_unticks_the_cases_not_reviewed_and_the_file_lists_the_ticked(
+async def test_nothing_is_pre_ticked_cases_opened_stay_and_others_are_added_by_hand(
     workspace: Path,
 ) -> None:
-    cases = MANY
-    app = decision_app(workspace, cases)
+    app = decision_app(workspace, MANY, opened_log("case-00002", "case-00001"))
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         counted = screen.query_one("#cases-count", Static)
         shown = screen.query_one(LinesView)
         screen.query_one(CaseList).focus()
-        await pilot.press("space", "down", "down", "down", "space")  # case-00000 and case-00003
-        assert row_text(shown, 0) == "[ ] case-00000  Flaky cases"
-        assert row_text(shown, 1) == "[x] case-00001  Flaky cases, Regression"
-        assert row_text(shown, 3) == "[ ] case-00003  Flaky cases, Regression"
+        await pilot.press("space", "down", "space", "down", "down", "space")
+        assert row_text(shown, 0) == "[+] case-00000  Flaky cases"
+        assert row_text(shown, 1) == "[o] case-00001  Flaky cases, Regression"  # stays opened
+        assert row_text(shown, 3) == "[+] case-00003  Flaky cases, Regression"
         assert counts(counted)[0] == (
-            "4,998 of 5,000 cases named by the triage ticked as reviewed, for the file: "
-            "Flaky cases 4,998 of 5,000, Regression 2,499 of 2,500"
+            "4 cases reviewed, for the file: 2 opened [o], 2 added by hand [+]; of the cases "
+            "named by the triage: Flaky cases 4 of 5,000, Regression 2 of 2,500"
         )
         await pilot.press("end", "space")  # the last case, scrolled to
-        assert row_text(shown, 4999) == "[ ] case-04999  Flaky cases, Regression"
+        assert row_text(shown, 4999) == "[+] case-04999  Flaky cases, Regression"
         assert screen.query_one(CaseList).scroll_y > 4900
-        await pilot.press("space")
+        await pilot.press("space")  # taken off again
         screen.query_one("#cases-search", Input).value = "case-0049"
         await pilot.pause()
         screen.query_one(CaseList).focus()
-        await pilot.press("n")  # untick the ten listed
-        assert counts(counted)[1] == "10 of 5,000 cases match “case-0049”, 0 ticked"
-        assert counts(counted)[0].startswith("4,988 of 5,000")
-        await pilot.press("down", "space")  # tick case-00491 again
+        await pilot.press("a")  # add the ten listed
+        assert counts(counted)[1] == "10 of 5,000 cases match “case-0049”, 10 ticked"
+        await pilot.press("n")  # and take them off
+        assert counts(counted)[1].endswith(", 0 ticked")
+        await pilot.press("down", "space")  # add case-00491 again
         assert counts(counted)[1].endswith(", 1 ticked")
-        screen.query_one("#cases-search", Input).value = ""
-        await pilot.pause()
-        assert row_text(shown, 490) == "[ ] case-00490  Flaky cases"
-        assert row_text(shown, 491) == "[x] case-00491  Flaky cases, Regression"
-        screen.query_one("#decision", Select).value = "accept"
-        screen.query_one("#cause", Select).value = "flaky"
-        screen.query_one("#reviewer", Input).value = "Rita <rita@example.com>"
-        reviewed = screen._form().cases_reviewed
-        unticked = {"case-00000", "case-00003"} | {f"case-0049{i}" for i in range(10) if i != 1}
-        assert reviewed == tuple(case for case in cases if case not in unticked)
-        screen.query_one(CaseList).focus()
-        await pilot.press("a")
-        assert screen._form().cases_reviewed == tuple(cases)
+        reviewed, added = reviewed_cases(screen.review_log)
+        assert reviewed == ("case-00002", "case-00001", "case-00000", "case-00003", "case-00491")
+        assert added == ("case-00000", "case-00003", "case-00491")
+        events = [(e.event, e.case) for e in screen.review_log]
+        assert events[:5] == [
+            ("case_opened", "case-00002"),
+            ("case_opened", "case-00001"),
+            ("case_added", "case-00000"),
+            ("case_added", "case-00003"),
+            ("case_added", "case-04999"),
+        ]
+        assert events[5] == ("case_removed", "case-04999")
+        assert events.count(("case_removed", "case-00491")) == 1
 
 
 async def test_a_click_puts_the_cursor_on_the_case_clicked(workspace: Path) -> None:
@@ -337,7 +337,7 @@ async def test_a_click_puts_the_cursor_on_the_case_clicked(workspace: Path) -> N
         await pilot.click(CaseList, offset=(6, 2))  # on the third case (its LinesView)
         await pilot.press("space")
         assert case_list.cursor == 2
-        assert row_text(screen.query_one(LinesView), 2) == "[ ] case-00002  Flaky cases"
+        assert row_text(screen.query_one(LinesView), 2) == "[+] case-00002  Flaky cases"
 
 
 async def test_tab_goes_round_the_fields_and_git_is_asked_off_the_ui_thread(
@@ -398,15 +398,18 @@ async def test_the_decision_is_signed_written_and_verifies(
     walk = load_walk(walk_path(workspace), comparison).record(
         "regression", finding="cause", note="broke on the model change"
     )
-    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=REGRESSED))
+    log = (
+        Looked("case_opened", case="c2", rep=1),
+        Looked("outputs_viewed", case="c2", rep=1, view="unified"),
+        Looked("finding_recorded", triage_class="regression", finding="cause"),
+    )
+    app = ScreenApp(lambda: DecisionScreen(comparison, walk, workspace, cases=REGRESSED, log=log))
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)  # git's reviewer is read in a worker
         screen = app.screen
         assert isinstance(screen, DecisionScreen)
         assert screen.query_one("#reviewer", Input).value == "Rita Reviewer <rita@example.com>"
         assert screen.query_one("#cause", Select).value == "regression"
-        screen.query_one(CaseList).focus()
-        await pilot.press("space")  # c1 was not reviewed
         await fill_and_sign(pilot, screen, "false negatives up on prohibited items")
         assert screen.written is not None
         shown = str(screen.query_one("#outcome", Static).render())
@@ -418,7 +421,9 @@ async def test_the_decision_is_signed_written_and_verifies(
     assert verified.record is not None
     assert verified.record.decision == "reject"
     assert verified.record.cause == "regression"
-    assert verified.record.cases_reviewed == ("c2",)
+    assert verified.record.cases_reviewed == ("c2",)  # opened; c1, named, was not
+    assert verified.record.cases_added == ()
+    assert verified.record.review_log == log
     assert verified.record.checklist[-1].note == "broke on the model change"
 
 

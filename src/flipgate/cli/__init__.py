@@ -20,15 +20,19 @@ from flipgate.cli import (
     decide,
     flaky,
     gate,
+    history,
     importing,
     outcomes,
+    prereg,
     rank,
+    replay,
     samples,
     stats,
     suite,
 )
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
+from flipgate.core.io.listing import text_name
 from flipgate.present.text import safe
 from flipgate.session import DEFAULT_WORKSPACE, bundled_samples
 from flipgate.streams import exit_code, guarded_stdout
@@ -37,6 +41,9 @@ GROUPS = (
     gate,
     app,
     decide,
+    replay,
+    prereg,
+    history,
     importing,
     flaky,
     outcomes,
@@ -60,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    for arg in argv:  # a name from a shell in another locale: no file, report or key can hold it
+        if (shown := text_name(arg)) is not None:
+            print(f"flipgate: error: an argument that is not UTF-8 text: {shown}", file=sys.stderr)
+            return BAD_INPUT
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:  # plain `flipgate`: the app on the bundled sample

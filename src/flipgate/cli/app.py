@@ -7,16 +7,16 @@ and exit 2, as with `flipgate gate`; the app's worker then gates what was read.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from rich.console import Console
 
 from flipgate.cli.arguments import (
     Commands,
+    add_app_arguments,
     add_comparison_arguments,
+    add_record_arguments,
     add_repeat_arguments,
     add_rerun_arguments,
-    add_theme_argument,
     gate_request,
 )
 from flipgate.session import read, read_campaign
@@ -45,13 +45,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 def add_parser(sub: Commands) -> None:
     parser = sub.add_parser("open", help="open the triage app on a workspace or two runs")
     add_comparison_arguments(parser, runs=RUNS)
-    add_theme_argument(parser)
+    add_app_arguments(parser)
     add_rerun_arguments(parser)
+    add_record_arguments(parser)
     add_repeat_arguments(parser)
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="FILE",
-        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
-    )
     parser.set_defaults(handler=cmd_open)

@@ -4,7 +4,8 @@ What a comparison reads (`gate`, `open`, `decide`, `rank`): the runs, the gate s
 list, the suite manifest, the base where the change is going, the key components the change
 declares, whether a partial run is gated (`--allow-partial`) and the options of the importers
 that read a log as a run (`import` takes those too);
-the escalation's rerun results and the identical baseline runs (`gate`, `open`, `decide`); what
+the escalation's rerun results, the identical baseline runs, the registration and the ledger of
+attempts (`gate`, `open`, `decide`); what
 the curation commands read (`flaky`, `calibrate`); a share (`power`, `suite audit`); the app's
 theme (`open`, `suite open`). Each flag is read into the application layer's request by
 `gate_request` or `curation_request`, never by a command: the same flag means the same file
@@ -127,6 +128,37 @@ def add_repeat_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    """--prereg and --allowed-signers (the rule registered before the run), --ledger and
+    --change-id (the change's earlier attempts): what a gate of a change is held to."""
+    held = parser.add_argument_group("the rule registered before the run, and earlier attempts")
+    held.add_argument(
+        "--prereg",
+        type=Path,
+        metavar="FILE",
+        help="a signed registration (`flipgate prereg`): the rule applied must be the rule "
+        "registered, else INVALID",
+    )
+    held.add_argument(
+        "--allowed-signers",
+        type=Path,
+        metavar="FILE",
+        help="who may sign the registration (default: git's gpg.ssh.allowedSignersFile)",
+    )
+    held.add_argument(
+        "--ledger",
+        metavar="PATH|git",
+        help="the ledger of attempts: an SQLite file, `git` (notes in refs/notes/flipgate) or "
+        "`git:REMOTE` (fetched and pushed); default: gate.yaml's `ledger:`",
+    )
+    held.add_argument(
+        "--change-id",
+        metavar="ID",
+        help="the change gated, e.g. the PR's number or head commit (default: the candidate's "
+        "cache key)",
+    )
+
+
 def look(text: str) -> int:
     """A look at one change (looks.py), counted from 1."""
     if not text.isdigit() or int(text) < 1:
@@ -151,6 +183,10 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         repeats=getattr(args, "baseline_repeat", ()),
         rerun_baseline=getattr(args, "rerun_baseline", None),
         rerun_candidate=getattr(args, "rerun_candidate", None),
+        prereg=getattr(args, "prereg", None),
+        allowed_signers=getattr(args, "allowed_signers", None),
+        ledger=getattr(args, "ledger", None),
+        change_id=getattr(args, "change_id", None),
         look=getattr(args, "look", None),
         allow_partial=args.allow_partial,
     )
@@ -201,3 +237,14 @@ def share(text: str) -> float:
 
 def add_theme_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--theme", default="dark", choices=THEMES, help="colours")
+
+
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a command that opens the app on runs takes: its colours and the user's settings."""
+    add_theme_argument(parser)
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="settings (a keymap; docs/keys.md); default: $XDG_CONFIG_HOME/flipgate/config.yaml",
+    )

@@ -3,14 +3,16 @@
     flipgate decide WORKSPACE | BASELINE CANDIDATE --decision D --cause C --reason TEXT
                     [--reviewer "Name <email>"] [--key SSH_KEY] [--case CASE ...] [--out FILE]
     flipgate decide CAMPAIGN --choose NAME --reason TEXT [--reviewer ...] [--key ...] [--out ...]
-    flipgate verify DECISION_FILE [--allowed-signers FILE]
+    flipgate verify DECISION_FILE | REGISTRATION_FILE | CHOICE_FILE [--allowed-signers FILE]
 
 `decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
 and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
 unless `--out` names a file or folder. With `--choose` it ranks a campaign as `flipgate rank`
 does and signs the person's choice of a candidate in the first tie group, with the ranking seen
-(docs/rank.md). `verify` exits 0 only when everything checks; it tells a choice from a decision
-by the file's first key.
+(docs/rank.md). `verify` exits 0 only when everything checks, and says whether the decision's
+rule was registered before the run. Given a registration (`flipgate prereg`), `verify` checks its
+form, signature and signer; given a choice, also the campaign ranked again. Each kind of file is
+told by its first key.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from flipgate.cli.arguments import (
     BAD_INPUT,
     Commands,
     add_comparison_arguments,
+    add_record_arguments,
     add_rerun_arguments,
     gate_request,
 )
@@ -36,7 +39,8 @@ from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
-from flipgate.present.text import literal
+from flipgate.present.decision import rule_words
+from flipgate.present.text import literal, safe
 from flipgate.session import choice_refusal, gate, ranking_seen, read, verify_choice_file
 
 
@@ -73,6 +77,7 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
         reviewer=reviewer,
         checklist=checklist(walk),
         cases_reviewed=args.case,
+        cases_added=args.case,  # no app, no log of what was opened: each named by hand
     )
     with writing(out):
         return "decision", write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
@@ -98,7 +103,11 @@ def _choose(args: argparse.Namespace) -> tuple[str, Path]:
         return "choice", write_choice(record, key, out, allow_prompt=sys.stdin.isatty())
 
 
-_DECISION_ONLY = ("--decision", "--cause", "--case", "--rerun-baseline", "--rerun-candidate")
+# A gate decision's flags, refused beside --choose: a choice is not a gate of one change.
+_DECISION_ONLY = (
+    "--decision", "--cause", "--case", "--rerun-baseline", "--rerun-candidate", "--prereg",
+    "--ledger", "--change-id",
+)  # fmt: skip
 
 
 def _reviewer(args: argparse.Namespace) -> Reviewer:
@@ -114,28 +123,33 @@ def _signed(write: Callable[[], tuple[str, Path]]) -> int:
             Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
         ) from None
     except (SigningError, DecisionExistsError) as failed:
-        print(f"flipgate: error: {failed}", file=sys.stderr)
+        print(f"flipgate: error: {safe(failed)}", file=sys.stderr)
         return BAD_INPUT
-    print(f"flipgate: signed {what} written to {written}")
-    print(f"flipgate: verify with: flipgate verify {written}")
+    print(f"flipgate: signed {what} written to {safe(written)}")
+    print(f"flipgate: verify with: flipgate verify {safe(written)}")
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from flipgate.core.decision.choice import is_choice
     from flipgate.core.decision.file import verify_decision
+    from flipgate.core.decision.registration import is_registration, verify_registration
 
     path = Path(args.decision_file)
     if not path.is_file():
         raise InputError(path, "no such decision file")
     if is_choice(path):
         result = verify_choice_file(path, args.allowed_signers)
+    elif is_registration(path.read_bytes()[:64]):
+        result = verify_registration(path, args.allowed_signers)
     else:
         result = verify_decision(path, args.allowed_signers)
     console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
         console.print(Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)))
+    if result.record is not None:  # a decision says whether its rule was registered first
+        console.print(literal(rule_words(result.record.registration)))
     if result.ok:
         console.print(literal(f"verified: {path}", style="bold green"))
         return 0
@@ -154,6 +168,7 @@ def add_parser(sub: Commands) -> None:
         "--choose, a campaign workspace",
     )
     add_rerun_arguments(decide)
+    add_record_arguments(decide)
     decide.add_argument("--decision", choices=REVIEW_DECISIONS, help="required without --choose")
     decide.add_argument("--cause", choices=TRIAGE_CLASSES, help="required without --choose")
     decide.add_argument(

@@ -31,7 +31,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.runs.model import Run
 from flipgate.present.report import json_text
-from flipgate.present.text import literal
+from flipgate.present.text import literal, safe
 from flipgate.session import (
     CurationRequest,
     read_arms,
@@ -87,7 +87,7 @@ def _print_proposal(console: Console, proposal: Proposal, path: Path | None) -> 
     )
     console.print(
         Text.assemble(
-            f"flaky list {path or 'none'}: {proposal.listed} listed, cap {proposal.cap} of "
+            f"flaky list {safe(path or 'none')}: {proposal.listed} listed, cap {proposal.cap} of "
             f"{proposal.suite_cases} cases, {proposal.slots_left} slots left\n",
             (f"digest {proposal.flaky_digest}", "dim"),
         )
@@ -205,7 +205,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _print_check(console: Console, report: CheckReport, path: Path) -> None:
     console.print(
         Text.assemble(
-            f"flaky list {path}: {len(report.entries)} listed, cap {report.cap} of "
+            f"flaky list {safe(path)}: {len(report.entries)} listed, cap {report.cap} of "
             f"{report.suite_cases} cases\n",
             (f"digest {report.flaky_digest}", "dim"),
         )

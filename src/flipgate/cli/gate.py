@@ -5,6 +5,11 @@ flipgate gate WORKSPACE | BASELINE CANDIDATE [--gate FILE] [--flaky FILE] [--sui
               --base-suite FILE] [--rerun-baseline RUN --rerun-candidate RUN]
               [--rerun-plan FILE [--replace-rerun-plan]] [--look N] [--allow-partial]
               [--format text|json|markdown|junit]
+              [--prereg FILE [--allowed-signers FILE]] [--ledger PATH|git [--change-id ID]]
+
+With a ledger, the gate is an attempt on its change: judged with the change's earlier attempts
+(the ledger counts the looks: `--look` need not be given) and appended to the ledger (said on
+stderr, with the entry's digest).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from rich.console import Console
 from flipgate.cli.arguments import (
     Commands,
     add_comparison_arguments,
+    add_record_arguments,
     add_rerun_arguments,
     gate_request,
     look,
@@ -25,7 +31,8 @@ from flipgate.cli.arguments import (
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
 from flipgate.present.reasons import summary
-from flipgate.session import Comparison, gate, read, write_rerun_plan
+from flipgate.present.text import safe
+from flipgate.session import Comparison, gate_and_record, read, write_rerun_plan
 
 RUNS = (
     "a workspace folder, or BASELINE CANDIDATE (run folders, run.yaml, Inspect logs or "
@@ -36,7 +43,13 @@ RUNS = (
 def cmd_gate(args: argparse.Namespace) -> int:
     from flipgate.present import report
 
-    comparison = gate(read(gate_request(args), lean=True))
+    comparison, recorded = gate_and_record(read(gate_request(args), lean=True))
+    if recorded is not None:
+        print(
+            f"flipgate: attempt {recorded.attempt} of change {safe(recorded.change_id)} recorded "
+            f"(entry {recorded.digest})",
+            file=sys.stderr,
+        )
     if args.rerun_plan is not None:
         _write_plan(comparison, args.rerun_plan, overwrite=args.replace_rerun_plan)
     if args.format == "json":
@@ -66,7 +79,7 @@ def _write_plan(comparison: Comparison, target: Path, *, overwrite: bool) -> Non
             write_rerun_plan(comparison, target, summary(result), overwrite=overwrite)
     except FileExistsError:
         raise InputError(target, "exists: give --replace-rerun-plan to write over it") from None
-    print(f"flipgate: rerun plan written to {target}", file=sys.stderr)
+    print(f"flipgate: rerun plan written to {safe(target)}", file=sys.stderr)
 
 
 def add_parser(sub: Commands) -> None:
@@ -94,4 +107,5 @@ def add_parser(sub: Commands) -> None:
         "a second gate of it): the looks share alpha, so each later look blocks at a lower p "
         "(docs/statistics.md)",
     )
+    add_record_arguments(parser)
     parser.set_defaults(handler=cmd_gate)

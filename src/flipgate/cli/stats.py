@@ -32,6 +32,8 @@ from flipgate.cli.arguments import (
 from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
 from flipgate.core.errors import InputError
 from flipgate.core.gate.power import (
+    MAX_CASES,
+    MAX_REPS,
     MODEL,
     REGRESSIONS,
     FlipRule,
@@ -204,10 +206,13 @@ def power_figures(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_power(args: argparse.Namespace) -> int:
-    if args.reps < 1 or any(k < 1 for k in args.plan_reps):
-        raise InputError(Path("--reps"), "at least one repetition")
-    if args.cases < 1:
-        raise InputError(Path("--cases"), "at least one case")
+    for flag, counts, low, high, what in (
+        ("--reps", [args.reps], 1, MAX_REPS, "repetition"),
+        ("--plan-reps", args.plan_reps, 1, MAX_REPS, "repetition"),
+        ("--cases", [args.cases], 1, MAX_CASES, "case"),
+    ):
+        if any(not low <= count <= high for count in counts):
+            raise InputError(Path(flag), f"from {low} to {high:,} {what}s")
     for points in args.regression or REGRESSIONS:
         if points >= 100 * args.pass_rate:  # the unpaired figures' candidate would pass below 0%
             raise InputError(

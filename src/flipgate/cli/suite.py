@@ -2,7 +2,7 @@
 
     flipgate suite audit WORKSPACE [--format text|markdown|json] [--fail-under SHARE] [--as-of DATE]
     flipgate suite retire CASE --reason TEXT -w WORKSPACE
-    flipgate suite open WORKSPACE [--theme NAME]
+    flipgate suite open WORKSPACE [--theme NAME] [--config FILE]
 
 `audit` exits 0, or 1 when `--fail-under` is given and less traffic than SHARE is covered;
 `retire` exits 0 once the case is in the archive; bad input and refusals exit 2.
@@ -13,13 +13,12 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import date
-from fractions import Fraction
 from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
 
-from flipgate.cli.arguments import Commands, add_theme_argument, share
+from flipgate.cli.arguments import Commands, add_app_arguments, share
 from flipgate.core.errors import InputError
 from flipgate.present.numbers import percent_beside, written_percent
 from flipgate.present.text import literal
@@ -36,10 +35,18 @@ def _day(text: str) -> date:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from flipgate.core.suite.audit import audit
+    from flipgate.core.suite.traffic import TRAFFIC
     from flipgate.present import report, suite_report
     from flipgate.session.suite import read_suite
 
-    result = audit(read_suite(args.workspace), args.as_of)
+    inputs = read_suite(args.workspace)
+    if args.fail_under is not None and inputs.traffic is None:
+        raise InputError(
+            args.workspace / TRAFFIC,
+            "no such file: --fail-under measures the traffic the suite covers, and there is no "
+            "traffic to measure",
+        )
+    result = audit(inputs, args.as_of)
     if args.format == "json":
         print(report.json_text(suite_report.to_json(result)))
     elif args.format == "markdown":
@@ -47,7 +54,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         Console(highlight=False).print(suite_report.to_text(result), soft_wrap=True)
     if args.fail_under is not None and result.below(args.fail_under):
-        covered = result.coverage.covered if result.coverage else Fraction(0)
+        assert result.coverage is not None  # measured: there is traffic (above)
+        covered = result.coverage.covered
         print(
             f"flipgate: covered traffic {percent_beside(covered, args.fail_under)} is below "
             f"--fail-under {written_percent(args.fail_under)}",
@@ -73,11 +81,13 @@ def cmd_retire(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     from flipgate.session.suite import read_suite
     from flipgate.tui.factory import make_suite_app, run_app
+    from flipgate.tui.settings import load_settings
 
     # Every file is read and checked before the app starts: bad input is exit 2 on the terminal.
+    settings = load_settings(args.config)
     with Console(stderr=True).status("reading the suite") as status:
         inputs = read_suite(args.workspace, progress=status.update)
-    return run_app(make_suite_app(inputs, theme=args.theme))
+    return run_app(make_suite_app(inputs, theme=args.theme, keymap=settings.keymap))
 
 
 def add_parser(sub: Commands) -> None:
@@ -115,5 +125,5 @@ def add_parser(sub: Commands) -> None:
 
     o = commands.add_parser("open", help="the suite-health screen of the app")
     o.add_argument("workspace", type=Path, metavar="WORKSPACE")
-    add_theme_argument(o)
+    add_app_arguments(o)
     o.set_defaults(handler=cmd_open)

@@ -81,6 +81,19 @@ FINDINGS: tuple[Finding, ...] = get_args(Finding)
 # What a signed reviewer decision decides (SPEC §6).
 ReviewDecision = Literal["accept", "reject", "rerun", "rebaseline"]
 REVIEW_DECISIONS: tuple[ReviewDecision, ...] = get_args(ReviewDecision)
+# What a decision's review log records (`core/decision/review_log.py`): what the reviewer opened
+# and viewed, each triage finding recorded or undone, each case added to the cases reviewed.
+ReviewEvent = Literal[
+    "case_opened",
+    "rep_viewed",
+    "outputs_viewed",
+    "turn_viewed",
+    "finding_recorded",
+    "finding_undone",
+    "case_added",
+    "case_removed",
+]
+REVIEW_EVENTS: tuple[ReviewEvent, ...] = get_args(ReviewEvent)
 
 # The three labels of a ranking of candidates (seed 003), never merged into one.
 RankLabel = Literal["highest_mean", "winner", "clears"]
@@ -109,9 +122,13 @@ InvalidCode = Literal[
     "cases_deleted",
     "cached_candidate",
     "cached_safety",
+    "base_not_found",
     "gate_loosened",
     "flaky_added",
     "retirement_added",
+    "registration_differs",
+    "registered_after_candidate",
+    "rerun_until_green",
     "run_not_finished",
     "missing_repetitions",
 ]
@@ -166,8 +183,8 @@ UNPAIRED_STATES: tuple[UnpairedState, ...] = get_args(UnpairedState)
 # What the change under test did to one case (`core/gate/changes.py`, docs/gate.md).
 ChangeCode = Literal["edited", "deleted", "new", "cached"]
 CHANGE_CODES: tuple[ChangeCode, ...] = get_args(ChangeCode)
-# How a case graded in both arms was edited: what one rule asks, or its safety flag.
-EditCode = Literal["rule_changed", "safety_changed"]
+# How a case graded in both arms was edited: what one rule asks, its safety flag, its template.
+EditCode = Literal["rule_changed", "safety_changed", "template_changed"]
 EDIT_CODES: tuple[EditCode, ...] = get_args(EditCode)
 # What a rule of a case asks over its gradable repetitions: expected labels, a pass/fail check,
 # or nothing (the rule is absent in that arm).

@@ -398,20 +398,24 @@ class CaseDetail:
     def has_trajectories(self) -> bool:
         return any(r is not None and r.messages for reps in self.arms.values() for r in reps)
 
+    def messages(self, index: int) -> tuple[str | None, str | None]:
+        """Both arms' trajectories of repetition `index`, as the runs store them."""
+        base, cand = (self.rep(arm, index) for arm in ARMS)
+        return (base.messages if base else None, cand.messages if cand else None)
+
     def trajectory(self, index: int) -> Alignment:
         """Both arms' turns of repetition `index`, aligned, with how each ended where it errored,
         a limit stopped it, or it never ran."""
-        base, cand = (self.rep(arm, index) for arm in ARMS)
-        endings: dict[str, Ending] = {
+        base, cand = self.messages(index)
+        return align(parse_turns(base), parse_turns(cand), self.endings(index))
+
+    def endings(self, index: int) -> dict[str, Ending]:
+        """How each arm's repetition `index` ended, where it did not end by itself."""
+        return {
             arm: ending
-            for arm, rep in zip(ARMS, (base, cand), strict=True)
-            if (ending := _ending(rep, self.reps[index])) is not None
+            for arm in ARMS
+            if (ending := _ending(self.rep(arm, index), self.reps[index])) is not None
         }
-        return align(
-            parse_turns(base.messages if base else None),
-            parse_turns(cand.messages if cand else None),
-            endings,
-        )
 
 
 def _ending(rep: RepDetail | None, number: int) -> Ending | None:

@@ -14,13 +14,13 @@ A failure's message gives the direction and the worst outcome; its text, the cas
 by rule: how many gradable repetitions each arm passed, and the worst outcome there. One more
 testcase, `verdict`, fails unless the gate says PASS: a dashboard that counts only the cases would
 show green for an INVALID comparison or a blown budget. The verdict, rule, b, c and p (and the
-runs, digests and budgets) are `testsuite` properties. Every string from a file goes through
-`present.text.safe` (control characters shown, not obeyed) and loses what XML 1.0 cannot hold.
+runs, digests and budgets) are `testsuite` properties. The tree is built from the values as they
+are, then made safe whole, every attribute and text at once (`present.text.xml_safe`): control
+characters shown, not obeyed, and nothing XML 1.0 cannot hold.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 import polars as pl
@@ -32,17 +32,7 @@ from flipgate.core.gate.outcomes import SEVERITY, severity_name
 from flipgate.core.vocab import ARMS, CASE_STATES
 from flipgate.present.reasons import STATE_WORDS, sentence, summary
 from flipgate.present.report import DIRECTION_WORDS
-from flipgate.present.text import safe
-
-# What XML 1.0 cannot carry even escaped: surrogates and the two non-characters U+FFFE, U+FFFF
-# (the C0 controls are already made visible by `safe`).
-_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
-
-
-def xml_text(text: object, *, lines: bool = False) -> str:
-    """Untrusted text for an XML attribute (one line) or element (`lines`: newlines and tabs
-    kept): hidden characters shown, nothing XML refuses."""
-    return _NOT_XML.sub("\ufffd", safe(text, lines=lines))
+from flipgate.present.text import xml_safe
 
 
 def to_junit(comparison: Comparison) -> str:
@@ -55,16 +45,16 @@ def to_junit(comparison: Comparison) -> str:
     failures = cases.filter(failing)
     details = _rule_results(comparison, failures["case"].to_list())
 
-    suite = ET.Element("testsuite", name=xml_text(f"flipgate gate {result.suite}"))
+    suite = ET.Element("testsuite", name=f"flipgate gate {result.suite}")
     properties = ET.SubElement(suite, "properties")
     for name, value in _properties(comparison):
-        ET.SubElement(properties, "property", name=name, value=xml_text(value))
-    classname = xml_text(f"flipgate.{result.suite}")
+        ET.SubElement(properties, "property", name=name, value=str(value))
+    classname = f"flipgate.{result.suite}"
     skipped = errors = 0
     failure_rows = {row["case"]: row for row in failures.iter_rows(named=True)}
     left_out = result.unpaired_by_case
     for case, listed, state in cases.select("case", "listed", "unpaired").iter_rows():
-        element = ET.SubElement(suite, "testcase", name=xml_text(case), classname=classname)
+        element = ET.SubElement(suite, "testcase", name=case, classname=classname)
         element.set("time", "0")
         if case in failure_rows:
             row = failure_rows[case]
@@ -77,13 +67,13 @@ def to_junit(comparison: Comparison) -> str:
                 element,
                 "failure",
                 type="safety" if safety else "pass_to_fail",
-                message=xml_text(f"{what}; worst outcome in the candidate: {worst}"),
+                message=f"{what}; worst outcome in the candidate: {worst}",
             )
-            failure.text = xml_text(details.get(case, ""), lines=True)
+            failure.text = details.get(case, "")
         elif state in PARTIAL:
             errors += 1
             why = f"{STATE_WORDS[state]}: {sentence(left_out[case])}"
-            ET.SubElement(element, "error", type=state, message=xml_text(why))
+            ET.SubElement(element, "error", type=state, message=why)
         elif listed or state is not None:
             skipped += 1
             why = (
@@ -91,15 +81,13 @@ def to_junit(comparison: Comparison) -> str:
                 if state is not None
                 else "on the flaky list: left out of b and c"
             )
-            ET.SubElement(element, "skipped", message=xml_text(why))
+            ET.SubElement(element, "skipped", message=why)
     verdict = ET.SubElement(suite, "testcase", name="verdict", classname="flipgate")
     verdict.set("time", "0")
     if result.verdict != "PASS":
-        failed = ET.SubElement(
-            verdict, "failure", type=result.verdict, message=xml_text(summary(result))
-        )
+        failed = ET.SubElement(verdict, "failure", type=result.verdict, message=summary(result))
         found = (*result.invalid_reasons, *result.limit_breaches, *result.warnings)
-        failed.text = xml_text("\n".join(sentence(reason) for reason in found), lines=True)
+        failed.text = "\n".join(sentence(reason) for reason in found)
     suite.set("tests", str(cases.height + 1))
     suite.set("failures", str(len(failure_rows) + (result.verdict != "PASS")))
     suite.set("errors", str(errors))
@@ -107,7 +95,7 @@ def to_junit(comparison: Comparison) -> str:
     suite.set("time", "0")
     root = ET.Element("testsuites", name="flipgate")
     root.append(suite)
-    ET.indent(root)
+    ET.indent(xml_safe(root))
     return "<?xml version='1.0' encoding='utf-8'?>\n" + ET.tostring(root, encoding="unicode") + "\n"
 
 

@@ -324,6 +324,7 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
             "missing_cases": s.gaps.missing_cases,
             "missing_reps": s.gaps.missing_reps,
             "infra_reps": s.gaps.infra_reps,
+            "extra_reps": s.gaps.extra_reps,
         },
         "eligible": s.eligible,
         "tie_group": s.group,

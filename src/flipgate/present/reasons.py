@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from fractions import Fraction
 from functools import singledispatch
 from typing import Any
 
 from flipgate.core.exact import ratio, written
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.changes import Asked as AskedQuestion
-from flipgate.core.gate.changes import CaseCached, CaseEdited, CaseInOneArm, RuleEdit, SafetyEdit
+from flipgate.core.gate.changes import (
+    CaseCached,
+    CaseEdited,
+    CaseInOneArm,
+    RuleEdit,
+    SafetyEdit,
+    TemplateEdit,
+)
 from flipgate.core.gate.compare import GateResult
 from flipgate.core.gate.evidence import (
     ChangedLate,
@@ -38,6 +46,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.excess import BudgetNoise, Excess
 from flipgate.core.gate.invalid import (
+    BaseNotFound,
     CachedReps,
     CasesEdited,
     FlakyAdded,
@@ -54,11 +63,12 @@ from flipgate.core.gate.ledger import RepsExcluded, RepsMissing, Unpaired
 from flipgate.core.gate.loosening import BaseSource, Loosened, SettingValue
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
+from flipgate.core.gate.registered import Differs, RegisteredAfterCandidate, RegistrationDiffers
 from flipgate.core.gate.rules import BY_NAME, Evidence
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
 from flipgate.core.plural import plural, word
-from flipgate.core.vocab import WRONG_OUTCOMES, CaseState, CountedBy, GateRule
+from flipgate.core.vocab import WRONG_OUTCOMES, BaseFile, CaseState, CountedBy, GateRule
 from flipgate.present.numbers import amount, p_beside, percent, percent_beside, written_percent
 
 NAMED_IN_REASON = 10  # cases named in one reason; the JSON report lists them all
@@ -149,11 +159,29 @@ def _(r: CachedReps) -> str:
     return f"{CACHED_WHY[r.arm]}: {named([f'{c.case} ({c.cached} of {c.reps})' for c in r.cases])}"
 
 
+# each file of the base: its name, what its absence leaves unchecked, the option that names it
+BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
+    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
+    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
+    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
+}
+
+
 def base_words(where: BaseSource | None) -> str | None:
     """`base: main`, or `base: main-gate.yaml, main-flaky.yaml`: where the base was read."""
     if where is None:
         return None
     return f"base: {where.ref if where.ref is not None else ', '.join(where.files)}"
+
+
+@sentence.register
+def _(r: BaseNotFound) -> str:
+    name, _, option = BASE_FILE_WORDS[r.file]
+    return (
+        f"the {name} is not at the base ({r.name} does not exist): added or moved in the change "
+        f"under test, it cannot be checked against what it was; add or move it in a separate, "
+        f"reviewed change, or name the base's with {option}"
+    )
 
 
 @sentence.register
@@ -167,6 +195,54 @@ def _(r: FlakyAdded) -> str:
     return (
         f"flaky entries added in the change under test ({base_words(r.where)}): "
         f"{named(r.cases)}: add flaky entries in a separate, reviewed change"
+    )
+
+
+def _setting(value: object) -> str:
+    """A registered or applied setting as gate.yaml writes it: `0.05`, `[model]`, `null`."""
+    if value is None:
+        return "null"
+    if isinstance(value, tuple | list):
+        return f"[{', '.join(map(str, value))}]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def when(moment: datetime) -> str:
+    """A time as the reports say it: `2026-12-01T09:00:00Z`."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@sentence.register
+def _(r: Differs) -> str:
+    return f"{r.field}: {_setting(r.registered)} registered, {_setting(r.applied)} applied"
+
+
+@sentence.register
+def _(r: RegistrationDiffers) -> str:
+    fields = named([sentence(field) for field in r.fields], "; ")
+    return (
+        f"the rule applied is not the rule registered at {when(r.registered)} by {r.signer}: "
+        f"{fields}"
+    )
+
+
+@sentence.register
+def _(r: RegisteredAfterCandidate) -> str:
+    return (
+        f"the rule was registered at {when(r.registered)}, after the candidate run "
+        f"{r.candidate} was created ({when(r.created)}): a rule chosen after the run proves "
+        "nothing; register it before the candidate runs"
+    )
+
+
+@sentence.register
+def _(r: RerunUntilGreen) -> str:
+    return (
+        f"rerun until green: attempt {r.attempt} of this change; the earlier attempts said "
+        f"{', '.join(r.earlier)} ({r.change_id}): declare a new change, or take the escalation "
+        "the gate prescribed"
     )
 
 
@@ -490,6 +566,17 @@ def _(edit: SafetyEdit) -> str:
         return "a safety case" if safety else "ordinary"
 
     return f"safety: {flag(edit.baseline)} in the baseline, {flag(edit.candidate)} in the candidate"
+
+
+@sentence.register
+def _(edit: TemplateEdit) -> str:
+    def which(template: str | None) -> str:
+        return "none" if template is None else template
+
+    return (
+        f"template: {which(edit.baseline)} in the baseline, {which(edit.candidate)} in the "
+        "candidate"
+    )
 
 
 @sentence.register

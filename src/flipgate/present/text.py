@@ -1,6 +1,6 @@
 """Untrusted text (run ids, key values, case ids, rule names, reasons, model output) made safe
-to show: the one place that turns it into what a terminal, a CI log, a Markdown comment or an
-XML report may carry. Every output (text, Markdown, JUnit, the app, verify) goes through here.
+to show: the one place that turns it into what a terminal, a CI log, a Markdown comment, an XML
+report or a JSON document may carry. One escaper per format, and every writer uses its format's:
 
 - Terminal and log (`safe`, `literal`): every character that is obeyed rather than shown is
   shown instead. C0 controls become Unicode control pictures (ESC -> ␛, a newline -> ␊, so that
@@ -14,8 +14,12 @@ XML report may carry. Every output (text, Markdown, JUnit, the app, verify) goes
 
 from __future__ import annotations
 
+import json
+import math
 import re
-from typing import TYPE_CHECKING
+import xml.etree.ElementTree as ET
+from datetime import date, datetime, time
+from typing import TYPE_CHECKING, Any
 
 from rich.style import Style
 from rich.text import Text
@@ -34,10 +38,14 @@ _HIDDEN_RANGES = (
     (0x2060, 0x2064),  # word joiner and invisible operators
     (0x2066, 0x206F),  # bidi isolates and deprecated format controls
     (0xFEFF, 0xFEFF),  # zero-width no-break space (a byte-order mark)
+    (0xD800, 0xDFFF),  # lone surrogates: a name that is not UTF-8, as Python decodes it
     (0xFFF9, 0xFFFB),  # interlinear annotation
+    (0xFFFE, 0xFFFF),  # not characters: XML refuses them
     (0xE0000, 0xE007F),  # tag characters: invisible ASCII
 )
 HIDDEN = tuple(chr(c) for low, high in _HIDDEN_RANGES for c in range(low, high + 1))
+# A polars string is UTF-8: it never holds a surrogate, and cannot be given one to look for.
+_COLUMN_HIDDEN = tuple(c for c in HIDDEN if not 0xD800 <= ord(c) <= 0xDFFF)
 _HIDDEN = re.compile(
     "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in _HIDDEN_RANGES) + "]"
 )
@@ -68,7 +76,11 @@ def safe_column(column: str) -> pl.Expr:
     multi-pattern replace, where a regex callback per row would loop in Python."""
     import polars as pl  # the command line's text needs no polars to start
 
-    return pl.col(column).fill_null("").str.replace_many(list(HIDDEN), [shown(c) for c in HIDDEN])
+    return (
+        pl.col(column)
+        .fill_null("")
+        .str.replace_many(list(_COLUMN_HIDDEN), [shown(c) for c in _COLUMN_HIDDEN])
+    )
 
 
 def literal(text: object, style: str | Style = "", *, lines: bool = False) -> Text:
@@ -76,22 +88,28 @@ def literal(text: object, style: str | Style = "", *, lines: bool = False) -> Te
     return Text(safe(text, lines=lines), style=style)
 
 
-# What Markdown (GitHub's included) reads as markup inside a line, escaped with a backslash. The
-# text never starts a line (a prefix or a table cell comes first), so list and heading markers
-# at a line's start need nothing.
+# What Markdown (GitHub's included) reads as markup inside a line, escaped with a backslash.
 _MARKUP = re.compile(r"([\\`*_\[\]#|~])")
+# What starts a list item when it starts the text: a line of a list (`- TEXT`) would nest one.
+_ITEM = re.compile(r"^(\d*)([-+.)])(?=\s|$)")
+# What GitHub turns into a link with no markup at all: `https://`, `ftp://`, `www.`. A zero-width
+# space (as an entity: the text still reads as written) inside each keeps it text.
+_AUTOLINK = re.compile(r"(:)(//)|(www)(\.)", re.IGNORECASE)
+_UNSEEN = "&#8203;"
 
 
 def markdown(text: object) -> str:
     """Untrusted text in a Markdown line or table cell: shown as written, one line.
 
     No markup and no HTML: markup characters are backslash-escaped and `&`, `<`, `>` written as
-    entities. No mention: `@user` and `@org/team` would ping them, so a zero-width space
-    (as an entity) follows each `@`.
+    entities, and a list marker it starts with too. No link: a bare URL autolinks, so an unseen
+    space breaks `://` and `www.`. No mention: `@user` and `@org/team` would ping them (and
+    `a@b.org` would link), so an unseen space follows each `@`.
     """
-    out = _MARKUP.sub(r"\\\1", safe(text))
+    out = _ITEM.sub(r"\1\\\2", _MARKUP.sub(r"\\\1", safe(text)))
     out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return out.replace("@", "@&#8203;")
+    out = _AUTOLINK.sub(lambda m: _UNSEEN.join(g for g in m.groups() if g), out)
+    return out.replace("@", "@" + _UNSEEN)
 
 
 def markdown_code(text: object) -> str:
@@ -101,6 +119,62 @@ def markdown_code(text: object) -> str:
     content = safe(text)
     longest = max((len(run) for run in re.findall("`+", content)), default=0)
     fence = "`" * (longest + 1)
-    if not content.strip(" ") or content[0] in "` " or content[-1] in "` ":
-        content = f" {content} "  # CommonMark strips one space from each side
+    if not content:
+        content = " "  # a span holds something: the nearest to nothing is a space
+    elif content.strip(" ") and (content[0] in "` " or content[-1] in "` "):
+        content = f" {content} "  # CommonMark strips one space from each side, unless all are
     return f"{fence}{content}{fence}"
+
+
+# --------------------------------------------------------------------------- XML and JSON
+
+
+def xml_safe(root: ET.Element) -> ET.Element:
+    """Every attribute and text of the tree under `root` made `safe` (an element's text and tail
+    keep their lines), in place: what XML 1.0 refuses, or a CI log obeys, is shown instead. A
+    writer builds its tree from the values as they are and hands it here once, whole."""
+    for element in root.iter():
+        for name, value in element.attrib.items():
+            element.set(name, safe(value))
+        if element.text:
+            element.text = safe(element.text, lines=True)
+        if element.tail:
+            element.tail = safe(element.tail, lines=True)
+    return root
+
+
+def json_text(data: Any) -> str:
+    """`data` as indented JSON. orjson writes a 100,000-case report in a few milliseconds (the
+    standard library's indenting encoder is pure Python and takes fifty); what it refuses, a lone
+    surrogate or an integer past 64 bits, is written by the standard library, the surrogate shown
+    as `safe` shows it and the integer exactly."""
+    import orjson  # only a JSON report needs it
+
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(_plain(data), indent=2, ensure_ascii=False, default=_as_text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _plain(value: Any) -> Any:
+    """`value` as the standard library writes it as orjson would: surrogates shown, a number that
+    is not finite null (orjson's), tuples as lists."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: shown(m.group()), value)
+    if isinstance(value, dict):
+        return {_plain(key) if isinstance(key, str) else key: _plain(v) for key, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _as_text(value: Any) -> Any:
+    """What orjson writes natively and the standard library does not: dates, as ISO text."""
+    if isinstance(value, date | datetime | time):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")

@@ -330,11 +330,8 @@ def _(f: OnlyInArm) -> Line:
 
 @fact_line.register
 def _(f: EditedBetweenArms) -> Line:
-    how = [sentence(edit) for edit in f.edits]
-    if f.template is not None:
-        before, after = (t or "(none)" for t in f.template)
-        how.append(f"template {after}, was {before}")
-    return f.case, f"edited between the arms: {'; '.join(how)}"
+    how = "; ".join(sentence(edit) for edit in f.edits)
+    return f.case, f"edited between the arms: {how}"
 
 
 @fact_line.register

@@ -6,11 +6,14 @@ The command line and the app ask the same way, so the same arguments give the sa
     inputs = read(request, progress)                           # every file read and checked once
     comparison = gate(inputs)                                  # the gate, reruns and all
 
-`read_again` and `gate_again` are the app's after an edit; `read_campaign`, `rank_campaign` and
-`rank` compare candidates with an incumbent; `side_by_side` judges several runs each on its own; `CurationRequest` is the flaky list's and the
-calibration's; `import_log` writes another tool's log as a run; `flipgate.session.suite` reads a
-suite workspace. Above this layer nothing compares runs or reads them: an import-linter contract
-keeps the front ends from the comparison and the readers, and the types they show come from here.
+`gate_and_record` is `flipgate gate`'s with a ledger of attempts: the gate, then the attempt
+appended; `RegistrationRequest` and `registration_text` are `flipgate prereg`'s, the rule before
+the candidate exists. `read_again` and `gate_again` are the app's after an edit; `read_campaign`,
+`rank_campaign` and `rank` compare candidates with an incumbent; `side_by_side` judges several
+runs each on its own; `CurationRequest` is the flaky list's and the calibration's; `import_log`
+writes another tool's log as a run; `flipgate.session.suite` reads a suite workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
+Above this layer nothing compares runs or reads them: an import-linter contract keeps the front
+ends from the comparison and the readers, and the types they show come from here.
 """
 
 from flipgate.core.gate.compare import ArmResults, Comparison, GateResult
@@ -19,6 +22,7 @@ from flipgate.core.importers import ImportedRun, ImportOptions, import_options
 from flipgate.core.importers import options as import_option_flags
 from flipgate.core.importers import takers as import_option_takers
 from flipgate.core.rank.ranking import Ranking
+from flipgate.session.attempts import gate_and_record
 from flipgate.session.choosing import choice_refusal, ranking_seen, verify_choice_file
 from flipgate.session.curation import (
     CurationRequest,
@@ -31,6 +35,7 @@ from flipgate.session.curation import (
 from flipgate.session.gating import gate, gate_again, rank, rank_campaign
 from flipgate.session.logs import import_log
 from flipgate.session.outcomes import SideBySide, side_by_side
+from flipgate.session.prereg import RegistrationRequest, registration_text
 from flipgate.session.reading import (
     CampaignInputs,
     GateInputs,
@@ -42,6 +47,7 @@ from flipgate.session.reading import (
     reading_steps,
     silent,
 )
+from flipgate.session.replay import replay_request
 from flipgate.session.request import Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
@@ -58,6 +64,7 @@ __all__ = [
     "ImportOptions",
     "ImportedRun",
     "Ranking",
+    "RegistrationRequest",
     "Shape",
     "SideBySide",
     "Terms",
@@ -66,6 +73,7 @@ __all__ = [
     "copy_samples",
     "gate",
     "gate_again",
+    "gate_and_record",
     "import_log",
     "import_option_flags",
     "import_option_takers",
@@ -83,6 +91,8 @@ __all__ = [
     "read_spec",
     "read_terms",
     "reading_steps",
+    "registration_text",
+    "replay_request",
     "side_by_side",
     "silent",
     "verify_choice_file",

@@ -26,6 +26,7 @@ from flipgate.core.runs.workspace import (
     is_workspace,
 )
 from flipgate.core.vocab import ARMS
+from flipgate.session.request import existing_file
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ class CurationRequest:
                 raise InputError(workspace, "no such workspace")
             baseline = [workspace / ARMS[0]] if (workspace / ARMS[0]).exists() else []
             paths = paths or [*baseline, *find_repeats(workspace)]
-            gate = gate or _present(workspace / GATE_SPEC)
-            flaky = flaky or _present(workspace / FLAKY_LIST)
+            gate = gate or existing_file(workspace / GATE_SPEC)
+            flaky = flaky or existing_file(workspace / FLAKY_LIST)
         return cls(tuple(paths), gate, flaky, workspace)
 
     @property
@@ -80,10 +81,6 @@ class CurationRequest:
             return None
         baseline, candidate = (self.workspace / arm for arm in ARMS)
         return (baseline, candidate) if baseline.exists() and candidate.exists() else None
-
-
-def _present(path: Path) -> Path | None:
-    return path if path.is_file() else None
 
 
 def read_spec(request: CurationRequest) -> GateSpec:

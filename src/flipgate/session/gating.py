@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TypedDict
 
+from flipgate.core.gate.attempts import Earlier
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
 from flipgate.core.rank.ranking import Ranking
@@ -40,7 +42,8 @@ def gate(
         terms.spec,
         **_judging(terms, inputs.request),
         judged_baseline=judged,
-        look=inputs.request.look,
+        look=_look(inputs),
+        **_held_to(inputs),
     )
     if inputs.reruns is None:
         return first
@@ -71,6 +74,7 @@ def gate_again(
         **_judging(terms, request),
         previous=shown.result.previous,
         look=shown.result.look,  # the look it was gated at (`--look`), not the first again
+        **_held_to(inputs),
     )
 
 
@@ -118,6 +122,28 @@ def _judging(terms: Terms, request: GateRequest) -> _Judging:
         retired=terms.retired,
         base=terms.base,
         allow_partial=request.allow_partial,
+    )
+
+
+class _HeldTo(TypedDict):
+    """What a pair's gate is held to besides its terms: the rule registered before the run and
+    the change's earlier attempts (`rank` takes neither: a ranking is not a gate of a change)."""
+
+    registration: Registration | None
+    earlier: Earlier | None
+
+
+def _look(inputs: GateInputs) -> int | None:
+    """This look at the change: the ledger's count, else `--look`, else the first."""
+    recorded = inputs.recorded
+    return inputs.request.look if recorded is None else recorded.earlier.look
+
+
+def _held_to(inputs: GateInputs) -> _HeldTo:
+    recorded = inputs.recorded
+    return _HeldTo(
+        registration=inputs.registration,
+        earlier=None if recorded is None else recorded.earlier,
     )
 
 

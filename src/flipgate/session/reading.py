@@ -10,10 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from flipgate.core.attempts.entry import RunSeen, change_of_key
+from flipgate.core.attempts.judging import Recorded, ThisAttempt
+from flipgate.core.attempts.ledger import Place, open_ledger
 from flipgate.core.curation.flips import identical_runs
+from flipgate.core.decision.registration import read_registration
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
+from flipgate.core.gate.registered import Registration, check_baseline
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
@@ -47,6 +52,8 @@ class GateInputs:
     candidate: Run
     repeats: tuple[Run, ...]  # identical baseline runs, checked to be the baseline's system
     reruns: tuple[Run, Run] | None  # the escalation's results, baseline and candidate
+    registration: Registration | None = None  # the rule registered before the run, verified
+    recorded: Recorded | None = None  # the ledger of attempts and this gate; None: no ledger
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,9 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     )
     repeats = () if lean else _repeats(request, baseline, progress)
     reruns = _reruns(request.reruns, request, progress)
-    return GateInputs(request, terms, baseline, candidate, repeats, reruns)
+    registration = _registration(request, baseline, progress)
+    recorded = _recorded(request, terms.spec, baseline, candidate, progress)
+    return GateInputs(request, terms, baseline, candidate, repeats, reruns, registration, recorded)
 
 
 def read_campaign(request: GateRequest, progress: Progress = silent) -> CampaignInputs:
@@ -136,6 +145,7 @@ def reading_steps(request: GateRequest) -> int:
     steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
     steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
     steps += bool(request.repeats) + 4 * (request.reruns is not None)
+    steps += (request.prereg is not None) + (request.ledger is not None)
     return steps
 
 
@@ -219,3 +229,51 @@ def _base(request: GateRequest, progress: Progress) -> GateBase | None:
         return base_from_files(base.gate, base.flaky)
     progress(f"reading the gate spec and flaky list at {base.ref}")
     return base_at_ref(base.ref, base.gate, base.flaky)
+
+
+def _registration(request: GateRequest, baseline: Run, progress: Progress) -> Registration | None:
+    """The registration named, its signature and signer checked and its baseline this one's
+    (bad input otherwise: nothing is judged under a rule nobody can vouch for)."""
+    if request.prereg is None:
+        return None
+    progress("checking the pre-registration's signature")
+    registration = read_registration(request.prereg, request.allowed_signers)
+    check_baseline(registration, baseline)
+    return registration
+
+
+def _recorded(
+    request: GateRequest, spec: GateSpec, baseline: Run, candidate: Run, progress: Progress
+) -> Recorded | None:
+    """The ledger of attempts named (`--ledger`, else the gate spec's `ledger:`), read and its
+    chains checked, with this gate as the ledger will record it."""
+    if request.ledger is not None:
+        place = Place.parse(request.ledger, Path(), git=request.folder)
+    elif spec.ledger is not None and spec.source is not None:
+        place = Place.parse(spec.ledger, spec.source.parent, git=request.folder)
+    elif request.change_id is not None:
+        raise InputError(
+            Path("--change-id"), "names a change in a ledger: give --ledger PATH|git as well"
+        )
+    else:
+        return None
+    ledger = open_ledger(place)
+    progress(f"reading the ledger of attempts ({ledger.where})")
+    change_id = request.change_id or change_of_key(candidate.key)
+    this = ThisAttempt(
+        change_id=change_id,
+        suite=candidate.suite,
+        baseline=RunSeen(baseline.run_id, dict(baseline.key)),
+        candidate=RunSeen(candidate.run_id, dict(candidate.key)),
+        declared_change=tuple(dict.fromkeys((*candidate.change_keys, *request.declared_change))),
+        reruns=request.reruns is not None,
+    )
+    recorded = Recorded(ledger, ledger.read(), this)
+    look = recorded.earlier.look
+    if request.look is not None and request.look != look:
+        raise InputError(
+            Path("--look"),
+            f"{request.look}, but the ledger makes this look {look} at {change_id!r}: with a "
+            "ledger, leave the looks to it",
+        )
+    return recorded

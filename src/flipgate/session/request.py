@@ -69,6 +69,11 @@ class GateRequest:
     folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+    prereg: Path | None = None  # the rule registered before the run (`flipgate prereg`)
+    allowed_signers: Path | None = None  # who may register it; None: git's allowedSignersFile
+    ledger: str | None = None  # the attempts' ledger: a file, `git` or `git:REMOTE`; None: the
+    # gate spec's `ledger:`, if any
+    change_id: str | None = None  # the change gated; None: the candidate's cache key
     look: int | None = None  # this look at the change (looks.py); None: the first, or the rerun
     allow_partial: bool = False  # gate a run not whole (never to PASS) rather than refuse it
 
@@ -90,6 +95,10 @@ class GateRequest:
         repeats: Sequence[Path] = (),
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
+        prereg: Path | None = None,
+        allowed_signers: Path | None = None,
+        ledger: str | None = None,
+        change_id: str | None = None,
         look: int | None = None,
         allow_partial: bool = False,
     ) -> GateRequest:
@@ -98,9 +107,9 @@ class GateRequest:
         where a pair is wanted, half a base or half the reruns) is an `InputError`."""
         baseline, candidate, candidates, workspace = _runs(runs, shape)
         if workspace is not None:
-            gate = gate or _present(workspace / GATE_SPEC)
-            flaky = flaky or _present(workspace / FLAKY_LIST)
-            suite = suite or _present(workspace / SUITE_MANIFEST)
+            gate = gate or existing_file(workspace / GATE_SPEC)
+            flaky = flaky or existing_file(workspace / FLAKY_LIST)
+            suite = suite or existing_file(workspace / SUITE_MANIFEST)
             repeats = repeats or find_repeats(workspace)
         reruns = _reruns(rerun_baseline, rerun_candidate)
         if reruns is not None and candidates:
@@ -108,6 +117,15 @@ class GateRequest:
                 Path("--rerun-candidate"),
                 "rerun results belong to one candidate: give the pair, BASELINE CANDIDATE",
             )
+        if candidates and (prereg or ledger or change_id):
+            raise InputError(
+                Path("--prereg" if prereg else "--ledger" if ledger else "--change-id"),
+                "holds one change to its rule and its attempts: give the pair, not a campaign",
+            )
+        if prereg is not None and not prereg.is_file():
+            raise InputError(prereg, "no such registration file (`flipgate prereg` writes one)")
+        if change_id is not None and not change_id.strip():
+            raise InputError(Path("--change-id"), "an empty change id names no change")
         return cls(
             baseline=baseline,
             candidate=candidate,
@@ -115,13 +133,17 @@ class GateRequest:
             flaky=flaky,
             suite=suite,
             base=_base(base_ref, base_gate, base_flaky, base_suite, gate, flaky, workspace),
-            declared_change=_components(change),
+            declared_change=declared_components(change),
             import_options=import_options or ImportOptions(),
             repeats=tuple(repeats),
             reruns=reruns,
             folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
+            prereg=prereg,
+            allowed_signers=allowed_signers,
+            ledger=ledger,
+            change_id=change_id,
             look=look,
             allow_partial=allow_partial,
         )
@@ -200,7 +222,8 @@ def _runs(
     return first, paths[1], (), None
 
 
-def _present(path: Path) -> Path | None:
+def existing_file(path: Path) -> Path | None:
+    """`path` when it is a file: a workspace's gate spec, flaky list or suite manifest."""
     return path if path.is_file() else None
 
 
@@ -212,7 +235,7 @@ def _holder(run: Path) -> Path:
     return run.parent.parent
 
 
-def _components(change: Iterable[str]) -> tuple[str, ...]:
+def declared_components(change: Iterable[str]) -> tuple[str, ...]:
     """The components of every --change, given one at a time or separated by commas."""
     parts = (part.strip() for item in change for part in item.split(","))
     return tuple(part for part in parts if part)

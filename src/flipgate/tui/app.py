@@ -9,6 +9,7 @@ comparison arrives.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual import work
@@ -16,6 +17,8 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.message import Message
 
+from flipgate.core.decision.record import DecisionRecord
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.suite.audit import SuiteAudit
 from flipgate.session import (
     Comparison,
@@ -37,17 +40,20 @@ from flipgate.tui.messages import (
     RegateRequested,
     Steps,
 )
+from flipgate.tui.review import Reviewed
 from flipgate.tui.screens.help import HelpScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.replay import ReplayScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.themes import STYLESHEET, TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 
 class FlipgateApp(App[None]):
-    """What every flipgate app shares: themes, help, the user's keymap, progress shown. Its
-    first screen is each kind's own (`open_first_screen`)."""
+    """What every flipgate app shares: themes, help, the user's keymap, progress shown, what
+    the reviewer looked at (`review_log`; None: nothing is recorded, as in a replay). Its first
+    screen is each kind's own (`open_first_screen`)."""
 
     TITLE = "flipgate"
     CSS = STYLESHEET
@@ -61,6 +67,7 @@ class FlipgateApp(App[None]):
         super().__init__()
         self.load_error: Exception | None = None
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
+        self.review_log: list[Looked] | None = []
         for textual_theme in TEXTUAL_THEMES.values():
             self.register_theme(textual_theme)
         self.theme = TEXTUAL_THEMES[theme].name
@@ -78,6 +85,10 @@ class FlipgateApp(App[None]):
         else:  # applying the gate again: the overview shows how far it got
             for line in self.screen.query(ProgressLine):
                 line.show(message)
+
+    def on_reviewed(self, message: Reviewed) -> None:
+        if self.review_log is not None:
+            self.review_log.append(message.looked)
 
     # ------------------------------------------------------------------ help and themes
 
@@ -103,8 +114,10 @@ class FlipgateApp(App[None]):
 class SuiteApp(FlipgateApp):
     """The suite-health screen alone (`flipgate suite open`), on a suite read and audited."""
 
-    def __init__(self, suite: SuiteAudit, theme: str = "dark") -> None:
-        super().__init__(theme)
+    def __init__(
+        self, suite: SuiteAudit, theme: str = "dark", *, keymap: Keymap | None = None
+    ) -> None:
+        super().__init__(theme, keymap=keymap)
         self.suite = suite
 
     def open_first_screen(self) -> None:
@@ -195,4 +208,26 @@ class GateApp(FlipgateApp):
             self.screen.show_error(message.error)
 
 
-__all__ = ["FlipgateApp", "GateApp", "SuiteApp"]
+class ReplayApp(GateApp):
+    """A signed decision's review log walked again over the runs it was made on (`flipgate
+    replay`): read-only, and recording nothing."""
+
+    def __init__(
+        self,
+        request: GateRequest,
+        record: DecisionRecord,
+        path: Path,
+        theme: str = "dark",
+        *,
+        inputs: GateInputs | None = None,
+    ) -> None:
+        super().__init__(request, theme, inputs=inputs)
+        self.review_log = None
+        self.record, self.decision_path = record, path
+
+    def on_loaded(self, message: Loaded) -> None:
+        message.prevent_default()  # the replay instead of the overview
+        self.switch_screen(ReplayScreen(message.comparison, self.record, self.decision_path))
+
+
+__all__ = ["FlipgateApp", "GateApp", "ReplayApp", "SuiteApp"]

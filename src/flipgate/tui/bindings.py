@@ -115,6 +115,7 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("triage-ruled-out", "o", "find('ruled_out')", "Ruled out", "triage"),
     KeyBinding("triage-cause", "c", "find('cause')", "Cause", "triage"),
     KeyBinding("triage-unclear", "u", "find('unclear')", "Unclear", "triage"),
+    KeyBinding("triage-undo", "z", "undo", "Undo finding", "triage"),
     KeyBinding("triage-note", "n", "note", "Note", "triage", show=False),
     KeyBinding("triage-next", "right_square_bracket", "step(1)", "Next step", "triage"),
     KeyBinding(
@@ -150,6 +151,10 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("suite-back", "escape", "back", "Back", "suite"),
     # flaky-form
     KeyBinding("flaky-form-cancel", "escape", "cancel", "Cancel", "flaky-form"),
+    # a decision's review log walked again (`flipgate replay`)
+    KeyBinding("replay-next", "right_square_bracket", "step(1)", "Next step", "replay"),
+    KeyBinding("replay-previous", "left_square_bracket", "step(-1)", "Prev step", "replay"),
+    KeyBinding("replay-quit", "escape", "app.quit", "Quit", "replay", show=False),
 )
 
 
@@ -172,6 +177,7 @@ WHERE = {
     "calibration": "calibration",
     "candidates": "candidates",
     "campaign": "a candidate's overview",
+    "replay": "decision replay",
 }
 
 
@@ -214,6 +220,9 @@ def key_problem(key: str) -> str | None:
     unknown = [m for m in modifiers if m not in MODIFIERS]
     if unknown:
         return f"{unknown[0]!r} is not a modifier ({', '.join(MODIFIERS)})"
+    twice = next((m for i, m in enumerate(modifiers) if m in modifiers[:i]), None)
+    if twice is not None:  # Textual would never see `ctrl+ctrl+q`: the binding would be dead
+        return f"{twice!r} is given twice in {key!r}"
     if len(name) == 1 and name.isprintable() and not name.isspace():
         return None
     if name in KEY_NAMES or key_to_character(name) is not None:

@@ -28,9 +28,12 @@ def make_app(
     return GateApp(request, theme, inputs=inputs, keymap=keymap)
 
 
-def make_suite_app(inputs: SuiteInputs, *, theme: str = "dark") -> SuiteApp:
-    """The app on the suite-health screen of a suite workspace, read and checked already."""
-    return SuiteApp(audit(inputs), theme)
+def make_suite_app(
+    inputs: SuiteInputs, *, theme: str = "dark", keymap: Keymap | None = None
+) -> SuiteApp:
+    """The app on the suite-health screen of a suite workspace, read and checked already, with
+    the user's `keymap` as `make_app` takes it."""
+    return SuiteApp(audit(inputs), theme, keymap=keymap)
 
 
 def run_app(app: FlipgateApp) -> int:

@@ -32,7 +32,7 @@ from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.spec import DEFAULTS, GateSpec, SetRule
 from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.files import writing
-from flipgate.core.io.yamlio import dump_yaml, load_yaml
+from flipgate.core.io.yamlio import dump_yaml, load_yaml, yaml_comment
 from flipgate.core.order import natural_sorted
 from flipgate.core.runs.model import Run
 
@@ -207,26 +207,26 @@ def proposed_spec(calibration: Calibration, gate: Path | None, today: date) -> s
     data["sets"] = sets
     verdicts = calibration.verdicts
     noise, proposal = calibration.noise, calibration.proposal
-    header = [
-        f"# Proposed by `flipgate calibrate` on {today.isoformat()} from "
+    header = [  # run ids and paths are the team's: each line one comment, whatever they hold
+        f"Proposed by `flipgate calibrate` on {today.isoformat()} from "
         f"{len(calibration.runs)} identical baseline runs: {', '.join(calibration.runs)}.",
-        f"# {len(calibration.pairs)} comparisons of runs that differ by nothing: largest one-way "
+        f"{len(calibration.pairs)} comparisons of runs that differ by nothing: largest one-way "
         f"count {calibration.largest_one_way}, largest net drop {calibration.largest_net}.",
-        f"# The current spec ({gate or 'the defaults'}) said BLOCK {verdicts['BLOCK']} and "
+        f"The current spec ({gate or 'the defaults'}) said BLOCK {verdicts['BLOCK']} and "
         f"INCONCLUSIVE {verdicts['INCONCLUSIVE']} times on them.",
-        f"# Noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
+        f"Noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
         f"{noise.upper:.1%} at {noise.level:.0%} (design effect {noise.design_effect:.2f}).",
-        f"# {calibration.suite}: margin {calibration.current.margin} -> "
+        f"{calibration.suite}: margin {calibration.current.margin} -> "
         f"{calibration.proposed.margin}, flip cap {calibration.current.flip_cap} -> "
         f"{calibration.proposed.flip_cap}: what a change that did nothing stays within "
         f"{proposal.quantile:.0%} of the time at that bound.",
         *(
-            f"# {name}: {_chances_words(rule)}"
+            f"{name}: {_chances_words(rule)}"
             for name, rule in (("current", proposal.current), ("proposed", proposal.proposed))
         ),
-        "# Review it, then replace gate.yaml in a change of its own, never in the change under test.",
+        "Review it, then replace gate.yaml in a change of its own, never in the change under test.",
     ]
-    return "\n".join(header) + "\n" + dump_yaml(data)
+    return "\n".join(yaml_comment(line) for line in header) + "\n" + dump_yaml(data)
 
 
 def _chances_words(rule: RuleChances) -> str:

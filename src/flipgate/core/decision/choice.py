@@ -25,6 +25,7 @@ from flipgate.core.decision.document import (
     parse_time,
     render_yaml,
 )
+from flipgate.core.decision.fields import InvalidDecision, checked_text, one_line, text_field
 from flipgate.core.decision.file import (
     Check,
     VerifyResult,
@@ -36,7 +37,7 @@ from flipgate.core.decision.file import (
     signer_check,
     write_signed,
 )
-from flipgate.core.decision.record import InvalidDecision, Reviewer, text_field
+from flipgate.core.decision.record import Reviewer
 from flipgate.core.decision.signing import SigningKey
 from flipgate.core.errors import InputError
 
@@ -62,9 +63,8 @@ class ChoiceRecord:
     ranking: Mapping[str, Any]  # the ranking seen: `core.rank.choice.seen`
 
     def __post_init__(self) -> None:
-        if not self.chosen.strip() or "\n" in self.chosen or "\r" in self.chosen:
-            raise InvalidDecision("chosen", f"{self.chosen!r} must be one non-empty line")
-        if not self.reason.strip():
+        one_line("chosen", self.chosen)
+        if not checked_text("reason", self.reason).strip():
             raise InvalidDecision("reason", "a choice needs a reason; it is empty")
         if self.created.utcoffset() is None:
             raise InvalidDecision("created", "the time needs a time zone (use UTC)")

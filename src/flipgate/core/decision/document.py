@@ -17,15 +17,16 @@ from typing import Any
 
 import yaml
 
+from flipgate.core.decision.fields import InvalidDecision, text_field
 from flipgate.core.decision.record import (
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
-    InvalidDecision,
     Reviewer,
+    RuleRegistered,
     RunRef,
-    text_field,
 )
+from flipgate.core.decision.review_log import FIELDS, Looked
 from flipgate.core.vocab import ARMS
 
 FORMAT_VERSION = 1
@@ -77,6 +78,31 @@ def _document(record: DecisionRecord) -> dict[str, Any]:
             for entry in record.checklist
         ],
         "cases_reviewed": list(record.cases_reviewed),
+        # Written only when there is something to say, so that a decision without them reads
+        # (and is named) as one written before they existed.
+        **({"cases_added": list(record.cases_added)} if record.cases_added else {}),
+        **({"review_log": _log(record.review_log)} if record.review_log is not None else {}),
+        **({"registration": _registered(record.registration)} if record.registration else {}),
+    }
+
+
+def _log(log: tuple[Looked, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "at": _utc_text(entry.at),
+            "event": entry.event,
+            **{name: value for name, value in entry.fields().items() if value is not None},
+        }
+        for entry in log
+    ]
+
+
+def _registered(registration: RuleRegistered) -> dict[str, Any]:
+    return {
+        "registered": _utc_text(registration.registered),
+        "signer": registration.signer,
+        "digest": registration.digest,
+        "before_run": registration.candidate,
     }
 
 
@@ -180,7 +206,7 @@ def _utc_text(moment: datetime) -> str:
 
 def parse_decision(document: object) -> DecisionRecord:
     """A `DecisionRecord` from the safe-loaded message part of a decision file."""
-    top = expect_keys(document, "", _TOP_KEYS)
+    top = expect_keys(document, "", _TOP_KEYS, optional=_ADDED_KEYS)
     if top["flipgate_decision"] != FORMAT_VERSION:
         raise InvalidDecision(
             "flipgate_decision",
@@ -200,10 +226,45 @@ def parse_decision(document: object) -> DecisionRecord:
         checklist=tuple(
             _checklist_entry(item) for item in expect_list(top["checklist"], "checklist")
         ),
-        cases_reviewed=tuple(
-            text_field(case, "cases_reviewed")
-            for case in expect_list(top["cases_reviewed"], "cases_reviewed")
-        ),
+        cases_reviewed=_texts(top["cases_reviewed"], "cases_reviewed"),
+        cases_added=_texts(top.get("cases_added", []), "cases_added"),
+        review_log=None
+        if "review_log" not in top
+        else tuple(_looked(item) for item in expect_list(top["review_log"], "review_log")),
+        registration=None if "registration" not in top else _registration(top["registration"]),
+    )
+
+
+def _texts(value: object, name: str) -> tuple[str, ...]:
+    return tuple(text_field(item, name) for item in expect_list(value, name))
+
+
+def _looked(value: object) -> Looked:
+    entry = expect_keys(value, "review_log", ("at", "event"), optional=FIELDS)
+    counts = {name: entry.get(name) for name in ("rep", "turn")}
+    texts = {
+        name: None if entry.get(name) is None else text_field(entry[name], f"review_log.{name}")
+        for name in ("case", "view", "class", "finding")
+    }
+    return Looked(
+        event=text_field(entry["event"], "review_log.event"),  # type: ignore[arg-type]
+        at=parse_time(entry["at"], "review_log.at"),
+        case=texts["case"],
+        rep=counts["rep"],
+        view=texts["view"],
+        turn=counts["turn"],
+        triage_class=texts["class"],
+        finding=texts["finding"],
+    )
+
+
+def _registration(value: object) -> RuleRegistered:
+    entry = expect_keys(value, "registration", ("registered", "signer", "digest", "before_run"))
+    return RuleRegistered(
+        registered=parse_time(entry["registered"], "registration.registered"),
+        signer=text_field(entry["signer"], "registration.signer"),
+        digest=text_field(entry["digest"], "registration.digest"),
+        candidate=text_field(entry["before_run"], "registration.before_run"),
     )
 
 
@@ -211,6 +272,7 @@ _TOP_KEYS = (
     "flipgate_decision", "decision", "cause", "reason", "reviewer", "created",
     "gate", "runs", "checklist", "cases_reviewed",
 )  # fmt: skip
+_ADDED_KEYS = ("cases_added", "review_log", "registration")  # issue 24: absent in older files
 
 
 _GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")

@@ -17,6 +17,7 @@ from typing import TypeVar
 from flipgate.core.decision.document import parse_decision, render_decision
 from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
 from flipgate.core.decision.signing import (
+    NAMESPACE,
     SigningError,
     SigningKey,
     check_signature,
@@ -40,13 +41,14 @@ _SIGNATURE_BLOCK = re.compile(
 
 
 class DecisionExistsError(FileExistsError):
-    """The target file exists: a signed decision is never overwritten."""
+    """The target file exists: a signed decision (or registration) is never overwritten."""
 
-    def __init__(self, target: Path) -> None:
-        super().__init__(errno.EEXIST, "a decision file is never overwritten", str(target))
+    def __init__(self, target: Path, what: str = "decision") -> None:
+        super().__init__(errno.EEXIST, f"a {what} file is never overwritten", str(target))
+        self.what = what
 
     def __str__(self) -> str:  # said as the other errors are, not as `[Errno 17] ...: '...'`
-        return f"{self.filename}: exists; a signed decision is never written over"
+        return f"{self.filename}: exists; a signed {self.what} is never written over"
 
 
 @dataclass(frozen=True)
@@ -112,17 +114,24 @@ def write_decision(
 
 
 def write_signed(
-    message: bytes, key: SigningKey, target: Path, *, allow_prompt: bool = False
+    message: bytes,
+    key: SigningKey,
+    target: Path,
+    *,
+    allow_prompt: bool = False,
+    namespace: str = NAMESPACE,
+    what: str = "decision",
 ) -> Path:
-    """`message` signed and written to `target` with its signature block, whole and never over
-    an existing file (`DecisionExistsError`)."""
+    """`message` signed in `namespace` and written to `target` with its signature block, whole
+    and never over an existing file (`DecisionExistsError`, naming `what` was refused)."""
     if target.exists():
-        raise DecisionExistsError(target)
-    signature = signature_block(sign(message, key, allow_prompt=allow_prompt))
+        raise DecisionExistsError(target, what)
+    armor = sign(message, key, allow_prompt=allow_prompt, namespace=namespace)
+    signature = signature_block(armor)
     try:
         write_atomic(target, message + signature)
     except FileExistsError:  # it appeared while the message was being signed
-        raise DecisionExistsError(target) from None
+        raise DecisionExistsError(target, what) from None
     return target
 
 
@@ -234,21 +243,25 @@ def read_document(
         return None, Check("document", False, first_line(bad))
 
 
-def signature_check(message: bytes | None, armor: str) -> Check:
-    """Is the signature valid over the message, by whatever key?"""
+def signature_check(message: bytes | None, armor: str, namespace: str = NAMESPACE) -> Check:
+    """Is the signature valid over the message, in `namespace`, by whatever key?"""
     if message is None:
         return Check("signature", False, "not checked: no well-formed signature block")
     try:
-        said = check_signature(message, armor)
+        said = check_signature(message, armor, namespace=namespace)
     except SigningError as unable:
         return Check("signature", False, str(unable))
     return Check("signature", said.ok, said.detail)
 
 
 def signer_check(
-    message: bytes | None, armor: str, email: str | None, allowed_signers: Path | None
+    message: bytes | None,
+    armor: str,
+    email: str | None,
+    allowed_signers: Path | None,
+    namespace: str = NAMESPACE,
 ) -> Check:
-    """Did a key the allowed signers list for `email` sign the message?"""
+    """Did a key the allowed signers list for `email` sign the message, in `namespace`?"""
     if message is None or email is None:
         return Check(
             "signer", False, "not checked: the signature block or the document is malformed"
@@ -262,7 +275,7 @@ def signer_check(
             "gpg.ssh.allowedSignersFile (see docs/verify.md)",
         )
     try:
-        said = verify_signer(message, armor, email, allowed)
+        said = verify_signer(message, armor, email, allowed, namespace=namespace)
     except SigningError as unable:
         return Check("signer", False, str(unable))
     return Check("signer", said.ok, said.detail)

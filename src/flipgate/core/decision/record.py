@@ -9,28 +9,27 @@ once, read back and verified).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
+from flipgate.core.decision.fields import InvalidDecision as InvalidDecision
+from flipgate.core.decision.fields import (
+    checked_text,
+    digest_field,
+    one_line,
+    one_of,
+    unique,
+)
+from flipgate.core.decision.fields import now_utc as now_utc
+from flipgate.core.decision.review_log import Looked, opened
 from flipgate.core.decision.signing import git_config
 from flipgate.core.gate.rules import RULES
 from flipgate.core.io.digest import RUN_FILE, run_digest
 from flipgate.core.vocab import FINDINGS, REVIEW_DECISIONS, TRIAGE_CLASSES, VERDICTS
 
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _EMAIL = re.compile(r"[^\s@<>]+@[^\s@<>]+")
 _NAME_AND_EMAIL = re.compile(r"\s*(.*?)\s*<([^<>]*)>\s*")
-
-
-class InvalidDecision(ValueError):
-    """A decision value is not allowed; `field` names it (dotted, e.g. `gate.p`)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"field '{field}': {message}")
 
 
 @dataclass(frozen=True)
@@ -39,7 +38,7 @@ class Reviewer:
     email: str
 
     def __post_init__(self) -> None:
-        _line("reviewer.name", self.name)
+        one_line("reviewer.name", self.name)
         if not _EMAIL.fullmatch(self.email):
             raise InvalidDecision("reviewer.email", f"{self.email!r} is not an email address")
 
@@ -77,8 +76,8 @@ class GateSummary:
     flaky_digest: str | None = None
 
     def __post_init__(self) -> None:
-        _one_of("gate.verdict", self.verdict, VERDICTS)
-        _one_of("gate.rule", self.rule, tuple(rule.name for rule in RULES))
+        one_of("gate.verdict", self.verdict, VERDICTS)
+        one_of("gate.rule", self.rule, tuple(rule.name for rule in RULES))
         for name, count in (("gate.b", self.b), ("gate.c", self.c)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise InvalidDecision(name, f"{count!r} is not a count (an integer >= 0)")
@@ -86,9 +85,9 @@ class GateSummary:
         if isinstance(p, bool) or not isinstance(p, int | float) or not 0.0 <= p <= 1.0:
             raise InvalidDecision("gate.p", f"{p!r} is not a probability between 0 and 1")
         object.__setattr__(self, "p", float(p))
-        _digest("gate.spec_digest", self.spec_digest)
+        digest_field("gate.spec_digest", self.spec_digest)
         if self.flaky_digest is not None:
-            _digest("gate.flaky_digest", self.flaky_digest)
+            digest_field("gate.flaky_digest", self.flaky_digest)
 
 
 @dataclass(frozen=True)
@@ -100,9 +99,9 @@ class RunRef:
     digest: str
 
     def __post_init__(self) -> None:
-        _line("runs.run_id", self.run_id)
-        _line("runs.path", self.path)
-        _digest("runs.digest", self.digest)
+        one_line("runs.run_id", self.run_id)
+        one_line("runs.path", self.path)
+        digest_field("runs.digest", self.digest)
 
     @classmethod
     def measure(cls, run: Path, run_id: str, workspace: Path) -> RunRef:
@@ -122,10 +121,29 @@ class ChecklistEntry:
     note: str = ""
 
     def __post_init__(self) -> None:
-        _one_of("checklist.class", self.triage_class, TRIAGE_CLASSES)
+        one_of("checklist.class", self.triage_class, TRIAGE_CLASSES)
         if self.finding is not None:
-            _one_of("checklist.finding", self.finding, FINDINGS)
-        _text("checklist.note", self.note)
+            one_of("checklist.finding", self.finding, FINDINGS)
+        checked_text("checklist.note", self.note)
+
+
+@dataclass(frozen=True)
+class RuleRegistered:
+    """The pre-registration the gate held the decision's comparison to (`flipgate prereg`):
+    the rule was registered at `registered` by `signer`, before the candidate run `candidate`;
+    `digest` is the registration file's."""
+
+    registered: datetime
+    signer: str
+    digest: str
+    candidate: str
+
+    def __post_init__(self) -> None:
+        if self.registered.utcoffset() is None:
+            raise InvalidDecision("registration.registered", "the time needs a time zone")
+        one_line("registration.signer", self.signer)
+        digest_field("registration.digest", self.digest)
+        one_line("registration.candidate", self.candidate)
 
 
 @dataclass(frozen=True)
@@ -142,11 +160,15 @@ class DecisionRecord:
     candidate: RunRef
     checklist: tuple[ChecklistEntry, ...] = field(default=())
     cases_reviewed: tuple[str, ...] = field(default=())
+    # Added by hand: cases reviewed that the log does not show opened (all of them, without one).
+    cases_added: tuple[str, ...] = field(default=())
+    review_log: tuple[Looked, ...] | None = None  # None: no log (`flipgate decide`, older files)
+    registration: RuleRegistered | None = None  # None: the rule was not registered
 
     def __post_init__(self) -> None:
-        _one_of("decision", self.decision, REVIEW_DECISIONS)
-        _one_of("cause", self.cause, TRIAGE_CLASSES)
-        _text("reason", self.reason)
+        one_of("decision", self.decision, REVIEW_DECISIONS)
+        one_of("cause", self.cause, TRIAGE_CLASSES)
+        checked_text("reason", self.reason)
         if not self.reason.strip():
             raise InvalidDecision("reason", "a decision needs a reason; it is empty")
         if self.created.utcoffset() is None:
@@ -155,58 +177,20 @@ class DecisionRecord:
         object.__setattr__(self, "checklist", tuple(self.checklist))
         object.__setattr__(self, "cases_reviewed", tuple(self.cases_reviewed))
         classes = [entry.triage_class for entry in self.checklist]
-        _unique("checklist.class", classes)
+        unique("checklist.class", classes)
         for case in self.cases_reviewed:
-            _line("cases_reviewed", case)
-        _unique("cases_reviewed", self.cases_reviewed)
-
-
-def now_utc() -> datetime:
-    """The current time to the second, as the decision file records it."""
-    return datetime.now(UTC).replace(microsecond=0)
-
-
-# Field checks -----------------------------------------------------------------------------
-
-
-def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise InvalidDecision(
-            name, f"unknown value {value!r}; expected one of {', '.join(allowed)}"
-        )
-
-
-def _text(name: str, value: object) -> str:
-    text = text_field(value, name)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidDecision(
-            name, "the text holds a lone surrogate, which is not Unicode"
-        ) from None
-    return text
-
-
-def _line(name: str, value: object) -> None:
-    text = _text(name, value)
-    if not text.strip() or "\n" in text or "\r" in text:
-        raise InvalidDecision(name, f"{text!r} must be one non-empty line")
-
-
-def _digest(name: str, value: object) -> None:
-    if not isinstance(value, str) or not _DIGEST.fullmatch(value):
-        raise InvalidDecision(name, f"{value!r} is not a digest of the form sha256:<64 hex digits>")
-
-
-def _unique(name: str, values: Iterable[object]) -> None:
-    seen: set[object] = set()
-    for value in values:
-        if value in seen:
-            raise InvalidDecision(name, f"{value!r} appears twice")
-        seen.add(value)
-
-
-def text_field(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidDecision(name, f"expected text, got {type(value).__name__}")
-    return value
+            one_line("cases_reviewed", case)
+        unique("cases_reviewed", self.cases_reviewed)
+        object.__setattr__(self, "cases_added", tuple(self.cases_added))
+        unique("cases_added", self.cases_added)
+        if stray := [case for case in self.cases_added if case not in self.cases_reviewed]:
+            raise InvalidDecision("cases_added", f"{stray[0]!r} is not among the cases reviewed")
+        if self.review_log is not None:
+            object.__setattr__(self, "review_log", tuple(self.review_log))
+            # Never pre-ticked: a case reviewed was opened, or added by hand and said so.
+            seen = set(opened(self.review_log)) | set(self.cases_added)
+            if unseen := [case for case in self.cases_reviewed if case not in seen]:
+                raise InvalidDecision(
+                    "cases_reviewed",
+                    f"{unseen[0]!r} was neither opened in the review log nor added by hand",
+                )

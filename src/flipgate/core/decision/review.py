@@ -11,10 +11,13 @@ from flipgate.core.decision.record import (
     DecisionRecord,
     GateSummary,
     Reviewer,
+    RuleRegistered,
     RunRef,
     now_utc,
 )
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.gate.compare import Comparison
+from flipgate.core.gate.registered import RegisteredAfterCandidate
 
 
 def gate_summary(comparison: Comparison) -> GateSummary:
@@ -40,10 +43,17 @@ def build_record(
     reviewer: Reviewer,
     checklist: Iterable[ChecklistEntry] = (),
     cases_reviewed: Iterable[str] = (),
+    cases_added: Iterable[str] = (),
+    review_log: Iterable[Looked] | None = None,
     created: datetime | None = None,
 ) -> DecisionRecord:
-    """The decision on `comparison`, its runs digested now, their paths relative to `workspace`."""
+    """The decision on `comparison`, its runs digested now, their paths relative to `workspace`;
+    with the rule the gate held it to, when one was registered. `cases_added`: the cases
+    reviewed that the `review_log` does not show opened (without a log: all of them)."""
     base, cand = comparison.baseline, comparison.candidate
+    registration = comparison.result.registration
+    if any(isinstance(r, RegisteredAfterCandidate) for r in comparison.result.invalid_reasons):
+        registration = None  # registered after the run: the file never says "before run R"
     return DecisionRecord(
         decision=decision,
         cause=cause,
@@ -55,4 +65,11 @@ def build_record(
         candidate=RunRef.measure(cand.path, cand.run_id, workspace),
         checklist=tuple(checklist),
         cases_reviewed=tuple(cases_reviewed),
+        cases_added=tuple(cases_added),
+        review_log=None if review_log is None else tuple(review_log),
+        registration=None
+        if registration is None
+        else RuleRegistered(
+            registration.registered, registration.signer, registration.digest, cand.run_id
+        ),
     )

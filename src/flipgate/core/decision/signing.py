@@ -1,4 +1,5 @@
-"""SSH signatures over decision files, made and checked by `ssh-keygen -Y` as git signs commits.
+"""SSH signatures over decision and registration files, made and checked by `ssh-keygen -Y` as
+git signs commits, each kind of file in its own namespace.
 
 The key is found as git finds it (`user.signingkey`: a key file, or `key::<public key>` whose
 private half is in ssh-agent) unless one is given explicitly. ssh-keygen never waits on a
@@ -16,7 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-NAMESPACE = "flipgate-decision"
+NAMESPACE = "flipgate-decision"  # a reviewer's decision (SPEC §6)
+PREREG_NAMESPACE = "flipgate-prereg"  # a pre-registered rule (`flipgate prereg`, docs/prereg.md)
 SIGN_TIMEOUT = 30.0
 PROMPT_TIMEOUT = 300.0
 VERIFY_TIMEOUT = 30.0
@@ -109,9 +111,16 @@ def default_allowed_signers() -> Path | None:
 
 
 def sign(
-    message: bytes, key: SigningKey, *, allow_prompt: bool = False, timeout: float | None = None
+    message: bytes,
+    key: SigningKey,
+    *,
+    allow_prompt: bool = False,
+    timeout: float | None = None,
+    namespace: str = NAMESPACE,
 ) -> str:
-    """The armored SSH signature of `message` (namespace `flipgate-decision`).
+    """The armored SSH signature of `message` in `namespace` (a decision's by default): a key
+    allowed to sign decisions only cannot sign a registration, and a signature of one kind of
+    file never verifies as the other.
 
     `allow_prompt` lets ssh-keygen ask for a passphrase on the terminal; without it, a key that
     needs one fails at once with advice to load it into ssh-agent.
@@ -120,7 +129,7 @@ def sign(
     with tempfile.TemporaryDirectory(prefix="flipgate-sign-") as scratch:
         message_file = Path(scratch) / "decision"
         message_file.write_bytes(message)
-        args = [ssh_keygen, "-Y", "sign", "-n", NAMESPACE]
+        args = [ssh_keygen, "-Y", "sign", "-n", namespace]
         if key.public_key is not None:
             # As git does for `key::`: ssh-keygen takes the public half from a file, `-U` says
             # the private half is in the agent.
@@ -185,9 +194,11 @@ def _private_half(key: SigningKey) -> str:
     return str(key.path.with_suffix("")) if key.path.suffix == ".pub" else str(key.path)
 
 
-def check_signature(message: bytes, signature: str) -> SignatureCheck:
-    """Is `signature` a valid flipgate-decision signature over `message`, by whatever key?"""
-    done = _verify_call(["-Y", "check-novalidate", "-n", NAMESPACE], message, signature)
+def check_signature(
+    message: bytes, signature: str, *, namespace: str = NAMESPACE
+) -> SignatureCheck:
+    """Is `signature` a valid signature in `namespace` over `message`, by whatever key?"""
+    done = _verify_call(["-Y", "check-novalidate", "-n", namespace], message, signature)
     if done.returncode == 0:
         match = _FINGERPRINT.search(done.stdout)
         by = f" by key {match.group(1)}" if match else ""
@@ -196,13 +207,19 @@ def check_signature(message: bytes, signature: str) -> SignatureCheck:
 
 
 def verify_signer(
-    message: bytes, signature: str, principal: str, allowed_signers: Path
+    message: bytes,
+    signature: str,
+    principal: str,
+    allowed_signers: Path,
+    *,
+    namespace: str = NAMESPACE,
 ) -> SignatureCheck:
-    """Is `signature` over `message` by a key `allowed_signers` lists for `principal`?"""
+    """Is `signature` over `message` (in `namespace`) by a key `allowed_signers` lists for
+    `principal`?"""
     if not allowed_signers.is_file():
         return SignatureCheck(False, f"the allowed-signers file {allowed_signers} does not exist")
     done = _verify_call(
-        ["-Y", "verify", "-f", str(allowed_signers), "-I", principal, "-n", NAMESPACE],
+        ["-Y", "verify", "-f", str(allowed_signers), "-I", principal, "-n", namespace],
         message,
         signature,
     )

@@ -3,7 +3,8 @@
 The flip count is evidence only while both arms ran the same cases, graded the same way, live:
 
 - a case **edited** between the arms (its expected labels, its safety flag, its set of rules and
-  checks) measures two different questions;
+  checks, its template) measures two different questions; a template is part of the case, since
+  `clusters: template` counts each template once: a change that regroups the cases rewrites p;
 - a case **deleted** (lines in the baseline, none in the candidate) takes its flip with it: a case
   that broke, deleted, is a regression no one counts;
 - a **cached** repetition is a stored answer, not a measurement: never in the candidate, and never
@@ -11,7 +12,7 @@ The flip count is evidence only while both arms ran the same cases, graded the s
 
 A case only in the candidate is **new**: listed, not counted, until a rebaseline counts it.
 Each case touched is an entry with a code (`vocab.ChangeCode`: `CaseEdited` and the rest), an edit a
-`RuleEdit` or a `SafetyEdit` (`vocab.EditCode`); `present/reasons.py` words them.
+`RuleEdit`, a `SafetyEdit` or a `TemplateEdit` (`vocab.EditCode`); `present/reasons.py` words them.
 """
 
 from __future__ import annotations
@@ -61,15 +62,26 @@ class SafetyEdit:
     candidate: bool
 
 
-Edit = RuleEdit | SafetyEdit
+@dataclass(frozen=True)
+class TemplateEdit:
+    """A case belongs to another template in the candidate, or to one in a single arm."""
+
+    code: ClassVar[EditCode] = "template_changed"
+    baseline: str | None  # None: no template in that arm
+    candidate: str | None
+
+
+Edit = RuleEdit | SafetyEdit | TemplateEdit
 
 
 def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[Edit, ...]]:
-    """case graded in both arms -> what differs, rule by rule, then its safety flag; by case.
+    """case graded in both arms -> what differs, rule by rule, then its safety flag, then its
+    template; by case.
 
     Most comparisons edit nothing, so the rules are compared only for the cases whose sets of
-    questions (`Questions.asked`) differ, and safety flags only on the cases that are a safety
-    case in an arm: comparing every case of 100,000 rule by rule took a second."""
+    questions (`Questions.asked`) differ, safety flags only on the cases that are a safety case in
+    an arm, templates only on cases with one in an arm: comparing every case of 100,000 rule by
+    rule took a second."""
     arms = (baseline, candidate)
     layout = Layout(
         rules=Runs.vocabulary(runs for arm in arms for runs in (arm.rules, arm.checks)),
@@ -85,6 +97,8 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
             edits[case] = list(found)
     for case, was in _moved_safety(baseline.run, candidate.run):
         edits.setdefault(case, []).append(SafetyEdit(was, not was))
+    for case, template, moved_to in _moved_template(baseline.run, candidate.run):
+        edits.setdefault(case, []).append(TemplateEdit(template, moved_to))
     return {case: tuple(edits[case]) for case in natural_sorted(edits)}
 
 
@@ -261,6 +275,30 @@ def _moved_safety(baseline: Run, candidate: Run) -> list[tuple[str, bool]]:
         .filter(pl.col("safety") != pl.col("safety_cand"))
     )
     return list(moved.select("case", "safety").iter_rows())
+
+
+def _moved_template(baseline: Run, candidate: Run) -> list[tuple[str, str | None, str | None]]:
+    """(case, baseline template, candidate template) of the cases in both arms whose template
+    differs, one arm's having none included, over their gradable repetitions (one all infra in an
+    arm is unpaired, no edit). A run's check holds a case to one template."""
+    gradable = [run.reps.filter(pl.col("status") != "infra") for run in (baseline, candidate)]
+    templated = pl.concat([reps.filter(pl.col("template").is_not_null()) for reps in gradable])
+    if templated.is_empty():
+        return []
+    cases = templated["case"].unique().implode()
+    template = [
+        reps.filter(pl.col("case").is_in(cases))
+        .group_by("case")
+        .agg(pl.col("template").drop_nulls().first())
+        for reps in gradable
+    ]
+    moved = (
+        template[0]
+        .join(template[1], on="case", suffix="_cand")
+        .filter(pl.col("template").ne_missing(pl.col("template_cand")))
+        .sort("case")
+    )
+    return list(moved.select("case", "template", "template_cand").iter_rows())
 
 
 def cached_cases(run: Run, *, safety_only: bool) -> dict[str, tuple[int, int]]:

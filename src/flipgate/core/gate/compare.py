@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import polars as pl
 
 from flipgate.core.gate import evidence, invalid
+from flipgate.core.gate.attempts import Earlier, rerun_until_green
 from flipgate.core.gate.bounds import NeverEvent, effect_at_level, never_event
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
@@ -33,6 +34,7 @@ from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import counted_clusters, pair, safety_counts
 from flipgate.core.gate.power import FlipRule, Power, gate_power
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
 from flipgate.core.gate.spec import GateSpec
@@ -76,6 +78,8 @@ class GateResult(Evidence):
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
+    registration: Registration | None = None  # the rule registered before the run, if given
+    earlier: Earlier | None = None  # what the ledger knew of this change; None: no ledger
     allow_partial: bool = False  # `--allow-partial`: a run not whole gated, never to PASS
 
     @property
@@ -173,14 +177,18 @@ def compare(
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
     look: int | None = None,
+    registration: Registration | None = None,
+    earlier: Earlier | None = None,
     allow_partial: bool = False,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
     `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
     the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
-    2 after the rerun of `previous`); `allow_partial` gates a run that is not whole (did not
-    finish, lacks repetitions) to at best INCONCLUSIVE, where it would be INVALID."""
+    2 after the rerun of `previous`; a ledger of attempts counts them); `allow_partial` gates a
+    run that is not whole (did not finish, lacks repetitions) to at best INCONCLUSIVE, where it
+    would be INVALID; `registration` the rule registered before the run (None: not registered);
+    `earlier` what a ledger of attempts knew of this change (None: no such ledger)."""
     flaky = flaky or FlakyList()
     arms: tuple[ArmResults, ...]
     if judged_baseline is None:
@@ -233,6 +241,7 @@ def compare(
             retired,
             outcomes["baseline"].fewest_mirror_approved(baseline.decisions["rule"].unique()),
         ),
+        registration=registration,
         ledger=ledger(
             pairing.cases,
             runs,
@@ -246,12 +255,13 @@ def compare(
         if spec.limits.false_negative_max == "baseline"
         else None,
     )
-    budgets = check_budgets(spec, baseline, candidate, clustered)
+    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
+    partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
+    # INVALID, or partial and so INCONCLUSIVE at best: a budget it cannot measure is left out
+    budgets = check_budgets(spec, baseline, candidate, clustered, invalid=bool(invalid_reasons))
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
     clusters = pairing.clusters
-    invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
-    partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
     failures = evidence.safety_failures(judged)
     safety_bound = None
     if pairing.cases["safety"].any() or spec.safety_max_rate is not None:
@@ -276,6 +286,10 @@ def compare(
         else (),
     )
     rule = decide(found)
+    refusal = rerun_until_green(earlier) if rule.verdict == "PASS" else None
+    if refusal is not None:  # a PASS after a BLOCK or INCONCLUSIVE of this change: INVALID
+        found = replace(found, invalid_reasons=(*found.invalid_reasons, refusal))
+        rule = decide(found)
     paired = sum(found.cells.values())
     design = clusters.design_effect if by_template else 1.0
     result = GateResult(
@@ -334,6 +348,8 @@ def compare(
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
+        registration=registration,
+        earlier=earlier,
         allow_partial=allow_partial,
     )
     return Comparison(

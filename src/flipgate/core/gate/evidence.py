@@ -29,6 +29,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.loosening import AgainstBase
 from flipgate.core.gate.outcomes import OutcomeSummary
+from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading
@@ -76,6 +77,7 @@ class Judged:
     base: AgainstBase  # the spec and flaky list against where the change is going
     ledger: Ledger  # every case's state, counted per arm
     retired: Retirements = NO_RETIREMENTS  # cases the suite retired, left out of b and c
+    registration: Registration | None = None  # the rule registered before the run, if given
     # the false negatives against the baseline's, tested against the noise (excess.py), where
     # `false_negative_max` is `baseline`
     false_negatives: Excess | None = None

@@ -161,8 +161,9 @@ def false_negative_excess(
 @dataclass(frozen=True)
 class BudgetNoise:
     """A second metric's statistic in both arms and how far their ratio moves with no change:
-    `ratios` holds candidate / baseline over the arms swapped cluster by cluster (every
-    assignment when `exact`, else `resamples` random ones drawn from `seed`), sorted."""
+    `ratios` holds the candidate's `ratio` to the baseline over the arms swapped cluster by
+    cluster (every assignment when `exact`, else `resamples` random ones drawn from `seed`),
+    sorted."""
 
     stat: Statistic
     baseline: float
@@ -174,7 +175,7 @@ class BudgetNoise:
 
     @property
     def ratio(self) -> float:
-        return _ratio(self.candidate, self.baseline)
+        return float(ratio(np.array(self.candidate), np.array(self.baseline)))
 
     def p(self, max_increase: float) -> float:
         """The permutation p of a ratio this far above 1 + max_increase: with no change the
@@ -200,10 +201,17 @@ class BudgetNoise:
         return self.p(max_increase) <= self.alpha
 
 
-def _ratio(candidate: float, baseline: float) -> float:
-    if baseline > 0:
-        return candidate / baseline
-    return math.inf if candidate > 0 else 1.0
+def ratio(candidate: np.ndarray, baseline: np.ndarray) -> np.ndarray:
+    """1 + (candidate - baseline) / |baseline|: candidate / baseline where the baseline is
+    positive, and the same relative change where it is negative (a reward of -10 that becomes
+    -9 is 10% higher, ratio 1.1, as -10 / -9 would say it is lower). Against a baseline of zero
+    any rise is infinite and anything else no rise."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(
+            baseline != 0,
+            1 + (candidate - baseline) / np.abs(baseline),
+            np.where(candidate > 0, np.inf, 1.0),
+        )
 
 
 def _pooled_stat(values: np.ndarray, weights: np.ndarray, stat: Statistic) -> np.ndarray:
@@ -277,8 +285,7 @@ def budget_noise(
         pooled = swaps[:, ids] != in_candidate  # in the candidate's pool after the swaps
         cand = _pooled_stat(values, pooled, stat)
         base = _pooled_stat(values, ~pooled, stat)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios.append(np.where(base > 0, cand / base, np.where(cand > 0, np.inf, 1.0)))
+        ratios.append(ratio(cand, base))
     return BudgetNoise(
         stat,
         point_stat(base_values, stat),

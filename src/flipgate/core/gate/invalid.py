@@ -17,11 +17,17 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import polars as pl
 
 from flipgate.core.exact import at_most, ratio
+from flipgate.core.gate.attempts import RerunUntilGreen
 from flipgate.core.gate.changes import CaseCached, CaseEdited
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.loosening import BaseSource, Loosened
+from flipgate.core.gate.registered import (
+    RegisteredAfterCandidate,
+    RegistrationDiffers,
+    registration_reasons,
+)
 from flipgate.core.runs.key import Component
-from flipgate.core.vocab import ARMS, Arm, InvalidCode
+from flipgate.core.vocab import ARMS, Arm, BaseFile, InvalidCode
 
 # The reasons `--allow-partial` lets through, to a verdict no better than INCONCLUSIVE.
 PARTIAL: frozenset[InvalidCode] = frozenset({"run_not_finished", "missing_repetitions"})
@@ -105,6 +111,18 @@ class CachedReps:
 
 
 @dataclass(frozen=True)
+class BaseNotFound:
+    """A file of the gate in use here that the base revision does not have: the change added it,
+    or moved it (a workspace moved to another folder). What it was at the base cannot be told, so
+    it stands for the defaults and the comparison fails closed, as added flaky entries and
+    retirements do."""
+
+    code: ClassVar[InvalidCode] = "base_not_found"
+    file: BaseFile
+    name: str  # as git names it at the revision: `main:suites/agent/gate.yaml`
+
+
+@dataclass(frozen=True)
 class GateLoosened:
     """Settings looser than at the base (`--base-*`)."""
 
@@ -161,8 +179,12 @@ InvalidReason = (
     | NamedCases
     | CasesEdited
     | CachedReps
+    | BaseNotFound
     | GateLoosened
     | FlakyAdded
+    | RegistrationDiffers
+    | RegisteredAfterCandidate
+    | RerunUntilGreen
     | RunNotFinished
     | MissingRepetitions
 )
@@ -225,6 +247,10 @@ def _cached(judged: Judged) -> list[InvalidReason]:
     return [CachedReps(arm, judged.changes.cached_entries(arm)) for arm in judged.changes.cached]
 
 
+def _base_not_found(judged: Judged) -> list[InvalidReason]:
+    return [BaseNotFound(file, name) for file, name in judged.base.not_found]
+
+
 def _loosened(judged: Judged) -> list[InvalidReason]:
     base = judged.base
     return [GateLoosened(base.where, base.loosened)] if base.loosened else []
@@ -238,6 +264,20 @@ def _flaky_added(judged: Judged) -> list[InvalidReason]:
 def _retirement_added(judged: Judged) -> list[InvalidReason]:
     added = judged.retired.added
     return [NamedCases("retirement_added", added)] if added else []
+
+
+def _registration(judged: Judged) -> list[InvalidReason]:
+    """The rule applied against the rule registered before the run (`registered.py`)."""
+    return list(
+        registration_reasons(
+            judged.registration,
+            judged.spec,
+            judged.flaky.digest,
+            judged.retired.digest,
+            judged.change,
+            judged.candidate,
+        )
+    )
 
 
 def _run_not_finished(judged: Judged) -> list[InvalidReason]:
@@ -292,10 +332,13 @@ INVALID_CHECKS: tuple[Callable[[Judged], list[InvalidReason]], ...] = (
     _edited_cases,
     _deleted_cases,
     _cached,
+    _base_not_found,
     _loosened,
     _flaky_added,
     _retirement_added,
+    _registration,
 )
+# `rerun_until_green` is found after the rules (compare.py): it refuses a PASS, and only a PASS.
 # Each code's payload class, in the order of `vocab.InvalidCode` (a test holds them together).
 INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "no_case_in_common": NoCaseInCommon,
@@ -307,9 +350,13 @@ INVALID_REASONS: dict[InvalidCode, type[InvalidReason]] = {
     "cases_deleted": NamedCases,
     "cached_candidate": CachedReps,
     "cached_safety": CachedReps,
+    "base_not_found": BaseNotFound,
     "gate_loosened": GateLoosened,
     "flaky_added": FlakyAdded,
     "retirement_added": NamedCases,
+    "registration_differs": RegistrationDiffers,
+    "registered_after_candidate": RegisteredAfterCandidate,
+    "rerun_until_green": RerunUntilGreen,
     "run_not_finished": RunNotFinished,
     "missing_repetitions": MissingRepetitions,
 }

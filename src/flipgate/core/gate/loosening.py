@@ -62,11 +62,14 @@ class BaseSource:
 
 @dataclass(frozen=True)
 class GateBase:
-    """The gate spec and flaky list where the change is going; None: that file was not given."""
+    """The gate spec and flaky list where the change is going; None: that file was not given.
+    `not_found`: the files in use here that the revision does not have (as git names them there):
+    each stands for the defaults, and the comparison fails closed (`invalid.BaseNotFound`)."""
 
     spec: GateSpec | None
     flaky: FlakyList | None
     where: BaseSource
+    not_found: tuple[tuple[BaseFile, str], ...] = ()
 
 
 SettingValue = float | str | tuple[str, ...] | None  # as gate.yaml gives it; None: no limit
@@ -96,6 +99,7 @@ class AgainstBase:
     unchecked: tuple[BaseFile, ...]  # the files no base was given for
     loosened: tuple[Loosened, ...]  # settings looser than the base's, with both values
     flaky_added: tuple[str, ...]  # entries not in the base's list
+    not_found: tuple[tuple[BaseFile, str], ...] = ()  # in use here, not at the base revision
 
 
 def against_base(
@@ -123,21 +127,29 @@ def against_base(
         if base_spec is not None
         else (),
         flaky_added=tuple(flaky_added(flaky, base_flaky)) if base_flaky is not None else (),
+        not_found=(*(base.not_found if base is not None else ()), *retired.base_not_found),
     )
 
 
 def base_at_ref(ref: str, gate: Path | None, flaky: Path | None) -> GateBase:
     """The spec and flaky list as they are at `ref`, read with git from the repository holding
-    them. A file that did not exist there stands for the defaults (an empty list); a path of None
-    (no file to look for) leaves that half unchecked."""
+    them. A file that did not exist there stands for the defaults (an empty list); one in use
+    here is also `not_found`: the change added or moved it (a workspace moved to another folder),
+    and what it was at the base cannot be told. A path of None (no file to look for) leaves that
+    half unchecked."""
     spec = flaky_list = None
+    not_found: list[tuple[BaseFile, str]] = []
     if gate is not None:
         at = read_at_ref(gate, ref)
         spec = default_spec() if at.content is None else load_spec(at.name, at.content)
+        if at.content is None and gate.exists():
+            not_found.append(("gate_spec", str(at.name)))
     if flaky is not None:
         at = read_at_ref(flaky, ref)
         flaky_list = FlakyList() if at.content is None else load_flaky(at.name, at.content)
-    return GateBase(spec, flaky_list, BaseSource(ref=ref))
+        if at.content is None and flaky.exists():
+            not_found.append(("flaky_list", str(at.name)))
+    return GateBase(spec, flaky_list, BaseSource(ref=ref), tuple(not_found))
 
 
 def base_from_files(gate: Path | None, flaky: Path | None) -> GateBase:

@@ -32,6 +32,10 @@ from flipgate.core.gate.stats import POWER, collapsed_pass
 
 REGRESSIONS = (1.0, 2.0, 3.0, 5.0)  # points: the regressions every report gives chances for
 RESOLUTION = 0.1  # points: the step to which the smallest blocked regression is found
+# What the figures are asked about at most: ten times the million cases the app is built for
+# (the chances take memory in proportion to the cases, 340 MB here), and repetitions far past any
+# suite's (each needs a table of log-factorials as long as it)
+MAX_CASES, MAX_REPS = 10_000_000, 100_000
 MODEL = "a regression adds breaks to the noise; cases independent after the design effect"
 
 

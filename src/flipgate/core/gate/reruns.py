@@ -115,5 +115,7 @@ def compare_with_reruns(
         look=result.look + 1,
         retired=first.retired,
         base=first.base,
+        registration=result.registration,
+        earlier=result.earlier,
         allow_partial=result.allow_partial,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from flipgate.core.order import natural_sorted
+from flipgate.core.vocab import BaseFile
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,9 @@ class RetiredCase:
 class Retirements:
     cases: tuple[RetiredCase, ...] = ()
     base: frozenset[str] | None = None  # retired where the change is going; None: no base given
+    digest: str | None = None  # of the manifest's bytes; None: no manifest read
+    # the manifest as git names it at the base revision, when it is in use here and not there
+    base_not_found: tuple[tuple[BaseFile, str], ...] = ()
 
     @property
     def names(self) -> frozenset[str]:

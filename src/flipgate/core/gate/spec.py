@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +28,8 @@ from flipgate.core.vocab import (
 )
 
 Clusters = Literal["none", "template"]
+# A setting's value as gate.yaml gives it, after the defaults: a list as a sorted tuple.
+Setting = bool | int | float | str | tuple[str, ...] | None
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
 MAX_ESCALATION_RUNS = 1000  # repetitions per flipped case and arm in a rerun plan
 MAX_PERMUTATIONS = 1_000_000  # a budget's permutation test: beyond this, no more exact
@@ -50,6 +53,7 @@ DEFAULTS: dict[str, Any] = {
     "test": "exact",
     "looks": {"rule": "spend", "share": SHARE},
     "safety": {"max_rate": None},
+    "ledger": None,
     "release": {"key": "resolved", "repetitions": None, "min_key": None},
     "outcomes": {
         "prices": {"false_negative": 400, "false_positive": 15, "inconclusive": 4},
@@ -137,9 +141,13 @@ class GateSpec:
     safety_max_rate: float | None = None  # the never-event bound the safety cases must support
     permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
     permutation_seed: int = DEFAULT_SEED
+    ledger: str | None = None  # where every gate run is recorded (`--ledger`): a path, or `git`
     release: Release = field(default_factory=Release)
     digest: str = ""
     source: Path | None = field(default=None, compare=False)
+    # Every setting by its path (`sets.full.margin`), the defaults filled in: what a
+    # pre-registration fixes, and names when the rule applied is not the rule registered.
+    settings: dict[str, Setting] = field(default_factory=dict, compare=False)
 
     def set_rule(self, suite: str) -> SetRule:
         return self.sets.get(suite, self.sets["full"])
@@ -316,6 +324,9 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     clusters = data["clusters"]
     if clusters not in ("none", "template"):
         raise fail("clusters", f"must be 'none' or 'template', not {clusters!r}")
+    ledger = data["ledger"]
+    if ledger is not None and (not isinstance(ledger, str) or not ledger.strip()):
+        raise fail("ledger", f"must be a file's path or `git`, not {ledger!r}")
     test = data["test"]
     if test not in FLIP_TESTS:
         raise fail("test", f"must be one of {', '.join(FLIP_TESTS)}, not {test!r}")
@@ -372,6 +383,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS
         ),
         permutation_seed=whole("permutations.seed", permutations["seed"], low=0),
+        ledger=ledger,
         release=Release(
             "mean" if release["key"] == "mean" else "resolved",
             None if reps is None else whole("release.repetitions", reps, low=1),
@@ -379,4 +391,18 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         ),
         digest=digest,
         source=path,
+        settings=dict(_flat(data)),
     )
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Setting]]:
+    """Each leaf of the merged settings by its dotted path; a list sorted, as its order means
+    nothing (`fail_on`, `zero_false_negative_rules`)."""
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _flat(value, dotted + ".")
+        elif isinstance(value, list):
+            yield dotted, tuple(sorted(str(item) for item in value))
+        else:
+            yield dotted, value

@@ -8,6 +8,7 @@ the last, a reader of the file sees the first), and no nesting deeper than `MAX_
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,23 @@ class SafeDumper(_Emitter):
 def dump_yaml(data: Any, *, width: int = 80) -> str:
     """`data` as block YAML: plain types only, keys in their order, Unicode as itself."""
     return yaml.dump(data, Dumper=SafeDumper, sort_keys=False, allow_unicode=True, width=width)
+
+
+# What a YAML comment may not carry as itself: controls and line breaks (NEL, LS and PS end a line
+# too) would end it, so that the text after it is read as settings, or make a file YAML refuses;
+# format characters (a bidi override) would show the reviewer other text than the file holds.
+_ESCAPED_IN_COMMENT = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def yaml_comment(text: str) -> str:
+    """`# text` as one comment line: a character that would end the line, that YAML refuses or
+    that hides what follows is written as its escape (`\\n`, `\\x1b`, `\\u202e`), never as itself."""
+    return "# " + "".join(
+        repr(char)[1:-1]
+        if char != "\t" and unicodedata.category(char) in _ESCAPED_IN_COMMENT
+        else char
+        for char in text
+    )
 
 
 class LineIndex:

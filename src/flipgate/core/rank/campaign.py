@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flipgate.core.errors import InputError
+from flipgate.core.io.listing import folders_in
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import CANDIDATES, FLAKY_LIST, GATE_SPEC
@@ -35,7 +36,7 @@ def load_campaign(path: Path) -> Campaign:
     if not is_campaign(path):
         raise InputError(path, f"not a campaign: it needs baseline/ and {CANDIDATES}/NAME/ folders")
     folder = path / CANDIDATES
-    candidates = tuple((p.name, p) for p in sorted(folder.iterdir()) if p.is_dir())
+    candidates = tuple((p.name, p) for p in folders_in(folder))
     if not candidates:
         raise InputError(folder, "no candidates: put each candidate's run in candidates/NAME/")
     gate, flaky = path / GATE_SPEC, path / FLAKY_LIST

@@ -16,10 +16,11 @@ adjacent pair are tested both ways (separation.py).
 Every number is the gate's: each candidate is compared with the incumbent by `compare`, and the
 release key counts the cases its collapse passes, flaky-listed and retired cases left out as the
 gate leaves them out of b and c, and cases the incumbent was not graded on left out as the gate
-leaves the unpaired out. A candidate lacking a repetition the incumbent or another candidate
-holds, or that `release.repetitions` asks, or holding an infra repetition, is incomplete: shown,
-never the winner, since it would be judged on an easier set of cells; one whose key is above the
-winner's is said to be passed over.
+leaves the unpaired out. A candidate lacking a repetition the incumbent holds, or that
+`release.repetitions` asks, holding an infra repetition, or running a case more often than that,
+is incomplete: shown, never the winner, since it would be judged on other cells than the
+incumbent it must beat; one whose key is above the winner's is said to be passed over. What one
+candidate adds is its own gap, never its rivals'.
 """
 
 from __future__ import annotations
@@ -81,16 +82,19 @@ class Cells:
 
 @dataclass(frozen=True)
 class Gaps:
-    """What a candidate lacks of the campaign's grid: each case as many times as the incumbent or
-    any candidate ran it, and at least `release.repetitions` times."""
+    """How a candidate's repetitions differ from the campaign's grid: each case of the incumbent's
+    as many times as the incumbent ran it, and at least `release.repetitions` times. What one
+    candidate runs beyond it is its own gap, never its rivals' (issue 28: an extra repetition,
+    counted into everyone's grid, made every rival incomplete and its holder won)."""
 
     missing_cases: int
     missing_reps: int  # absent repetitions, those of the missing cases included
     infra_reps: int  # present, but not graded
+    extra_reps: int  # beyond the grid: judged on other cells than the incumbent it must beat
 
     @property
     def complete(self) -> bool:
-        return self.missing_reps == 0 and self.infra_reps == 0
+        return self.missing_reps == 0 and self.infra_reps == 0 and self.extra_reps == 0
 
     def describe(self) -> str:
         if self.complete:
@@ -103,6 +107,8 @@ class Gaps:
             parts.append(f"{plural(self.missing_reps, 'repetition')} missing")
         if self.infra_reps:
             parts.append(plural(self.infra_reps, "infra repetition"))
+        if self.extra_reps:
+            parts.append(f"{plural(self.extra_reps, 'repetition')} beyond the incumbent's")
         return ", ".join(parts)
 
 
@@ -251,17 +257,36 @@ def _passing(verdicts: pl.DataFrame) -> int:
     return int(verdicts["passed"].sum() or 0)
 
 
-def _grid(everyone: pl.DataFrame, incumbent: pl.DataFrame, least: int | None) -> int:
-    """The repetitions asked of each candidate: each campaign case as many times as the
-    incumbent or any candidate ran it, and at least `least` times (the release rule's). A
-    candidate holds at most the first count of a case, so what it lacks is this less its own."""
-    per_case = (
-        pl.concat([everyone.select("case", "rep"), incumbent.select("case", "rep")])
-        .unique()
-        .group_by("case")
-        .len()
+def _gaps(
+    everyone: pl.DataFrame, incumbent: pl.DataFrame, least: int | None
+) -> tuple[dict[str, Gaps], int]:
+    """Each candidate's gaps (`everyone`: name, case, rep, status) and the grid's size: each case
+    the incumbent holds as many times as it ran it, and at least `least` times (the release
+    rule's). A case the incumbent never had is in no key, and no gap."""
+    asked = (
+        incumbent.group_by("case")
+        .agg(pl.col("rep").n_unique().alias("asked"))
+        .with_columns(pl.max_horizontal("asked", pl.lit(least or 0)))
     )
-    return int(per_case.select(pl.max_horizontal("len", pl.lit(least or 0)).sum()).item())
+    held = everyone.group_by("name", "case").agg(
+        pl.col("rep").n_unique().alias("held"), (pl.col("status") == "infra").sum().alias("infra")
+    )
+    per_case = (
+        everyone.select("name")
+        .unique()
+        .join(asked, how="cross")
+        .join(held, on=["name", "case"], how="left")
+        # counts are unsigned: a difference below zero must not wrap around
+        .with_columns(pl.col("asked", "held", "infra").fill_null(0).cast(pl.Int64))
+    )
+    counts = per_case.group_by("name").agg(
+        (pl.col("held") == 0).sum(),
+        (pl.col("asked") - pl.col("held")).clip(lower_bound=0).sum().alias("missing"),
+        pl.col("infra").sum(),
+        (pl.col("held") - pl.col("asked")).clip(lower_bound=0).sum().alias("extra"),
+    )
+    gaps = {name: Gaps(*map(int, row)) for name, *row in counts.iter_rows()}
+    return gaps, int(asked["asked"].sum())
 
 
 def rank(
@@ -313,35 +338,35 @@ def rank(
 
     everyone = pl.concat([m.reps.with_columns(name=pl.lit(m.name)) for m in measured])
     campaign_cases = everyone.select(pl.col("case").unique())["case"]
-    held = {
-        row[0]: row[1:]
-        for row in everyone.group_by("name")
-        .agg(
-            pl.len(), pl.col("case").n_unique(), (pl.col("status") == "infra").sum().alias("infra")
-        )
-        .iter_rows()
-    }
     # The cases a key counts: the campaign's, graded for the incumbent, not flaky-listed. A case
     # the incumbent has no graded result for is new or unpaired, in neither b nor c of the gate,
     # and in no key: no candidate gains on a case the incumbent was never judged on.
     base_reps, base_verdicts = incumbent_arm
     in_campaign = pl.col("case").is_in(campaign_cases.implode())
-    grid = _grid(everyone, base_reps.filter(in_campaign), spec.release.repetitions)
+    gaps, grid = _gaps(everyone, base_reps.filter(in_campaign), spec.release.repetitions)
     counted = base_verdicts.filter(in_campaign & pl.col("passed").is_not_null())
     per_case = {
         m.name: m.verdicts.filter(pl.col("case").is_in(counted["case"].implode())) for m in measured
     }
     standings = []
     for m in measured:
-        reps_held, cases_held, infra = held[m.name]
-        gaps = Gaps(campaign_cases.len() - cases_held, grid - reps_held, infra)
         key = _passing(per_case[m.name])
         valid = m.gate.verdict != "INVALID"
         p = improvement_p(m.gate, spec.test) if valid else None
         by = spec.release.key
         standings.append(
             Standing(
-                m.name, m.run_id, m.path, _cells(m.reps), key, gaps, m.gate, p, p, spec.alpha, by
+                m.name,
+                m.run_id,
+                m.path,
+                _cells(m.reps),
+                key,
+                gaps[m.name],
+                m.gate,
+                p,
+                p,
+                spec.alpha,
+                by,
             )
         )
     standings = _holm(standings)

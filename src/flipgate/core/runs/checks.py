@@ -219,6 +219,22 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
             "`safety` differs between the lines of case {case}",
             grouped=True,
         ),
+        ValueCheck(
+            "blank template",
+            "reps",
+            pl.col("template").str.strip_chars() == "",
+            "template",
+            "must be a non-empty string (leave it out for a case of no template)",
+        ),
+        ValueCheck(  # a line that names none (an infra repetition, often) says nothing against
+            "mixed template",
+            "reps",
+            pl.col("template")
+            != pl.col("template").sort_by("line").drop_nulls().first().over("case"),
+            "template",
+            "`template` differs between the lines of case {case}",
+            grouped=True,
+        ),
         *(
             ValueCheck(
                 f"no {side}",
@@ -271,11 +287,15 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     tables = {"reps": reps, "decisions": decisions}
     rules = value_checks(frames, labels)
     # A run written case by case, rep by rep needs no grouping for the per-case checks: no
-    # (case, rep) can repeat, and each line's safety need only match the line before.
+    # (case, rep) can repeat, and each line's safety and template need only match the line before.
     same_case = pl.col("case") == pl.col("case").shift()
     order = {
         "out of order": out_of_case_order(),
         "safety changes": same_case & (pl.col("safety") != pl.col("safety").shift()),
+        # the template named last before this line: in a case's run of rows, one that differs
+        # is a mix, or a change from the case before (the grouped check tells them apart)
+        "template changes": same_case
+        & (pl.col("template") != pl.col("template").forward_fill().shift()),
     }
     plain = [rule for rule in rules if not rule.grouped]
     failing = _holding(reps, {r.name: r.breaks for r in plain if r.table == "reps"} | order)
@@ -283,8 +303,9 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     grouped = [rule for rule in rules if rule.grouped]
     if "out of order" in failing:
         failing |= _holding(reps, {rule.name: rule.breaks for rule in grouped})
-    elif "safety changes" in failing:
-        failing.add("mixed safety")
+    else:  # in order, a case's lines are one run of rows: a change within it may be a mix
+        changed = [r for r in grouped if f"{r.name.removeprefix('mixed ')} changes" in failing]
+        failing |= _holding(reps, {rule.name: rule.breaks for rule in changed})
     for rule in rules:
         if rule.name in failing:
             row = tables[rule.table].filter(rule.breaks).sort("line").row(0, named=True)

@@ -56,18 +56,41 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
         try:
             table = pa_json.read_json(pa.BufferReader(data))
             table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
+            if _nul_in_names(table.schema):
+                return read_jsonl_lines(path)
             types = pl.from_arrow(table.schema.empty_table())
         except (pa.ArrowException, ValueError):  # the line reader names the line and the field
             return read_jsonl_lines(path)
         assert isinstance(types, pl.DataFrame)
         if table.num_rows == 0 or column_problem(types.schema) is not None:
             return read_jsonl_lines(path)
-        if lean:
-            kept = GATE_FIELDS | keep
+        if lean:  # the trajectories are checked, not kept: a run is valid for every command or none
+            kept = GATE_FIELDS | keep | {"messages"}
             table = table.select([name for name in table.column_names if name in kept])
         df = pl.from_arrow(table)
         assert isinstance(df, pl.DataFrame)
-        return _frames_from_columns(_with_line_numbers(df, octets, lines), path)
+        df = _with_line_numbers(df, octets, lines)
+        _check_turns(df, path)
+        return _frames_from_columns(df if not lean else _without_turns(df, keep), path)
+
+
+def _nul_in_names(schema: Any) -> bool:
+    """Whether a field name, at any depth, holds a NUL (a rule named `"x\\u0000"`): polars cuts a
+    name there, and two rules `x` and `x\\u0000` would make one struct with a field twice, which
+    polars does not refuse but panics on. The line reader keeps each name a value."""
+    import pyarrow as pa
+
+    todo = list(schema)
+    while todo:
+        field = todo.pop()
+        if "\x00" in field.name:
+            return True
+        kind = field.type
+        if pa.types.is_struct(kind):
+            todo.extend(kind.field(i) for i in range(kind.num_fields))
+        elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+            todo.append(kind.value_field)
+    return False
 
 
 def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl.DataFrame:
@@ -83,7 +106,8 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
     regular_file(path)
     try:
         schema = pl.read_parquet_schema(path)
-        columns = [c for c in schema if c in GATE_FIELDS | keep] if lean else list(schema)
+        kept = GATE_FIELDS | keep | {"messages"}  # the trajectories checked, then left out
+        columns = [c for c in schema if c in kept] if lean else list(schema)
         df = _plain_columns(pl.read_parquet(path, columns=columns))
         # The columns the lean gate leaves unread still have their types checked, from no rows.
         unread = [c for c in schema if c not in columns]
@@ -93,8 +117,21 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
     problem = column_problem(pl.Schema({**df.schema, **types.schema}))
     if problem:
         name, message = problem
-        raise InputError(path, message, line=1, field=name)
+        line = 1
+        if name == "messages" and name in df.columns:  # the first turn the type cannot hold
+            line, (name, message) = next(
+                (
+                    (number, found)
+                    for number, turns in enumerate(df[name].to_list(), start=1)
+                    if (found := messages_problem(turns)) is not None
+                ),
+                (line, problem),
+            )
+        raise InputError(path, message, line=line, field=name)
     df = _numbered(df)
+    _check_turns(df, path)
+    if lean:
+        df = _without_turns(df, keep)
     if "rep" in df.columns and isinstance(df.schema["rep"], pl.UInt64):
         too_big = df.filter(pl.col("rep") > INT64_MAX)
         if too_big.height:
@@ -170,8 +207,25 @@ def _rule_columns(df: pl.DataFrame, name: str, single: str) -> dict[str, pl.Expr
     return {single: pl.col(name)}
 
 
-def _turns_as_json(df: pl.DataFrame, path: Path) -> pl.Expr:
-    """The trajectory column as JSON text, after the value checks its type cannot show.
+def _check_turns(df: pl.DataFrame, path: Path) -> None:
+    """The value checks of the trajectory column that its type cannot show (`core.runs.turns`),
+    on every path: the lean gate's too, which then leaves the column out."""
+    dtype = df.schema.get("messages")
+    if dtype is None or isinstance(dtype, pl.Null):
+        return
+    flagged = df.filter(turns_flagged(dtype))
+    if flagged.height:
+        row = flagged.sort("line").row(0, named=True)
+        field, message = messages_problem(row["messages"]) or ("messages", "not a list of turns")
+        raise InputError(path, message, line=row["line"], field=field)
+
+
+def _without_turns(df: pl.DataFrame, keep: frozenset[str]) -> pl.DataFrame:
+    return df if "messages" in keep else df.drop("messages", strict=False)
+
+
+def _turns_as_json(df: pl.DataFrame) -> pl.Expr:
+    """The trajectory column as JSON text, checked already (`_check_turns`).
 
     Arrow gives every turn (and every call's arguments) the union of the fields seen on any line,
     so a field a turn lacks comes back as null: readers of the text take null for absent.
@@ -179,11 +233,6 @@ def _turns_as_json(df: pl.DataFrame, path: Path) -> pl.Expr:
     dtype = df.schema.get("messages")
     if dtype is None or isinstance(dtype, pl.Null):
         return pl.lit(None, pl.String).alias("messages")
-    flagged = df.filter(turns_flagged(dtype))
-    if flagged.height:
-        row = flagged.sort("line").row(0, named=True)
-        field, message = messages_problem(row["messages"]) or ("messages", "not a list of turns")
-        raise InputError(path, message, line=row["line"], field=field)
     turns = pl.col("messages").list.eval(pl.element().struct.json_encode()).list.join(",")
     return (pl.lit("[") + turns + pl.lit("]")).alias("messages")
 
@@ -192,8 +241,11 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     if "rep" not in df.columns:
         df = df.with_columns(rep=pl.lit(0, pl.Int64))
     df = df.with_columns(pl.col("rep").cast(pl.Int64).fill_null(0))
-    extra_cols = [c for c in df.columns if c not in KNOWN_FIELDS and c != "line"]
-    extra = pl.struct(extra_cols).struct.json_encode() if extra_cols else pl.lit(None, pl.String)
+    # a field of the team's, by place: `*` or `^a$` as a name would be a pattern to polars
+    extra_at = [i for i, c in enumerate(df.columns) if c not in KNOWN_FIELDS and c != "line"]
+    extra = (
+        pl.struct(pl.nth(extra_at)).struct.json_encode() if extra_at else pl.lit(None, pl.String)
+    )
     reps = df.select(
         pl.col("case"),
         pl.col("rep"),
@@ -203,7 +255,7 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
             for name, dtype in REPS_SCHEMA.items()
             if name not in ("case", "rep", "line", "messages", "extra")
         ],
-        _turns_as_json(df, path),
+        _turns_as_json(df),
         extra.alias("extra"),
     ).with_columns(
         pl.col("status").fill_null("ok"),

@@ -114,7 +114,9 @@ def rep_rows(reps: pl.DataFrame) -> np.ndarray:
     """line -> its row of `reps`, as a lookup table: where each decision or check of a run
     belongs, by index, where a join of a million decisions on `line` costs ten times more."""
     lines = reps["line"].to_numpy()
-    rows = np.zeros(int(lines.max()) + 1, dtype=np.int64)
+    rows = np.zeros(
+        int(lines.max(initial=0)) + 1, dtype=np.int64
+    )  # none: a run re-scored on no case
     rows[lines] = np.arange(reps.height)
     return rows
 

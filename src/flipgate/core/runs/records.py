@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ from flipgate.core.runs.model import (
     Frames,
 )
 from flipgate.core.runs.nesting import Lines
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -136,10 +139,29 @@ def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pat
             ):
                 checks[name].append(value)
 
-    return (
-        pl.DataFrame(reps, schema=REPS_SCHEMA),
-        pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
-        pl.DataFrame(checks, schema=CHECKS_SCHEMA),
+    try:
+        return (
+            pl.DataFrame(reps, schema=REPS_SCHEMA),
+            pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
+            pl.DataFrame(checks, schema=CHECKS_SCHEMA),
+        )
+    except UnicodeEncodeError:  # `"\ud800"` parses as a lone surrogate, which no column holds
+        raise _not_text(path, [reps, decisions, checks]) from None
+
+
+def _not_text(path: Path, tables: list[dict[str, list[Any]]]) -> InputError:
+    """The first value that is not UTF-8 text, by line: only looked for once a table refused it."""
+    found = []
+    for columns in tables:
+        for name, values in columns.items():
+            for row, value in enumerate(values):
+                if isinstance(value, str) and _SURROGATE.search(value):
+                    field = name if "rule" not in columns else f"{name}.{columns['rule'][row]}"
+                    found.append((columns["line"][row], field))
+                    break
+    line, field = min(found, key=lambda where: where[0])
+    return InputError(
+        path, "not UTF-8 text: a lone surrogate (\\ud800 to \\udfff)", line=line, field=field
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flipgate.core.errors import InputError
+from flipgate.core.io.listing import folders_in
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,7 @@ CANDIDATES = "candidates"  # a ranking workspace's candidates, one run in each C
 
 def find_repeats(workspace: Path) -> tuple[Path, ...]:
     """The runs under WORKSPACE/baseline-repeats/, in name order."""
-    folder = workspace / REPEATS_FOLDER
-    return tuple(sorted(p for p in folder.iterdir() if p.is_dir())) if folder.is_dir() else ()
+    return folders_in(workspace / REPEATS_FOLDER)
 
 
 def is_workspace(path: Path) -> bool:

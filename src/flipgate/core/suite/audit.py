@@ -110,9 +110,18 @@ class CaseAge:
         return (self.as_of - self.last_added).days / MONTH
 
 
+def shifted(day: date, days: int) -> date:
+    """`day` moved by `days`, stopping at the calendar's ends: a case added on 9999-12-31 still
+    has a first six weeks, one added on 0001-01-01 a last six months."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max if days > 0 else date.min
+
+
 def recent_since(as_of: date) -> date:
     """The day before the recent months: additions after it are counted against the quotas."""
-    return as_of - timedelta(days=round(RECENT_MONTHS * MONTH))
+    return shifted(as_of, -round(RECENT_MONTHS * MONTH))
 
 
 def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
@@ -125,7 +134,7 @@ def case_age(manifest: SuiteManifest, as_of: date) -> CaseAge | None:
     ages = live.select(
         months=(age_days / MONTH).floor().cast(pl.Int64),
         days=age_days,
-        early=pl.col("added") < pl.lit(started + timedelta(weeks=FIRST_WEEKS)),
+        early=pl.col("added") < pl.lit(shifted(started, FIRST_WEEKS * 7)),
     )
     oldest = int(ages["months"].max())  # type: ignore[arg-type]
     histogram = (
@@ -342,8 +351,9 @@ class SuiteAudit:
     external: tuple[Calibration, ...] | None = None  # None: no external.yaml
 
     def below(self, share: float) -> bool:
-        """Covered traffic below `share` (for `--fail-under`), exactly: a limit is inclusive as
-        written, so 0.448 covered is not below 0.448 or 44.8%. No traffic file counts as below."""
+        """Covered traffic below `share` (for `--fail-under`, which needs traffic to measure: the
+        command line refuses it without), exactly: a limit is inclusive as written, so 0.448
+        covered is not below 0.448 or 44.8%. No traffic file counts as below."""
         return self.coverage is None or self.coverage.covered < written(share)
 
 

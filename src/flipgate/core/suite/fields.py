@@ -55,9 +55,11 @@ class FieldChecker:
         except ValueError:
             raise self.bad(where, f"not a date (YYYY-MM-DD): {value!r}") from None
 
-    def count(self, value: Any, where: str, *, least: int = 0) -> int:
+    def count(self, value: Any, where: str, *, least: int = 0, most: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise self.bad(where, f"not a whole number >= {least}: {value!r}")
+        if most is not None and value > most:
+            raise self.bad(where, f"at most {most:,}: {value:,}")
         return value
 
     def mapping(self, value: Any, where: str, fields: tuple[str, ...]) -> dict[str, Any]:

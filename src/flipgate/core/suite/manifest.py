@@ -29,12 +29,14 @@ import yaml
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.retired import RetiredCase, Retirements
+from flipgate.core.io.digest import bytes_digest
 from flipgate.core.io.edit import edit
 from flipgate.core.io.gitref import read_at_ref
 from flipgate.core.io.yamledit import append_items, apply, drop_item
 from flipgate.core.io.yamlio import LineIndex, SafeDumper, dump_yaml
 from flipgate.core.runs.workspace import SUITE_MANIFEST
 from flipgate.core.suite.fields import FieldChecker, load_mapping
+from flipgate.core.vocab import BaseFile
 
 MANIFEST = SUITE_MANIFEST
 TOP_FIELDS = ("suite", "version", "started", "anchor", "coverage", "intake", "cases", "archive")
@@ -44,6 +46,9 @@ REFERENCES = ("flags", "endpoints")  # what a case may point at in the registry
 MONTH = 365.25 / 12  # days: ages are told in months
 MIN_CASES = 3  # an intent with fewer live cases than this is a gap (seed 002)
 QUOTAS = ("sampled_per_month", "escalations_per_month", "retirements_per_month")
+# Past any suite's intake; the quotas are counted in 64-bit columns (a year of 10^26 a month was
+# a traceback in the intake's table, issue 28 item 14)
+MAX_PER_MONTH = 10**9
 ARROW_SCHEMA = pa.schema(
     [
         ("case", pa.string()),
@@ -150,7 +155,9 @@ def _parse(
     coverage = check.mapping(data.get("coverage"), "coverage", ("min_cases",))
     min_cases = check.count(coverage.get("min_cases", MIN_CASES), "coverage.min_cases", least=1)
     intake = check.mapping(data.get("intake"), "intake", QUOTAS)
-    quotas = Quotas(*(check.count(intake.get(q, 0), f"intake.{q}") for q in QUOTAS))
+    quotas = Quotas(
+        *(check.count(intake.get(q, 0), f"intake.{q}", most=MAX_PER_MONTH) for q in QUOTAS)
+    )
     rows = [
         *_entries(check, data.get("cases"), "cases", CASE_FIELDS, archived=False),
         *_entries(check, data.get("archive"), "archive", ARCHIVE_FIELDS, archived=True),
@@ -222,14 +229,16 @@ def load_retirements(
             raise InputError(base, "a base suite manifest needs --suite (or a workspace's)")
         return Retirements()
     cases = load_manifest(path).retirements
+    digest = bytes_digest(path.read_bytes())  # what a pre-registration fixes
     if base is not None:
-        return Retirements(cases, load_manifest(base).retired_names)
+        return Retirements(cases, load_manifest(base).retired_names, digest)
     if base_ref is None:
-        return Retirements(cases)
+        return Retirements(cases, digest=digest)
     at = read_at_ref(path, base_ref)
-    if at.content is None:  # the change adds the manifest: every retirement in it is its own
-        return Retirements(cases, frozenset())
-    return Retirements(cases, load_manifest(at.name, at.content).retired_names)
+    if at.content is None:  # the change adds (or moves) the manifest: every retirement is its own
+        not_found: tuple[tuple[BaseFile, str], ...] = (("suite_manifest", str(at.name)),)
+        return Retirements(cases, frozenset(), digest, base_not_found=not_found)
+    return Retirements(cases, load_manifest(at.name, at.content).retired_names, digest)
 
 
 @dataclass(frozen=True)

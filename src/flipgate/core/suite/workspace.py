@@ -30,6 +30,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.io.files import read_bytes
+from flipgate.core.io.listing import files_in, folders_in
 from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
@@ -112,11 +113,7 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
     def given(name: str) -> Path | None:
         return path / name if (path / name).is_file() else None
 
-    folders = (
-        sorted(p for p in (path / HISTORY).iterdir() if p.is_dir())
-        if (path / HISTORY).is_dir()
-        else []
-    )
+    folders = list(folders_in(path / HISTORY))
     baseline = [path / TODAY] if (path / TODAY).exists() else []
     say(f"reading the suite manifest and {plural(len(folders), 'run')} of the history")
     # A run's read is mostly Arrow and polars work, which releases the GIL; the manifest's is
@@ -146,11 +143,7 @@ def load_suite(path: Path, progress: Callable[[str], None] | None = None) -> Sui
     history = tuple(HistoryRun(run, verdicts) for run, verdicts in pairs)
     today = given_today[0] if given_today else history[-1].run if history else None
     say("reading the signed decisions")
-    decisions = (
-        tuple(load_signed(p) for p in sorted((path / DECISIONS).glob("*.yaml")) if p.is_file())
-        if (path / DECISIONS).is_dir()
-        else ()
-    )
+    decisions = tuple(load_signed(p) for p in files_in(path / DECISIONS, ".yaml"))
     return SuiteInputs(
         path,
         manifest,

@@ -13,7 +13,6 @@ import polars as pl
 
 from flipgate.core.gate.changes import Edit
 from flipgate.core.gate.compare import Comparison
-from flipgate.core.order import natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.triage.step import TriageStep
 from flipgate.core.vocab import ARMS, Arm, TriageClass, TriageFactCode
@@ -65,13 +64,12 @@ class OnlyInArm:
 
 @dataclass(frozen=True)
 class EditedBetweenArms:
-    """A case in both arms that changed: what the gate counts as an edit, and a move to another
-    template, which only shows here."""
+    """A case in both arms that changed: what the gate counts as an edit (a move to another
+    template among them)."""
 
     code: ClassVar[TriageFactCode] = "case_edited"
     case: str
     edits: tuple[Edit, ...]
-    template: tuple[str | None, str | None] | None  # (baseline, candidate) when it moved
 
 
 @dataclass(frozen=True)
@@ -116,22 +114,8 @@ FACTS = (
 
 def _edited(comparison: Comparison) -> list[EditedBetweenArms]:
     """The cases in both arms that changed, by case id."""
-    edited = comparison.result.changes.edited
-    templates = [
-        comparison.run(arm).reps.group_by("case").agg(pl.col("template").drop_nulls().first())
-        for arm in ARMS
-    ]
-    moved = {
-        case: (before, after)
-        for case, before, after in templates[0]
-        .join(templates[1], on="case", suffix="_cand")
-        .filter(pl.col("template").ne_missing(pl.col("template_cand")))
-        .select("case", "template", "template_cand")
-        .iter_rows()
-    }
     return [
-        EditedBetweenArms(case, edited.get(case, ()), moved.get(case))
-        for case in natural_sorted(edited.keys() | moved.keys())
+        EditedBetweenArms(case, edits) for case, edits in comparison.result.changes.edited.items()
     ]
 
 

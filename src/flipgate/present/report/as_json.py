@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.ledger import Ledger
@@ -16,8 +14,18 @@ from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.outcomes import outcome_json
-from flipgate.present.reasons import base_words, reason_json, sentence, summary
-from flipgate.present.report.shared import BASE_FILE_WORDS, failing
+from flipgate.present.reasons import (
+    BASE_FILE_WORDS,
+    base_words,
+    reason_json,
+    sentence,
+    summary,
+    when,
+)
+from flipgate.present.report.shared import failing, registration_line
+from flipgate.present.text import json_text
+
+__all__ = ["json_text", "to_json"]
 
 
 def to_json(comparison: Comparison) -> dict[str, Any]:
@@ -60,13 +68,40 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     }
     if result.previous is not None:
         data["previous"] = _result_json(result.previous, {})
+    data["registration"] = _registration_json(comparison)
+    data["attempt"] = _attempt_json(result)
     return data
 
 
-def json_text(data: dict[str, Any]) -> str:
-    """Indented JSON. orjson writes a 100,000-case report in a few milliseconds; the standard
-    library's indenting encoder is pure Python and takes fifty."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode()
+def _registration_json(comparison: Comparison) -> dict[str, Any]:
+    """`{code: registered | not_registered, message, ...}`: the rule the gate was held to."""
+    registration = comparison.result.registration
+    message = registration_line(comparison)
+    if registration is None:
+        return {"code": "not_registered", "message": message}
+    return {
+        "code": "registered",
+        "message": message,
+        "registered": when(registration.registered),
+        "signer": registration.signer,
+        "file": str(registration.path),
+        "digest": registration.digest,
+        "before_run": comparison.candidate.run_id,
+    }
+
+
+def _attempt_json(result: GateResult) -> dict[str, Any] | None:
+    """Which attempt at its change this gate is (null: no ledger)."""
+    earlier = result.earlier
+    if earlier is None:
+        return None
+    return {
+        "change_id": earlier.change_id,
+        "attempt": earlier.attempt,
+        "look": earlier.look,
+        "earlier": list(earlier.verdicts),
+        "refusing": list(earlier.refusing),
+    }
 
 
 def _budget_json(check: BudgetCheck) -> dict[str, Any]:
@@ -157,6 +192,7 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
             "where": base_words(result.base.where),
             "unchecked": [BASE_FILE_WORDS[u][0] for u in result.base.unchecked],
             "unchecked_files": list(result.base.unchecked),
+            "not_found_files": [file for file, _ in result.base.not_found],
             "loosened": [sentence(setting) for setting in result.base.loosened],
             "loosenings": [reason_json(setting) for setting in result.base.loosened],
             "flaky_added": list(result.base.flaky_added),

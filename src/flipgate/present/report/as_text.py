@@ -31,6 +31,9 @@ def to_text(comparison: Comparison) -> RenderableType:
     )
     parts.append(literal(gate_words(comparison.spec), style="dim"))  # rule names from gate.yaml
     parts.append(Text(shared.looks_line(result, comparison.spec.looks), style="dim"))
+    parts.append(literal(shared.registration_line(comparison), style="dim"))
+    if attempt := shared.attempt_line(result):
+        parts.append(literal(attempt, style="dim"))
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
     parts.append(_power_table(result))

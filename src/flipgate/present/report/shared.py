@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from typing import TypeVar
 
 from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
@@ -16,9 +17,17 @@ from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
-from flipgate.core.vocab import Arm, BaseFile, Coded, UnpairedState
+from flipgate.core.vocab import Arm, Coded, UnpairedState
 from flipgate.present.numbers import percent, signed_points
-from flipgate.present.reasons import STATE_WORDS, excluded_by, p_words, sentence, series
+from flipgate.present.reasons import (
+    BASE_FILE_WORDS,
+    STATE_WORDS,
+    excluded_by,
+    p_words,
+    sentence,
+    series,
+    when,
+)
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {
@@ -199,14 +208,6 @@ def power_title(result: GateResult) -> str:
     )
 
 
-# each file of the base: its name, what its absence leaves unchecked, the option that names it
-BASE_FILE_WORDS: dict[BaseFile, tuple[str, str, str]] = {
-    "gate_spec": ("gate spec", "loosened the gate", "--base-gate"),
-    "flaky_list": ("flaky list", "added flaky entries", "--base-flaky"),
-    "suite_manifest": ("suite manifest", "retired cases", "--base-suite"),
-}
-
-
 def unchecked_note(result: GateResult) -> str | None:
     """Said once, when part of the base was not given: what could not be checked."""
     unchecked = result.base.unchecked
@@ -245,6 +246,31 @@ def retired_lines(result: GateResult) -> list[str]:
         *(f"  {r.case} retired {r.retired}: {r.reason}" for r in shown),
         *([more(hidden, "retired")] if hidden else []),
     ]
+
+
+def registration_line(comparison: Comparison) -> str:
+    """Whether the rule was registered before the run, and by whom: every report says it."""
+    registration = comparison.result.registration
+    if registration is None:
+        return "rule: not registered before the run (`flipgate prereg`, then `gate --prereg`)"
+    candidate = comparison.candidate
+    created = candidate.created
+    if created is None:
+        order = f"run {candidate.run_id} does not say when it was created"
+    elif (created if created.tzinfo else created.replace(tzinfo=UTC)) < registration.registered:
+        order = f"after run {candidate.run_id} was created"
+    else:
+        order = f"before run {candidate.run_id}"
+    return f"rule registered at {when(registration.registered)} by {registration.signer}, {order}"
+
+
+def attempt_line(result: GateResult) -> str | None:
+    """Which attempt and look at its change this gate is (None: no ledger)."""
+    earlier = result.earlier
+    if earlier is None:
+        return None
+    before = f"; earlier: {', '.join(earlier.verdicts)}" if earlier.verdicts else ""
+    return f"attempt {earlier.attempt} of change {earlier.change_id} (look {earlier.look}){before}"
 
 
 def failing(comparison: Comparison) -> tuple[int, int]:

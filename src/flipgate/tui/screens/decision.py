@@ -3,16 +3,17 @@
 The file is built, signed and written by `flipgate.core.decision.file` into `WORKSPACE/decisions/`,
 then verified at once, and the screen says where it went and what the check found. Digesting the
 runs, signing (ssh-keygen is a subprocess) and verifying run in a worker, its progress shown;
-when it fails the form keeps everything typed. The cases reviewed are every case the triage
-named (10,343 of the 100,000 of the benchmark pair), each ticked: the reviewer unticks those not
-reviewed, and the file lists the ticked. Counted by class, searched, painted only where seen.
+when it fails the form keeps everything typed. The cases reviewed are the cases the reviewer
+opened in the app (the review log says which), never pre-ticked: the list holds those and every
+case the triage named (10,343 of the 100,000 of the benchmark pair), and the reviewer may tick
+others, added by hand (the log records each). The log goes into the file, under the signature.
+Counted by class, searched, painted only where seen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress
 from pathlib import Path
 from typing import ClassVar
 
@@ -37,17 +38,19 @@ from flipgate.core.decision.file import (
 )
 from flipgate.core.decision.record import InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
+from flipgate.core.decision.review_log import Looked, added_by_hand, opened, reviewed_cases
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.plural import plural
 from flipgate.core.triage.walk import TriageWalk, checklist
-from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, TriageClass
+from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, ReviewEvent, TriageClass
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
 from flipgate.tui.messages import Progress, Steps
+from flipgate.tui.review import Reviewed
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.lines import LinesView
 from flipgate.tui.widgets.progress_line import ProgressLine
@@ -68,27 +71,40 @@ class DecisionForm:
     cause: str
     reason: str
     reviewer: Reviewer
-    cases_reviewed: tuple[str, ...]
     key: Path | None  # None: git's user.signingkey
+    review_log: tuple[Looked, ...]  # as it was when the reviewer asked to sign
 
 
-TICK = {True: "[x]", False: "[ ]"}  # ASCII: a tick reads the same in every terminal and theme
+# ASCII: a mark reads the same in every terminal and theme
+OPENED, ADDED, NOT_REVIEWED = "[o]", "[+]", "[ ]"
 
 
 class CaseList(VerticalScroll, can_focus=True):
-    """The cases, one line each with its tick, a cursor on one; only the lines on screen are
-    painted. `listed` are the cases shown (a search's), as indices into `rows`."""
+    """The cases, one line each with its mark (opened, added by hand, not reviewed), a cursor on
+    one; only the lines on screen are painted. `listed` are the cases shown (a search's), as
+    indices into `rows`. A case opened is reviewed, and stays so; the others are ticked by hand."""
 
     @dataclass
     class Ticked(Message):
-        """The ticks changed."""
+        """Cases (indices into `rows`) added by hand to the cases reviewed, or taken off."""
+
+        cases: Sequence[int]
+        added: bool
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("cases-reviewed")
 
-    def __init__(self, rows: Sequence[str], *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        rows: Sequence[str],
+        opened: np.ndarray,
+        added: np.ndarray,
+        *,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.rows = rows
-        self.ticked = np.ones(len(rows), dtype=bool)  # every case named goes in, unless unticked
+        self.opened = opened
+        self.ticked = opened | added  # reviewed: opened in the app, or added by hand
         self.listed: Sequence[int] = range(len(rows))
         self.cursor = 0
 
@@ -99,7 +115,8 @@ class CaseList(VerticalScroll, can_focus=True):
         self.show(self.listed)
 
     def _row(self, case: int) -> tuple[str]:
-        return (f"{TICK[bool(self.ticked[case])]} {self.rows[case]}",)
+        mark = OPENED if self.opened[case] else ADDED if self.ticked[case] else NOT_REVIEWED
+        return (f"{mark} {self.rows[case]}",)
 
     def show(self, listed: Sequence[int]) -> None:
         self.listed, self.cursor = listed, 0
@@ -124,14 +141,19 @@ class CaseList(VerticalScroll, can_focus=True):
         if not self.listed:
             return
         case = self.listed[self.cursor]
+        if self.opened[case]:
+            self.notify("opened in the app: the review log shows it reviewed", timeout=3)
+            return
         self.ticked[case] = not self.ticked[case]
         self.query_one(LinesView).replace_row(self.cursor, self._row(case))
-        self.post_message(self.Ticked())
+        self.post_message(self.Ticked([case], bool(self.ticked[case])))
 
     def action_tick_listed(self, ticked: bool) -> None:
-        self.ticked[np.asarray(self.listed, dtype=np.intp)] = ticked
+        listed = np.asarray(self.listed, dtype=np.intp)
+        changing = listed[~self.opened[listed] & (self.ticked[listed] != ticked)]
+        self.ticked[changing] = ticked
         self._paint()
-        self.post_message(self.Ticked())
+        self.post_message(self.Ticked(changing.tolist(), ticked))
 
     def action_move(self, step: int) -> None:
         self.action_move_to(self.cursor + step)
@@ -150,8 +172,9 @@ class CaseList(VerticalScroll, can_focus=True):
 
 
 class CasesReviewed(Vertical):
-    """The cases reviewed, each with the classes whose step named it and a tick: the ticked ones
-    go in the file. Counted by class, searched by case id, ticked one by one or all listed."""
+    """The cases opened in the app (`log`) and those the triage named, each with the classes
+    whose step named it: those opened, and those ticked (added by hand), go in the file. Counted
+    by class, searched by case id, ticked one by one or all listed."""
 
     DEFAULT_CSS = """
     CasesReviewed { height: auto; width: 1fr; }
@@ -160,9 +183,21 @@ class CasesReviewed(Vertical):
     CasesReviewed #cases-list:focus { background: $boost; }
     """
 
-    def __init__(self, cases: Mapping[str, Sequence[TriageClass]], *, id: str | None = None):
+    def __init__(
+        self,
+        triaged: Mapping[str, Sequence[TriageClass]],
+        log: Sequence[Looked] = (),
+        *,
+        id: str | None = None,
+    ):
         super().__init__(id=id)
+        seen = set(opened(log))
+        cases = {**triaged, **{case: triaged.get(case, ()) for case in opened(log)}}
         self.cases = cases
+        self.case_ids = list(cases)
+        self.opened = np.fromiter((case in seen for case in cases), bool, len(cases))
+        by_hand = set(added_by_hand(log))
+        self.added = np.fromiter((case in by_hand for case in cases), bool, len(cases))
         ids = [safe(case) for case in cases]
         width = max(map(len, ids), default=0)
         self.rows = [
@@ -182,17 +217,14 @@ class CasesReviewed(Vertical):
         yield Static(id="cases-count")
         if self.cases:
             yield Input(placeholder="search case id", id="cases-search", compact=True)
-            yield CaseList(self.rows, id="cases-list")
+            yield CaseList(self.rows, self.opened, self.added, id="cases-list")
 
     def on_mount(self) -> None:
         self._count()
 
-    @property
-    def ticked(self) -> tuple[str, ...]:
-        """The ticked cases, in the triage's order: the cases the file records as reviewed."""
-        if not self.cases:
-            return ()
-        return tuple(compress(self.cases, self.query_one(CaseList).ticked))
+    def case_at(self, index: int) -> str:
+        """The case at `index` of the list (the index a `CaseList.Ticked` gives)."""
+        return self.case_ids[index]
 
     @on(Input.Changed, "#cases-search")
     def _search(self, event: Input.Changed) -> None:
@@ -215,20 +247,24 @@ class CasesReviewed(Vertical):
     def _count_text(self) -> Text:
         total = len(self.cases)
         if not total:
-            return Text("no case named by the triage")
+            return Text("no case opened, none named by the triage")
         case_list = self.query_one(CaseList)
         ticked = case_list.ticked
+        opened_count = int(self.opened.sum())
         text = Text(
-            f"{count(int(ticked.sum()))} of {plural(total, 'case')} named by the triage ticked "
-            "as reviewed, for the file: "
+            f"{plural(int(ticked.sum()), 'case')} reviewed, for the file: "
+            f"{count(opened_count)} opened {OPENED}, "
+            f"{count(int(ticked.sum()) - opened_count)} added by hand {ADDED}"
         )
-        text.append(
-            ", ".join(
-                f"{TITLES[k]} {count(int((ticked & named).sum()))} of {count(int(named.sum()))}"
-                for k, named in self.named.items()
-            ),
-            "dim",
-        )
+        if self.named:
+            text.append(
+                "; of the cases named by the triage: "
+                + ", ".join(
+                    f"{TITLES[k]} {count(int((ticked & named).sum()))} of {count(int(named.sum()))}"
+                    for k, named in self.named.items()
+                ),
+                "dim",
+            )
         if self.search:
             listed = case_list.listed
             text.append(f"\n{count(len(listed))} of {plural(total, 'case')} match “")
@@ -238,8 +274,8 @@ class CasesReviewed(Vertical):
             shown_keys(self.app, k, first=True) for k in ("cases-tick", "cases-all", "cases-none")
         ]
         text.append(
-            f"\nin the list: {keys[0]} ticks or unticks a case, {keys[1]} ticks all listed, "
-            f"{keys[2]} none",
+            f"\nin the list: {keys[0]} adds or takes off a case not opened, {keys[1]} adds all "
+            f"listed, {keys[2]} none",
             "dim",
         )
         return text
@@ -282,12 +318,15 @@ class DecisionScreen(Screen[Path | None]):
         workspace: Path,
         *,
         cases: Mapping[str, Sequence[TriageClass]],
+        log: Sequence[Looked] = (),
     ) -> None:
         super().__init__()
         self.comparison = comparison
         self.walk = walk
         self.workspace = workspace
         self.cases = cases
+        # what the reviewer looked at, then each case added or taken off here by hand
+        self.review_log = list(log)
         self.written: Path | None = None
 
     def compose(self) -> ComposeResult:
@@ -322,7 +361,7 @@ class DecisionScreen(Screen[Path | None]):
                 yield Input(placeholder="blank: git's user.signingkey", id="key", compact=True)
             with Horizontal(classes="row"):
                 yield Label("Cases reviewed")
-                yield CasesReviewed(self.cases, id="cases")
+                yield CasesReviewed(self.cases, self.review_log, id="cases")
             yield Static(self._checklist_text(), id="checklist")
             key = shown_keys(self.app, "decision-sign", first=True)
             yield Button(f"Sign and write ({key})", variant="primary", id="sign", compact=True)
@@ -348,6 +387,16 @@ class DecisionScreen(Screen[Path | None]):
         except InvalidDecision:
             return
         self.post_message(self.GitReviewer(f"{reviewer.name} <{reviewer.email}>"))
+
+    @on(CaseList.Ticked)
+    def _added_by_hand(self, message: CaseList.Ticked) -> None:
+        """Each case added or taken off by hand goes into the log, here and in the app's."""
+        reviewed = self.query_one(CasesReviewed)
+        event: ReviewEvent = "case_added" if message.added else "case_removed"
+        for index in message.cases:
+            looked = Looked(event, case=reviewed.case_at(index))
+            self.review_log.append(looked)
+            self.post_message(Reviewed(looked))
 
     @on(GitReviewer)
     def _git_reviewer(self, message: GitReviewer) -> None:
@@ -397,14 +446,15 @@ class DecisionScreen(Screen[Path | None]):
             cause=str(cause),
             reason=self.query_one("#reason", TextArea).text,
             reviewer=Reviewer.parse(reviewer_text),
-            cases_reviewed=self.query_one(CasesReviewed).ticked,
             key=Path(key_text).expanduser() if key_text else None,
+            review_log=tuple(self.review_log),
         )
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _sign(self, form: DecisionForm) -> None:
         progress = Steps(self, 3)
         progress("digesting both runs")
+        cases_reviewed, cases_added = reviewed_cases(form.review_log)
         try:
             record = build_record(
                 self.comparison,
@@ -414,7 +464,9 @@ class DecisionScreen(Screen[Path | None]):
                 reason=form.reason,
                 reviewer=form.reviewer,
                 checklist=checklist(self.walk),
-                cases_reviewed=form.cases_reviewed,
+                cases_reviewed=cases_reviewed,
+                cases_added=cases_added,
+                review_log=form.review_log,
             )
         except (InvalidDecision, InputError) as problem:
             self.post_message(self.NotSigned(_said(problem)))

@@ -3,7 +3,9 @@
 Each step shows the evidence `flipgate.core.triage.walk` computed (in a worker: on a large run it
 takes seconds) and records the reviewer's finding and note; the walk is saved when a finding is
 chosen or a note committed (enter, or leaving the field), and resumed when the screen opens again.
-The last line leads to the signed decision. Rerunning until green is not offered here, on purpose.
+A finding is recorded only by its own key (or a click), never by enter, which moves on; each can
+be undone, and each recorded or undone goes into the review log. The last line leads to the
+signed decision. Rerunning until green is not offered here, on purpose.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from rich.table import Table
 from rich.text import Text
@@ -24,17 +26,19 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
-from flipgate.core.vocab import FINDINGS, Finding
+from flipgate.core.vocab import FINDINGS, Finding, TriageClass
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, summary_of
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.review import Reviewed, log_of
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
@@ -104,6 +108,9 @@ class TriageScreen(Screen[None]):
         self.walk: TriageWalk | None = None  # None until the worker has gathered the evidence
         self.current = 0
         self.saved = ""
+        self.undo: list[
+            tuple[TriageClass, Finding | None]
+        ] = []  # each finding and what it replaced
 
     # ------------------------------------------------------------------ layout
 
@@ -125,7 +132,9 @@ class TriageScreen(Screen[None]):
                         for finding in FINDINGS:
                             key = self._key(f"triage-{finding.replace('_', '-')}")
                             label = f"{finding.replace('_', ' ')} ({key})"
-                            yield Button(label, id=finding, compact=True)
+                            button = Button(label, id=finding, compact=True)
+                            button.can_focus = False  # enter never records a finding
+                            yield button
                     yield Input(
                         placeholder=f"note on this class ({self._key('triage-note')})",
                         id="note",
@@ -317,10 +326,10 @@ class TriageScreen(Screen[None]):
         if event.option_list.id == "steps":
             if event.option_index == len(self.steps):
                 self.action_decide()
-            else:
-                self.query_one(
-                    "#step-cases" if self.steps[self.current].cases else "#ruled_out"
-                ).focus()
+            elif self.steps[self.current].cases:
+                self.query_one("#step-cases").focus()
+            else:  # nothing to open here: on to the next step, no finding recorded
+                self.action_step(1)
         elif event.option_list.id == "step-cases":
             self._open_case(self.steps[self.current].cases[event.option_index])
 
@@ -343,7 +352,29 @@ class TriageScreen(Screen[None]):
 
     def action_find(self, finding: Finding) -> None:
         if self.current < len(self.steps):
+            klass = self.steps[self.current].klass
+            self.undo.append((klass, self.gathered_walk.findings[klass].finding))
             self._record(finding=finding)
+            self.post_message(
+                Reviewed(Looked("finding_recorded", triage_class=klass, finding=finding))
+            )
+
+    def action_undo(self) -> None:
+        """Take back the last finding recorded on this screen: its class's finding is again the
+        one it replaced, and the step is shown."""
+        if self.walk is None or not self.undo:
+            self.notify("no finding to undo", timeout=2)
+            return
+        klass, was = self.undo.pop()
+        undone = self.gathered_walk.findings[klass].finding
+        index = next(i for i, step in enumerate(self.steps) if step.klass == klass)
+        if index != self.current:
+            self._commit_note()
+            self.current = index
+            self.query_one("#steps", OptionList).highlighted = index
+            self._show_step()
+        self._record(finding=was, undo=True)
+        self.post_message(Reviewed(Looked("finding_undone", triage_class=klass, finding=undone)))
 
     def action_note(self) -> None:
         if self.current < len(self.steps):
@@ -351,7 +382,9 @@ class TriageScreen(Screen[None]):
 
     def action_step(self, delta: int) -> None:
         steps = self.query_one("#steps", OptionList)
-        steps.highlighted = max(0, min(len(self.steps), self.current + delta))
+        # from the step highlighted, which keys pressed quickly run ahead of `current`
+        here = self.current if steps.highlighted is None else steps.highlighted
+        steps.highlighted = max(0, min(len(self.steps), here + delta))
 
     def action_decide(self) -> None:
         from flipgate.tui.screens.decision import DecisionScreen
@@ -361,7 +394,11 @@ class TriageScreen(Screen[None]):
         self._commit_note()
         self.app.push_screen(
             DecisionScreen(
-                self.comparison, self.walk, self.workspace, cases=named_cases(self.steps)
+                self.comparison,
+                self.walk,
+                self.workspace,
+                cases=named_cases(self.steps),
+                log=log_of(self.app),
             )
         )
 
@@ -393,13 +430,18 @@ class TriageScreen(Screen[None]):
         if note is not None:
             self._record(note=note)
 
-    def _record(self, *, finding: Finding | None = None, note: str | None = None) -> None:
+    def _record(
+        self, *, finding: Finding | None = None, note: str | None = None, undo: bool = False
+    ) -> None:
+        """Record in the current step a finding (or, `undo`, the finding it had before, None
+        included) and a note."""
         step = self.steps[self.current]
-        walk = self.gathered_walk.record(step.klass, finding=finding or False, note=note)
+        kept: Finding | Literal[False] | None = finding if undo else finding or False
+        walk = self.gathered_walk.record(step.klass, finding=kept, note=note)
         self.walk = self._save(walk)
         steps = self.query_one("#steps", OptionList)
         steps.replace_option_prompt_at_index(self.current, self._step_prompt(self.current))
-        if finding is not None:
+        if finding is not None or undo:
             for name in FINDINGS:
                 self.query_one(f"#{name}", Button).set_class(finding == name, "-chosen")
         self._show_save_state()

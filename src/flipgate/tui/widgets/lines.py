@@ -6,13 +6,16 @@ front (16 s and more for a 240 KB JSON output, measured: bench/bench_diff_widget
 keeps the rows as `Text`, counts the screen lines each row takes from its plain text (one pass of
 `str.rfind` per screen line), and cuts a row into styled pieces only when the compositor asks for
 one of its lines (`render_line`), so a frame costs the lines on screen. In two columns a row is as
-tall as its taller side, so both sides of a row start on the same screen line.
+tall as its taller side, so both sides of a row start on the same screen line. Counting 100,000
+rows' lines is itself too long for the event loop: a worker may count them (`measure`) and hand
+the count in with the rows, and a row replaced is counted alone.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import accumulate
 
 from rich.cells import cell_len, chop_cells
@@ -64,6 +67,47 @@ def one_line_width(row: Row) -> int | None:
     return widest
 
 
+def column_width(width: int, columns: int, cursor: bool) -> int:
+    """The cells one column gets in a view `width` cells wide (a bar's cell kept for a cursor)."""
+    width -= len(CURSOR_BAR) if cursor else 0
+    if columns == 1:
+        return max(1, width)
+    return max(1, (width - len(GUTTER) * (columns - 1)) // columns)
+
+
+def row_height(row: Row, widest: int | None, width: int) -> int:
+    """The screen lines `row` takes at a column `width` (`widest`: its `one_line_width`)."""
+    if widest is not None and widest <= width:
+        return 1
+    return max((screen_lines(cell, width) for cell in row if cell is not None), default=1)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Rows counted for a view `width` cells wide: each row's `one_line_width` and height."""
+
+    width: int
+    widths: list[int | None]
+    heights: list[int]
+
+
+def measure(
+    rows: Sequence[Row],
+    width: int,
+    *,
+    columns: int = 1,
+    cursor: bool = False,
+    widths: list[int | None] | None = None,
+) -> Measured:
+    """What `LinesView` counts before it paints `rows` at `width` (`widths`: their
+    `one_line_width`s, when known): done in a worker for many rows, then handed to `show`."""
+    widths = [one_line_width(row) for row in rows] if widths is None else widths
+    inner = column_width(width, columns, cursor)
+    return Measured(
+        width, widths, [row_height(r, w, inner) for r, w in zip(rows, widths, strict=True)]
+    )
+
+
 def fold(cell: Text | str, width: int) -> list[Text]:
     """`cell` cut at its newlines and at `breaks`, each piece keeping its styles."""
     text = Text(cell) if isinstance(cell, str) else cell
@@ -94,6 +138,8 @@ class LinesView(Widget):
         self._width = -1
         self._tops: list[int] = [0]  # the screen line each row starts on, and the total
         self._widths: list[int | None] = []  # per row, `one_line_width`
+        self._heights: list[int] = []  # per row, its screen lines at `_width`
+        self._counted: dict[int, Measured] = {}  # the rows counted at each width, by width
         self._folded: dict[int, list[list[Text]]] = {}  # rows cut into pieces, as painted
 
     def show(
@@ -104,13 +150,19 @@ class LinesView(Widget):
         cursor: int | None = None,
         cursor_style: Style | None = None,
         bar_style: Style | None = None,
+        measured: Sequence[Measured] = (),
     ) -> None:
+        """Paint `rows`; `measured`: counted already (`measure`) at the widths the view may take
+        (the layout tries a view without its container's scrollbar first, then with it)."""
         self._rows, self._columns, self._cursor = list(rows), columns, cursor
-        self._widths = [one_line_width(row) for row in self._rows]
         self._has_cursor = cursor is not None
         self._cursor_style = cursor_style or self._cursor_style
         self._bar_style = bar_style or self._bar_style
         self._width = -1
+        self._counted = {m.width: m for m in measured}
+        self._widths = (
+            measured[0].widths if measured else [one_line_width(row) for row in self._rows]
+        )
         self.refresh(layout=True)
 
     def replace_row(self, index: int, row: Row) -> None:
@@ -121,12 +173,17 @@ class LinesView(Widget):
         self._rows[index] = row
         self._widths[index] = widest
         self._folded.pop(index, None)
-        fits = counted and widest is not None and widest <= self._column_width(self._width)
-        if fits and self._tops[index + 1] - self._tops[index] == 1:
+        if not counted:
+            self._counted = {}
+            self.refresh(layout=True)
+            return
+        height = row_height(row, widest, self._column_width(self._width))
+        if height == self._heights[index]:
             self.refresh()
             return
-        if counted:
-            self._count_lines()
+        self._heights[index] = height
+        self._tops = [0, *accumulate(self._heights)]
+        self._counted = {self._width: Measured(self._width, self._widths, self._heights)}
         self.refresh(layout=True)
 
     def move_cursor(self, cursor: int | None) -> None:
@@ -149,27 +206,21 @@ class LinesView(Widget):
     # --------------------------------------------------------------------- layout and painting
 
     def _column_width(self, width: int) -> int:
-        width -= len(CURSOR_BAR) if self._has_cursor else 0
-        if self._columns == 1:
-            return max(1, width)
-        return max(1, (width - len(GUTTER) * (self._columns - 1)) // self._columns)
+        return column_width(width, self._columns, self._has_cursor)
 
-    def _count_lines(self) -> None:
-        width = self._column_width(self._width)
-
-        def height(row: Row, widest: int | None) -> int:
-            if widest is not None and widest <= width:
-                return 1
-            return max((screen_lines(cell, width) for cell in row if cell is not None), default=1)
-
-        self._tops = [0, *accumulate(map(height, self._rows, self._widths))]
+    def _take(self, measured: Measured) -> None:
+        self._width, self._heights = measured.width, measured.heights
+        self._tops = [0, *accumulate(self._heights)]
+        self._folded = {}
 
     def _layout(self, width: int) -> None:
         if width == self._width or width <= 0:
             return
-        self._width = width
-        self._folded = {}
-        self._count_lines()
+        if width not in self._counted:
+            columns, cursor, widths = self._columns, self._has_cursor, self._widths
+            counted = measure(self._rows, width, columns=columns, cursor=cursor, widths=widths)
+            self._counted[width] = counted
+        self._take(self._counted[width])
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         self._layout(width)

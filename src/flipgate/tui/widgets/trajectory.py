@@ -4,24 +4,36 @@ The first divergent turn is marked (the screen's header says, in a sentence, wha
 Tool calls read as `name(args)`; a long turn is folded to its first lines until unfolded; the
 turn-by-turn diff marks, inside each changed turn, the lines only one arm has (`-` baseline,
 `+` candidate). Turns are model and tool text: untrusted, shown through `literal`.
+
+A long trajectory (past `BIG_TRAJECTORY` characters, or `BIG_ALIGNMENT` pairs once aligned) is
+parsed, aligned, built into rows and counted (`draw`) in a worker thread while the screen says how
+far it is: 50,000 turns an arm take seconds, and the event loop must never wait on them.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 
 from flipgate.present.casefile import MINUS
 from flipgate.present.diff import side_by_side
 from flipgate.present.trajectory import Alignment, Turn, TurnPair
+from flipgate.tui.collector import building
+from flipgate.tui.messages import post_unless_cancelled
 from flipgate.tui.widgets.case_format import Palette
-from flipgate.tui.widgets.lines import LinesView, Row
+from flipgate.tui.widgets.lines import LinesView, Measured, Row, measure
 from flipgate.tui.widgets.outputs import shown
 
 FOLD_LINES = 6  # a turn longer than this many lines, or FOLD_CHARS characters, starts folded
 FOLD_CHARS = 480
 DIVERGENCE_MARK = "◆"
+BIG_TRAJECTORY = 200_000  # characters of both arms' turns: past this, aligned in a worker
+BIG_ALIGNMENT = 2_000  # pairs of turns: past this, their rows are built in a worker
 PAIR_MARK = {"same": " ", "changed": "≠", "baseline only": MINUS, "candidate only": "+"}
 
 
@@ -96,6 +108,46 @@ def can_fold(pair: TurnPair) -> bool:
     return any(t is not None and folded(t.text)[1] for t in (pair.baseline, pair.candidate))
 
 
+def turn_row(
+    alignment: Alignment, index: int, *, unfolded: set[int], diff: bool, palette: Palette
+) -> Row:
+    """The row of pair `index` of `alignment`."""
+    return pair_row(
+        alignment.pairs[index],
+        divergent=index == alignment.divergence,
+        unfolded=index in unfolded,
+        diff=diff,
+        palette=palette,
+    )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """An alignment's rows, built and counted for a view `measured.width` cells wide."""
+
+    alignment: Alignment
+    rows: list[Row]
+    measured: tuple[Measured, ...]  # at each width given; none: the view counts them itself
+
+
+def draw(
+    alignment: Alignment,
+    *,
+    unfolded: set[int],
+    diff: bool,
+    palette: Palette,
+    widths: tuple[int, ...] = (),
+) -> Drawn:
+    """The rows of every pair of turns, and their screen lines at each of `widths`: pure, for a
+    worker."""
+    rows = [
+        turn_row(alignment, i, unfolded=unfolded, diff=diff, palette=palette)
+        for i in range(len(alignment.pairs))
+    ]
+    counted = tuple(measure(rows, w, columns=2, cursor=True) for w in widths if w > 0)
+    return Drawn(alignment, rows, counted)
+
+
 class TrajectoryView(Vertical):
     """The aligned turns of the repetition in focus, with a cursor on one pair of turns."""
 
@@ -104,6 +156,12 @@ class TrajectoryView(Vertical):
     TrajectoryView #arms { padding: 0 1; text-style: bold; }
     TrajectoryView #turns { padding: 0 1; }
     """
+
+    @dataclass
+    class Redrawn(Message, bubble=False):
+        """The rows of a long alignment built again in a worker (another theme, the diff)."""
+
+        drawn: Drawn
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -123,24 +181,61 @@ class TrajectoryView(Vertical):
         self.unfolded = set()
         self.redraw()
 
+    def show_drawn(self, drawn: Drawn) -> None:
+        """`show`, with the rows built (and counted) in a worker already."""
+        self.alignment = drawn.alignment
+        self.cursor = drawn.alignment.divergence or 0
+        self.unfolded = set()
+        self._paint(drawn, Palette.of(self.app))
+
+    def wait(self, what: str) -> None:
+        """Until a worker has aligned the turns: what it is doing, and no turn to move along."""
+        self.workers.cancel_group(self, "redraw")
+        self.alignment = Alignment((), None, "")
+        waiting: list[Row] = [(Text(what, style=Palette.of(self.app).muted), None)]
+        self._paint(Drawn(self.alignment, waiting, ()), Palette.of(self.app))
+
     def redraw(self) -> None:
-        """The turns in the theme's colours, the cursor and the unfolded turns where they are."""
+        """The turns in the theme's colours, the cursor and the unfolded turns where they are; a
+        long alignment's rows are built in a worker, the old ones shown meanwhile."""
+        self.workers.cancel_group(self, "redraw")
         palette = Palette.of(self.app)
+        if len(self.alignment.pairs) <= BIG_ALIGNMENT:
+            drawn = draw(self.alignment, unfolded=self.unfolded, diff=self.diff, palette=palette)
+            self._paint(drawn, palette)
+            return
+        self._redraw_in_worker(
+            self.alignment, set(self.unfolded), self.diff, palette, (self.turns.size.width,)
+        )
+
+    @work(thread=True, exclusive=True, group="redraw")
+    def _redraw_in_worker(
+        self,
+        alignment: Alignment,
+        unfolded: set[int],
+        diff: bool,
+        palette: Palette,
+        widths: tuple[int, ...],
+    ) -> None:
+        with building():
+            drawn = draw(alignment, unfolded=unfolded, diff=diff, palette=palette, widths=widths)
+        post_unless_cancelled(self, self.Redrawn(drawn))
+
+    def on_trajectory_view_redrawn(self, message: Redrawn) -> None:
+        if message.drawn.alignment is self.alignment:
+            self._paint(message.drawn, Palette.of(self.app))
+
+    def _paint(self, drawn: Drawn, palette: Palette) -> None:
         # a cursor on no row: the arms' names keep the margin of the turns' cursor bar
         arms = [(Text("baseline"), Text("candidate"))]
         self.query_one("#arms", LinesView).show(arms, columns=2, cursor=-1)
-        rows = [self._row(i, palette) for i in range(len(self.alignment.pairs))]
-        self.query_one("#turns", LinesView).show(
-            rows, columns=2, cursor=self.cursor, cursor_style=palette.cursor, bar_style=palette.warn
-        )
-
-    def _row(self, index: int, palette: Palette) -> Row:
-        return pair_row(
-            self.alignment.pairs[index],
-            divergent=index == self.alignment.divergence,
-            unfolded=index in self.unfolded,
-            diff=self.diff,
-            palette=palette,
+        self.turns.show(
+            drawn.rows,
+            columns=2,
+            cursor=self.cursor,
+            cursor_style=palette.cursor,
+            bar_style=palette.warn,
+            measured=drawn.measured,
         )
 
     @property
@@ -161,7 +256,14 @@ class TrajectoryView(Vertical):
         if not self.alignment.pairs or not can_fold(self.alignment.pairs[self.cursor]):
             return False
         self.unfolded ^= {self.cursor}
-        self.turns.replace_row(self.cursor, self._row(self.cursor, Palette.of(self.app)))
+        row = turn_row(
+            self.alignment,
+            self.cursor,
+            unfolded=self.unfolded,
+            diff=self.diff,
+            palette=Palette.of(self.app),
+        )
+        self.turns.replace_row(self.cursor, row)
         return True
 
     def toggle_diff(self) -> None:

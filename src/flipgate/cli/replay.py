@@ -1,0 +1,40 @@
+"""`flipgate replay`: a signed decision's review log walked again in the app, read-only.
+
+    flipgate replay DECISION_FILE [--allowed-signers FILE] [--theme THEME]
+
+The decision must verify (as `flipgate verify` checks it) and hold a review log; its runs are
+read and checked before the app starts, as `flipgate open` does: bad input is exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from flipgate.cli.arguments import Commands, add_theme_argument
+from flipgate.session import read, replay_request
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from flipgate.tui.app import ReplayApp
+    from flipgate.tui.factory import run_app
+
+    request, record = replay_request(Path(args.decision_file), args.allowed_signers)
+    with Console(stderr=True).status("reading the runs") as status:
+        inputs = read(request, status.update)
+    path = Path(args.decision_file)
+    return run_app(ReplayApp(request, record, path, args.theme, inputs=inputs))
+
+
+def add_parser(sub: Commands) -> None:
+    parser = sub.add_parser(
+        "replay", help="walk a signed decision's review log again in the app, read-only"
+    )
+    parser.add_argument("decision_file", metavar="DECISION_FILE")
+    parser.add_argument(
+        "--allowed-signers", type=Path, help="default: git's gpg.ssh.allowedSignersFile"
+    )
+    add_theme_argument(parser)
+    parser.set_defaults(handler=cmd_replay)
