@@ -1,7 +1,7 @@
 """Time to first draw of the gate overview on a big pair of runs, headless.
 
     uv run python tests/reference/generate.py --out bench/data   # once: 100,000 cases
-    uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45]
+    uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45] [--first-paint]
 
 Measures, from the moment the app starts: the overview mounted and painted (which includes the
 worker reading both runs and comparing them), split into the app's start (until the loading
@@ -110,7 +110,9 @@ def time_evidence(comparisons: dict[str, Comparison], repeat: int) -> dict[str, 
     return figures
 
 
-async def measure(folder: Path, size: tuple[int, int], repeat: int) -> dict[str, float]:
+async def measure(
+    folder: Path, size: tuple[int, int], repeat: int, first_paint: bool = False
+) -> dict[str, float]:
     app = make_app(GateRequest.of([folder / "baseline", folder / "candidate"]))
     app.animation_level = "none"
     posted: dict[str, float] = {}  # the loading worker's first messages, by what they say
@@ -147,6 +149,8 @@ async def measure(folder: Path, size: tuple[int, int], repeat: int) -> dict[str,
             "key press answered": keyed - painted,
             "theme switched": themed - keyed,
         }
+        if first_paint:
+            return figures
         steps = (
             ("triage", ("c",)),
             ("decision screen", ("d",)),
@@ -169,9 +173,10 @@ def main() -> None:
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--size", default="140x45")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the triage evidence")
+    parser.add_argument("--first-paint", action="store_true", help="stop once the overview is up")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
-    figures = asyncio.run(measure(args.folder, (width, height), args.repeat))
+    figures = asyncio.run(measure(args.folder, (width, height), args.repeat, args.first_paint))
     for name, seconds in figures.items():
         print(f"{name:<36} {seconds:8.3f} s")
 

@@ -115,6 +115,60 @@ def test_outcome_counts_are_compared_on_matched_repetitions() -> None:
     assert excess.p == pytest.approx(1 / 8)
 
 
+@settings(max_examples=60)
+@given(st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_matched_repetitions_agree_with_counting_by_hand(cases: int, seed: int) -> None:
+    """Cases graded evenly and unevenly (infra reps, reps missing in one arm, a case in one arm
+    only), several rules a repetition: the counts of the first min(n_b, n_c) reps by rep."""
+    rng = np.random.default_rng(seed)
+    reps, decisions, kept = {}, {}, {}
+    for arm in ("baseline", "candidate"):
+        rows = [
+            (f"c{i}", int(r), "ok" if rng.random() < 0.8 else "infra")
+            for i in range(cases)
+            for r in rng.permutation(8)[: rng.integers(0, 4)]
+        ]
+        reps[arm] = pl.DataFrame(
+            rows, schema={"case": pl.String, "rep": pl.Int64, "status": pl.String}, orient="row"
+        )
+        graded = [(c, r) for c, r, status in rows if status == "ok"]
+        kept[arm] = {c: sorted(r for c2, r in graded if c2 == c) for c in {c for c, _ in graded}}
+        decided = [(c, r) for c, r, _ in rows for _ in range(rng.integers(0, 3))]
+        outcomes = rng.choice(["false_negative", "agreement"], len(decided)).tolist()
+        decisions[arm] = pl.DataFrame(
+            {
+                "case": [c for c, _ in decided],
+                "rep": [r for _, r in decided],
+                "outcome": outcomes,
+            },
+            schema={"case": pl.String, "rep": pl.Int64, "outcome": pl.String},
+        )
+    paired = pl.DataFrame(
+        {"case": [f"c{i}" for i in range(cases)], "cluster": [f"t{i % 3}" for i in range(cases)]}
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for arm in ("baseline", "candidate"):
+        counts[arm] = {}
+        for case in paired["case"]:
+            mine, theirs = (kept[a].get(case, []) for a in (arm, _other(arm)))
+            matched = set(mine[: min(len(mine), len(theirs))])
+            counts[arm][case] = sum(
+                c == case and r in matched and o == "false_negative"
+                for c, r, o in decisions[arm].iter_rows()
+            )
+    by_cluster: dict[str, int] = {}
+    for case, cluster in paired.iter_rows():
+        change = counts["candidate"][case] - counts["baseline"][case]
+        by_cluster[cluster] = by_cluster.get(cluster, 0) + change
+    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
+    assert (base, cand) == (sum(counts["baseline"].values()), sum(counts["candidate"].values()))
+    assert sorted(differences) == sorted(d for d in by_cluster.values() if d)
+
+
+def _other(arm: str) -> str:
+    return "candidate" if arm == "baseline" else "baseline"
+
+
 def _swapped_ratios(
     base: np.ndarray, cand: np.ndarray, ids: np.ndarray, k: int, stat: Statistic
 ) -> list[float]:

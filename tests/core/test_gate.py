@@ -25,7 +25,7 @@ from flipgate.core.gate.invalid import (
     StaleBaseline,
 )
 from flipgate.core.gate.ledger import Unpaired
-from flipgate.core.gate.mcnemar import mcnemar_p
+from flipgate.core.gate.mcnemar import mcnemar_mid_p, mcnemar_p
 from flipgate.core.gate.reruns import compare_with_reruns, rerun_plan
 from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.runs.key import Component
@@ -457,6 +457,17 @@ def test_large_flip_counts_use_scipy_s_tail_and_agree(monkeypatch: pytest.Monkey
         exact, rel=1e-12
     )
     assert exact[0] == pytest.approx(float(brute_p(30, 20)), rel=1e-15)
+
+
+def test_past_the_exact_sums_p_is_scipy_stats_binomial_tail() -> None:
+    """mcnemar_p calls the incomplete beta of scipy.special, which loads in a quarter of the
+    time scipy.stats takes: binom.sf is that function."""
+    from scipy.stats import binom
+
+    for b, c in ((50_300, 49_700), (501_000, 499_000), (52_000, 48_000), (10_100, 10_000)):
+        assert mcnemar_p(b, c) == float(binom.sf(b - 1, b + c, 0.5))
+        mid = float(binom.sf(b, b + c, 0.5) + binom.pmf(b, b + c, 0.5) / 2)
+        assert mcnemar_mid_p(b, c) == pytest.approx(mid, rel=1e-12)
 
 
 def test_a_long_flaky_list_answers_each_case_from_one_index() -> None:

@@ -8,12 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from flipgate.core.errors import InputError
+from flipgate.core.runs import nesting
 from flipgate.core.runs.reading import load_run
 from tests.conftest import ALIAS_BOMB, write_run
 
@@ -277,6 +279,22 @@ def test_hostile_lines(
     assert time.perf_counter() - started < 5
     assert (error.path.name, error.line, error.field) == ("results.jsonl", line, field)
     assert words in error.message
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+def test_the_file_scanned_by_blocks_finds_what_the_whole_bytes_do(
+    tmp_path: Path, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The columnar path scans the file a block at a time (`Lines.scan_file`), never holding its
+    bytes: lines and brackets that straddle two blocks are found as in one array."""
+    run = _lines(tmp_path, row(), row(case="b")[:-1] + ', "x": ' + "[" * 80 + "]" * 80 + "}")
+    path = run / "results.jsonl"
+    monkeypatch.setattr(nesting, "SCAN_BLOCK", block)
+    by_blocks = nesting.Lines.scan_file(path)
+    whole = nesting.Lines.scan(np.frombuffer(path.read_bytes(), dtype=np.uint8))
+    assert np.array_equal(by_blocks.newlines, whole.newlines)
+    assert np.array_equal(by_blocks.openers, whole.openers)
+    assert (_error(run).line, _error(run).field) == (2, "x")
 
 
 @pytest.mark.parametrize("where", ["output", "extra field"])

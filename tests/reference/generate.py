@@ -7,16 +7,20 @@ BLOCK or INCONCLUSIVE, never a quick PASS), a cautious candidate that escalates 
 fewer violations through, reasons on some decisions and short stored outputs.
 
     python tests/reference/generate.py --out DIR [--cases 100000] [--reps 3] [--seed N]
+                                       [--formats jsonl,parquet]
 
-writes DIR/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet.
+writes DIR/{jsonl,parquet}/{baseline,candidate}/ with run.yaml and results.jsonl / .parquet,
+a chunk of lines at a time (a 3M-case pair in about 4 GB).
 Everything is drawn from one seeded numpy generator, so the same arguments give the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -24,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import polars as pl
+import pyarrow.parquet as pq
 import yaml
 
 from flipgate.core.io.atomic import write_atomic
@@ -33,6 +38,7 @@ RULES = ("prohibited_items", "recalled_products", "misleading_claims", "off_plat
 LABELS = ("approve", "reject", "escalate")
 APPROVE, REJECT, ESCALATE = 0, 1, 2
 ARMS = ("baseline", "candidate")
+FORMATS = ("jsonl", "parquet")
 DEFAULT_SEED = 20261120
 
 EXPECTED_SHARES = (0.80, 0.14, 0.06)  # approve, reject, escalate
@@ -189,7 +195,10 @@ def build_suite(cases: int, reps: int, seed: int) -> Suite:
         build_arm(rng, "baseline", expected_case, safety, baseline_passes, reps),
         build_arm(rng, "candidate", expected_case, safety, candidate_passes, reps),
     )
-    case_ids = [f"case-{i:06d}" for i in range(cases)]
+    # Zero-padded to one width, so that the ids sort as the cases are written (as most runs are
+    # written): past a million, `case-1000000` sorted before `case-200000`.
+    width = max(6, len(str(cases - 1)))
+    case_ids = [f"case-{i:0{width}d}" for i in range(cases)]
     return Suite(cases, reps, seed, case_ids, templates, safety, arms)
 
 
@@ -237,25 +246,26 @@ def output_json(opener: int, label_code: int) -> str:
     return json.dumps(f"{OPENERS[opener]}: {labels}")
 
 
-def jsonl_lines(suite: Suite, arm: Arm) -> list[str]:
-    """One JSON line per (case, rep), assembled from cached fragments (few are distinct)."""
-    shown = arm.reason_mask.astype(np.int64)
+def jsonl_lines(suite: Suite, arm: Arm, rows: slice) -> list[str]:
+    """One JSON line per (case, rep) of `rows`, assembled from cached fragments (few are
+    distinct)."""
+    shown = arm.reason_mask[rows].astype(np.int64)
     columns = zip(
-        combo(arm.expected, 3).tolist(),
-        combo(arm.actual, 3).tolist(),
+        combo(arm.expected[rows], 3).tolist(),
+        combo(arm.actual[rows], 3).tolist(),
         combo(shown, 2).tolist(),
-        combo(shown * arm.reason_variant, 2).tolist(),
-        arm.infra.tolist(),
-        arm.infra_kind.tolist(),
-        arm.opener.tolist(),
-        arm.latency_ms.tolist(),
-        arm.cost_usd.tolist(),
-        arm.steps.tolist(),
+        combo(shown * arm.reason_variant[rows], 2).tolist(),
+        arm.infra[rows].tolist(),
+        arm.infra_kind[rows].tolist(),
+        arm.opener[rows].tolist(),
+        arm.latency_ms[rows].tolist(),
+        arm.cost_usd[rows].tolist(),
+        arm.steps[rows].tolist(),
         strict=True,
     )
     safety = ["true" if s else "false" for s in suite.safety.tolist()]
     lines = []
-    for row, fields in enumerate(columns):
+    for row, fields in enumerate(columns, start=rows.start):
         expected, actual, mask, variant, infra, kind, opener, latency, cost, steps = fields
         case, rep = divmod(row, suite.reps)
         head = (
@@ -279,10 +289,10 @@ def decoded(column: str, texts: list[str]) -> pl.Expr:
     return pl.col(column).replace_strict(list(range(len(texts))), texts, return_dtype=pl.String)
 
 
-def results_frame(suite: Suite, arm: Arm) -> pl.DataFrame:
+def results_frame(suite: Suite, arm: Arm, rows: slice) -> pl.DataFrame:
     """The same rows as jsonl_lines, with expected/actual/reasons as one-field-per-rule structs."""
-    rows = arm.infra.size
-    case_index = np.arange(rows) // suite.reps
+    row = np.arange(rows.start, rows.stop)
+    case_index = row // suite.reps
     # Reason code of a decision: its actual label and variant, 2 * label + variant.
     reason_texts = [
         [reason_text(j, code // 2, code % 2) for code in range(6)] for j in range(len(RULES))
@@ -290,19 +300,22 @@ def results_frame(suite: Suite, arm: Arm) -> pl.DataFrame:
     codes = pl.DataFrame(
         {
             "case": pl.Series(suite.case_ids)[case_index],
-            "rep": np.arange(rows) % suite.reps,
+            "rep": row % suite.reps,
             "safety": suite.safety[case_index],
             "template": pl.Series(suite.templates)[case_index],
-            "infra": arm.infra,
-            "infra_kind": arm.infra_kind,
-            **{f"e{j}": arm.expected[:, j] for j in range(len(RULES))},
-            **{f"a{j}": arm.actual[:, j] for j in range(len(RULES))},
-            **{f"r{j}": 2 * arm.actual[:, j] + arm.reason_variant[:, j] for j in range(len(RULES))},
-            **{f"m{j}": arm.reason_mask[:, j] for j in range(len(RULES))},
-            "opener": arm.opener,
-            "latency_ms": arm.latency_ms,
-            "cost_usd": arm.cost_usd,
-            "steps": arm.steps,
+            "infra": arm.infra[rows],
+            "infra_kind": arm.infra_kind[rows],
+            **{f"e{j}": arm.expected[rows, j] for j in range(len(RULES))},
+            **{f"a{j}": arm.actual[rows, j] for j in range(len(RULES))},
+            **{
+                f"r{j}": 2 * arm.actual[rows, j] + arm.reason_variant[rows, j]
+                for j in range(len(RULES))
+            },
+            **{f"m{j}": arm.reason_mask[rows, j] for j in range(len(RULES))},
+            "opener": arm.opener[rows],
+            "latency_ms": arm.latency_ms[rows],
+            "cost_usd": arm.cost_usd[rows],
+            "steps": arm.steps[rows],
         }
     )
     ok = ~pl.col("infra")
@@ -353,22 +366,51 @@ def run_meta(suite: Suite, arm: Arm) -> dict[str, object]:
     return meta
 
 
-def write_suite(suite: Suite, out: Path) -> None:
+CHUNK_ROWS = 600_000  # lines serialised at a time: a 3M-case pair made whole took 25 GB
+
+
+def chunks(rows: int) -> Iterator[slice]:
+    return (slice(at, min(at + CHUNK_ROWS, rows)) for at in range(0, rows, CHUNK_ROWS))
+
+
+@contextmanager
+def replaced(path: Path) -> Iterator[Path]:
+    """A file written beside `path` and renamed over it when whole (bench data only)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.part")
+    try:
+        yield temp
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def write_suite(suite: Suite, out: Path, formats: tuple[str, ...] = FORMATS) -> None:
+    """Each arm's run.yaml and results, serialised a chunk of lines at a time."""
     for arm in suite.arms:
         meta = yaml.safe_dump(run_meta(suite, arm), sort_keys=False)
-        parquet = io.BytesIO()
-        results_frame(suite, arm).write_parquet(parquet)
-        results: dict[str, tuple[str, str | bytes]] = {
-            "jsonl": ("results.jsonl", "\n".join(jsonl_lines(suite, arm)) + "\n"),
-            "parquet": ("results.parquet", parquet.getvalue()),
-        }
-        for fmt, (name, data) in results.items():
+        rows = arm.infra.size
+        for fmt in formats:
             write_atomic(out / fmt / arm.name / "run.yaml", meta)
-            write_atomic(out / fmt / arm.name / name, data)
+        if "jsonl" in formats:
+            with replaced(out / "jsonl" / arm.name / "results.jsonl") as temp, temp.open("w") as f:
+                for part in chunks(rows):
+                    f.write("\n".join(jsonl_lines(suite, arm, part)) + "\n")
+        if "parquet" in formats:
+            with replaced(out / "parquet" / arm.name / "results.parquet") as temp:
+                writer = None
+                for part in chunks(rows):
+                    table = results_frame(suite, arm, part).to_arrow()
+                    writer = writer or pq.ParquetWriter(temp, table.schema, compression="zstd")
+                    writer.write_table(table)
+                if writer is not None:
+                    writer.close()
 
 
-def generate(out: Path, cases: int, reps: int, seed: int = DEFAULT_SEED) -> None:
-    write_suite(build_suite(cases, reps, seed), out)
+def generate(
+    out: Path, cases: int, reps: int, seed: int = DEFAULT_SEED, formats: tuple[str, ...] = FORMATS
+) -> None:
+    write_suite(build_suite(cases, reps, seed), out, formats)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -377,10 +419,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--out", type=Path, required=True, help="bench/data for the benchmarks")
+    parser.add_argument("--formats", default=",".join(FORMATS), help="jsonl, parquet or both")
     args = parser.parse_args(argv)
+    formats = tuple(args.formats.split(","))
+    if not set(formats) <= set(FORMATS):
+        parser.error(f"--formats takes {' and '.join(FORMATS)}")
     if args.cases < 1 or args.reps < 1:
         parser.error("--cases and --reps must be at least 1")
-    generate(args.out, args.cases, args.reps, args.seed)
+    generate(args.out, args.cases, args.reps, args.seed, formats)
     print(f"wrote {args.cases} cases x {args.reps} reps under {args.out}")
     return 0
 

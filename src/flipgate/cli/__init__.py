@@ -34,7 +34,7 @@ from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.core.io.listing import text_name
 from flipgate.present.text import safe
-from flipgate.session import DEFAULT_WORKSPACE, bundled_samples
+from flipgate.session import DEFAULT_WORKSPACE, bundled_samples, located
 from flipgate.streams import exit_code, guarded_stdout
 
 GROUPS = (
@@ -80,6 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             code: int = args.handler(args)
         except InputError as exc:
-            print(f"flipgate: error: {safe(exc)}", file=sys.stderr)  # values from the file
+            print(f"flipgate: error: {safe(located(exc))}", file=sys.stderr)  # values from the file
             code = BAD_INPUT
     return exit_code(code, stdout)

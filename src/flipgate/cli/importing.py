@@ -13,7 +13,7 @@ from flipgate.session import import_log, import_options
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    imported = import_log(Path(args.log), Path(args.out_dir), import_options(vars(args)))
+    imported = import_log(args.log, Path(args.out_dir), import_options(vars(args)))
     for note in imported.notes:
         print(f"flipgate: note: {safe(note)}", file=sys.stderr)  # words from the log
     print(

@@ -17,13 +17,15 @@ class InputError(Exception):
         field: str | None = None,
     ) -> None:
         self.path = Path(path)
+        # A URL stays as given: a Path folds its `//` (s3://bucket becomes s3:/bucket).
+        self.shown = path if isinstance(path, str) and "://" in path else str(self.path)
         self.message = message
         self.line = line
         self.field = field
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = str(self.path)
+        where = self.shown
         if self.line is not None:
             where += f":{self.line}"
         return f"{where}: {self._what()}"

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.mcnemar import format_p
+from flipgate.core.io.remote import where
 from flipgate.core.plural import plural
 from flipgate.core.rank.ranking import Cells, Ranking, Standing
 from flipgate.core.rank.separation import Lead
@@ -272,7 +273,7 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
         },
         "incumbent": {
             "run_id": incumbent.run_id,
-            "path": str(incumbent.path),
+            "path": where(incumbent.path),
             "mean": incumbent.cells.mean,
             "cells": {"graded": incumbent.cells.graded, "passing": incumbent.cells.passing},
             "release_key": incumbent.release_key,
@@ -315,7 +316,7 @@ def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:
     return {
         "name": s.name,
         "run_id": s.run_id,
-        "path": str(s.path),
+        "path": where(s.path),
         "mean": s.cells.mean,
         "cells": {"graded": s.cells.graded, "passing": s.cells.passing},
         "release_key": s.release_key,

@@ -11,7 +11,9 @@ appended; `RegistrationRequest` and `registration_text` are `flipgate prereg`'s,
 the candidate exists. `read_again` and `gate_again` are the app's after an edit; `read_campaign`,
 `rank_campaign` and `rank` compare candidates with an incumbent; `side_by_side` judges several
 runs each on its own; `CurationRequest` is the flaky list's and the calibration's; `import_log`
-writes another tool's log as a run; `flipgate.session.suite` reads a suite workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
+writes another tool's log as a run; `located` names the URL in an error about a run read from
+one (`GateRequest.of` and `import_log` take URLs); `flipgate.session.suite` reads a suite
+workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
 Above this layer nothing compares runs or reads them: an import-linter contract keeps the front
 ends from the comparison and the readers, and the types they show come from here.
 """
@@ -21,6 +23,7 @@ from flipgate.core.gate.reruns import write_rerun_plan
 from flipgate.core.importers import ImportedRun, ImportOptions, import_options
 from flipgate.core.importers import options as import_option_flags
 from flipgate.core.importers import takers as import_option_takers
+from flipgate.core.io.remote import located
 from flipgate.core.rank.ranking import Ranking
 from flipgate.session.attempts import gate_and_record
 from flipgate.session.choosing import choice_refusal, ranking_seen, verify_choice_file
@@ -78,6 +81,7 @@ __all__ = [
     "import_option_flags",
     "import_option_takers",
     "import_options",
+    "located",
     "rank",
     "rank_campaign",
     "ranking_seen",

@@ -19,6 +19,7 @@ from typing import Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, detect_format
+from flipgate.core.io.remote import fetched
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -192,8 +193,9 @@ class GateRequest:
 def _runs(
     given: Sequence[str | Path], shape: Shape
 ) -> tuple[Path, Path, tuple[tuple[str | None, Path], ...], Path | None]:
-    """The baseline, the candidate, a ranking's candidates and the workspace, from the RUNs."""
-    paths = [Path(p) for p in given]
+    """The baseline, the candidate, a ranking's candidates and the workspace, from the RUNs (a
+    RUN given as a URL is read from a local copy)."""
+    paths = [fetched(p) for p in given]
     if not paths:
         raise InputError(Path("RUN"), "give a workspace, or the runs")
     first = paths[0]

@@ -96,34 +96,25 @@ def outcome_differences(
     cases' matched repetitions. `reps` and `decisions` are each arm's frames (case, rep, status;
     case, rep, outcome); `paired` holds `case` and `cluster` (the template, or the case itself)."""
     counted = []
+    found = {
+        arm: frame.filter(pl.col("outcome") == outcome).select("case", "rep")
+        for arm, frame in decisions.items()
+    }
+    # Only where the outcome occurs can a count differ: the repetitions are matched in those
+    # cases alone (matching every case's took 9 s of CPU at a million cases).
+    touched = (
+        pl.concat([rows.select("case") for rows in found.values()])
+        .unique()
+        .join(paired.select("case"), on="case", how="semi")
+    )
     gradable = {
         arm: frame.filter(pl.col("status") == "ok")
-        .join(paired.select("case"), on="case")
-        .select("case", "rep", order=pl.col("rep").rank("ordinal").over("case") - 1)
+        .join(touched, on="case", how="semi")
+        .select("case", "rep")
         for arm, frame in reps.items()
     }
-    shared = (
-        gradable["baseline"]
-        .group_by("case")
-        .len("base")
-        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
-        .select("case", matched=pl.min_horizontal("base", "cand"))
-    )
-    for arm in ("baseline", "candidate"):
-        kept = (
-            gradable[arm]
-            .join(shared, on="case")
-            .filter(pl.col("order") < pl.col("matched"))
-            .select("case", "rep")
-        )
-        hits = (
-            decisions[arm]
-            .filter(pl.col("outcome").cast(pl.String) == outcome)
-            .join(kept, on=["case", "rep"])
-            .group_by("case")
-            .len(arm)
-        )
-        counted.append(hits)
+    for arm, kept in _matched(gradable).items():
+        counted.append(found[arm].join(kept, on=["case", "rep"]).group_by("case").len(arm))
     per_case = (
         paired.select("case", "cluster")
         .join(counted[0], on="case", how="left")
@@ -139,6 +130,33 @@ def outcome_differences(
         int(per_case["candidate"].sum()),
         [int(d) for d in per_cluster["candidate"].to_list() if d],
     )
+
+
+def _matched(gradable: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Each arm's gradable repetitions (case, rep) that have a match: of a case graded in both
+    arms, the first min(n_baseline, n_candidate) by rep. Only cases graded unevenly are ranked
+    (a window over every case took 0.25 s of CPU at 100,000 cases, an eighth of the gate)."""
+    counts = (
+        gradable["baseline"]
+        .group_by("case")
+        .len("base")
+        .join(gradable["candidate"].group_by("case").len("cand"), on="case")
+    )
+    even = counts.filter(pl.col("base") == pl.col("cand")).select("case")
+    uneven = counts.filter(pl.col("base") != pl.col("cand")).select(
+        "case", matched=pl.min_horizontal("base", "cand")
+    )
+    return {
+        arm: pl.concat(
+            [
+                frame.join(even, on="case", how="semi"),
+                frame.join(uneven, on="case")
+                .filter(pl.col("rep").rank("ordinal").over("case") <= pl.col("matched"))
+                .select("case", "rep"),
+            ]
+        )
+        for arm, frame in gradable.items()
+    }
 
 
 def false_negative_excess(

@@ -16,7 +16,7 @@ from typing import Literal, get_args
 
 FlipTest = Literal["exact", "mid_p"]  # gate.yaml `test`
 FLIP_TESTS: tuple[FlipTest, ...] = get_args(FlipTest)
-EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, scipy's binomial tail
+EXACT_FLIPS = 20_000  # up to here p is summed in exact integers; beyond, Boost's binomial tail
 
 
 def mcnemar_p(b: int, c: int) -> float:
@@ -29,9 +29,7 @@ def mcnemar_p(b: int, c: int) -> float:
     if n == 0 or b == 0:
         return 1.0
     if n > EXACT_FLIPS:
-        from scipy.stats import binom
-
-        return float(binom.sf(b - 1, n, 0.5))
+        return _at_least(n, b)
     return _upper_tail(n, b) / (1 << n)  # int / int rounds once, however large
 
 
@@ -41,10 +39,8 @@ def mcnemar_mid_p(b: int, c: int) -> float:
     n = b + c
     if n == 0:
         return 1.0
-    if n > EXACT_FLIPS:
-        from scipy.stats import binom
-
-        return float(binom.sf(b, n, 0.5) + binom.pmf(b, n, 0.5) / 2)
+    if n > EXACT_FLIPS:  # P(X > b) + P(X = b) / 2 = (P(X >= b) + P(X >= b + 1)) / 2
+        return (_at_least(n, b) + _at_least(n, b + 1)) / 2
     at_least = _upper_tail(n, b) if b > 0 else 1 << n
     return (2 * at_least - comb(n, b)) / (1 << (n + 1))  # int / int rounds once
 
@@ -52,6 +48,20 @@ def mcnemar_mid_p(b: int, c: int) -> float:
 def flip_p(b: int, c: int, test: FlipTest = "exact") -> float:
     """The one-sided p of `b` broken against `c` fixed by the gate's `test`."""
     return mcnemar_mid_p(b, c) if test == "mid_p" else mcnemar_p(b, c)
+
+
+def _at_least(n: int, k: int) -> float:
+    """P(X >= k), X ~ Binomial(n, 1/2), in floating point: I_1/2(k, n - k + 1), the regularised
+    incomplete beta, Boost's, the function scipy.stats.binom.sf calls, to the bit. scipy.special
+    loads in a quarter of the CPU time of scipy.stats (0.24 s, 1.0 s): a tenth of a million-case
+    gate."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    from scipy.special import betainc
+
+    return float(betainc(k, n - k + 1, 0.5))
 
 
 def _upper_tail(n: int, b: int) -> int:

@@ -16,6 +16,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import regular_file, unreadable
 from flipgate.core.runs.checks import FIELDS, GATE_FIELDS, INT64_MAX, KNOWN_FIELDS, column_problem
+from flipgate.core.runs.memory import check_fits
 from flipgate.core.runs.model import (
     CHECKS_SCHEMA,
     DECISIONS_SCHEMA,
@@ -37,41 +38,47 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
     it refuses a field whose type changes between lines instead of coercing it. The file is
-    memory-mapped, not copied: the reader and the line count share the page cache."""
+    read twice, a block at a time: the line count and the nesting check, then Arrow's reader,
+    so that its bytes are never all held (they share the page cache)."""
     import pyarrow as pa  # only JSONL runs need it: the gate on Parquet starts without
     import pyarrow.json as pa_json
 
     regular_file(path)
+    check_fits(path)
     try:
-        source = pa.memory_map(str(path))
+        lines = Lines.scan_file(path)
+        # Mapped, for the few bytes read again (a line nested too deep, the last byte): only
+        # those pages are read in.
+        octets = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else _EMPTY
     except OSError as exc:
         raise unreadable(path, exc) from None
-    with source:
-        data = source.read_buffer()
-        octets = np.frombuffer(data, dtype=np.uint8)
-        lines = Lines.scan(octets)
-        problem = lines.nesting_problem(octets, path)
-        if problem is not None:
-            raise problem
-        try:
-            table = pa_json.read_json(pa.BufferReader(data))
-            table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
-            if _nul_in_names(table.schema):
-                return read_jsonl_lines(path)
-            types = pl.from_arrow(table.schema.empty_table())
-        except (pa.ArrowException, ValueError):  # the line reader names the line and the field
+    problem = lines.nesting_problem(octets, path)
+    if problem is not None:
+        raise problem
+    try:
+        table = pa_json.read_json(str(path))
+        table.validate(full=True)  # Arrow keeps bytes that are not UTF-8 in its strings
+        if _nul_in_names(table.schema):
             return read_jsonl_lines(path)
-        assert isinstance(types, pl.DataFrame)
-        if table.num_rows == 0 or column_problem(types.schema) is not None:
-            return read_jsonl_lines(path)
-        if lean:  # the trajectories are checked, not kept: a run is valid for every command or none
-            kept = GATE_FIELDS | keep | {"messages"}
-            table = table.select([name for name in table.column_names if name in kept])
-        df = pl.from_arrow(table)
-        assert isinstance(df, pl.DataFrame)
-        df = _with_line_numbers(df, octets, lines)
-        _check_turns(df, path)
-        return _frames_from_columns(df if not lean else _without_turns(df, keep), path)
+        types = pl.from_arrow(table.schema.empty_table())
+    except (pa.ArrowException, ValueError):  # the line reader names the line and the field
+        return read_jsonl_lines(path)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    assert isinstance(types, pl.DataFrame)
+    if table.num_rows == 0 or column_problem(types.schema) is not None:
+        return read_jsonl_lines(path)
+    if lean:  # the trajectories are checked, not kept: a run is valid for every command or none
+        kept = GATE_FIELDS | keep | {"messages"}
+        table = table.select([name for name in table.column_names if name in kept])
+    df = pl.from_arrow(table)
+    assert isinstance(df, pl.DataFrame)
+    df = _with_line_numbers(df, octets, lines)
+    _check_turns(df, path)
+    # Arrow's table (polars copied its strings) and the scan's offsets go before the tidy
+    # frames are made.
+    del table, lines
+    return _frames_from_columns(df if not lean else _without_turns(df, keep), path)
 
 
 def _nul_in_names(schema: Any) -> bool:
@@ -93,6 +100,9 @@ def _nul_in_names(schema: Any) -> bool:
     return False
 
 
+_EMPTY = np.zeros(0, dtype=np.uint8)
+
+
 def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl.DataFrame:
     """Each row's file line: blank lines are skipped by the reader, not by the count."""
     ends_open = octets.size > 0 and octets[-1] != ord("\n")
@@ -106,8 +116,12 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
     regular_file(path)
     try:
         schema = pl.read_parquet_schema(path)
-        kept = GATE_FIELDS | keep | {"messages"}  # the trajectories checked, then left out
-        columns = [c for c in schema if c in kept] if lean else list(schema)
+    except Exception as exc:
+        raise InputError(path, f"not a readable Parquet file ({exc})") from None
+    kept = GATE_FIELDS | keep | {"messages"}  # the trajectories checked, then left out
+    columns = [c for c in schema if c in kept] if lean else list(schema)
+    check_fits(path, (schema, columns))
+    try:
         df = _plain_columns(pl.read_parquet(path, columns=columns))
         # The columns the lean gate leaves unread still have their types checked, from no rows.
         unread = [c for c in schema if c not in columns]

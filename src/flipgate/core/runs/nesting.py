@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,17 +34,35 @@ class Lines:
 
     @classmethod
     def scan(cls, octets: np.ndarray) -> Lines:
-        shifted = np.empty(min(SCAN_BLOCK, octets.size), dtype=np.uint8)
-        hits = np.empty(shifted.size, dtype=np.bool_)
-        newlines, openers = [], []
-        for at in range(0, octets.size, SCAN_BLOCK):
-            block = octets[at : at + SCAN_BLOCK]
+        return cls._scan(octets[at : at + SCAN_BLOCK] for at in range(0, octets.size, SCAN_BLOCK))
+
+    @classmethod
+    def scan_file(cls, path: Path) -> Lines:
+        """`scan` over the file read a block at a time: its bytes never all in memory at once (a
+        mapping of the whole file counts in the process's resident memory, 1.6 GB a million-case
+        run)."""
+        buffer = bytearray(SCAN_BLOCK)
+
+        def blocks() -> Iterator[np.ndarray]:
+            with path.open("rb") as f:
+                while n := f.readinto(buffer):
+                    yield np.frombuffer(buffer, dtype=np.uint8, count=n)
+
+        return cls._scan(blocks())
+
+    @classmethod
+    def _scan(cls, blocks: Iterable[np.ndarray]) -> Lines:
+        shifted = np.empty(SCAN_BLOCK, dtype=np.uint8)
+        hits = np.empty(SCAN_BLOCK, dtype=np.bool_)
+        newlines, openers, at = [], [], 0
+        for block in blocks:
             found = hits[: block.size]
             np.equal(block, ord("\n"), out=found)
             newlines.append(np.flatnonzero(found) + at)
             np.bitwise_or(block, 0x20, out=shifted[: block.size])  # `[` | 0x20 is `{`
             np.equal(shifted[: block.size], ord("{"), out=found)
             openers.append(np.flatnonzero(found) + at)
+            at += block.size
         empty = np.zeros(0, dtype=np.int64)
         return cls(np.concatenate(newlines or [empty]), np.concatenate(openers or [empty]))
 

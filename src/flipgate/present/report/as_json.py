@@ -12,6 +12,7 @@ from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.ledger import Ledger
 from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
+from flipgate.core.io.remote import where
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import (
@@ -59,7 +60,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     data["runs"] = {
         arm: {
             "run_id": comparison.run(arm).run_id,
-            "path": str(comparison.run(arm).path),
+            "path": where(comparison.run(arm).path),
             "key": comparison.run(arm).key,
             "format": comparison.run(arm).source_format,
             "notes": list(comparison.run(arm).notes),
