@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from flipgate.cli import main
+from flipgate.core.decision.file import verify_decision
 from tests.conftest import KeyMaker, copy_sample
 
 
@@ -39,6 +40,20 @@ def test_decide_then_verify(
     [written] = (workspace / "decisions").iterdir()
     text = written.read_text(encoding="utf-8")
     assert "verdict: INCONCLUSIVE" in text and "רגרסיה ✓" in text
+    # each of the nine broken cases with the class its evidence put it in, and why
+    record = verify_decision(written).record
+    assert record is not None
+    placed = {p.case: (p.triage_class, p.why) for p in record.broken_cases}
+    assert len(placed) == 9
+    assert placed["case-061"] == (
+        "regression",
+        "no earlier step explains it; its output changed: the model flipped it",
+    )
+    assert placed["case-012"][0] == "flaky" and placed["case-109"][0] == "infra"
+    assert placed["case-127"] == (
+        "grader",
+        "rep 0: output identical; baseline passed, candidate failed (9 such pairs of repetitions)",
+    )
     signers = allow("ana@example.com", key)
     capsys.readouterr()
     assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 import yaml
 
 from flipgate.core.gate.attempts import Earlier, RerunUntilGreen
+from flipgate.core.gate.binomial import clopper_pearson
 from flipgate.core.gate.changes import CASE_CHANGES, RuleEdit, SafetyEdit, TemplateEdit
 from flipgate.core.gate.compare import Comparison, GateResult, compare
 from flipgate.core.gate.evidence import (
@@ -32,6 +34,7 @@ from flipgate.core.gate.evidence import (
 )
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.invalid import INVALID_REASONS, InfraShare, NamedCases
+from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.ledger import LEFT_OUT
 from flipgate.core.gate.loosening import BaseSource, GateBase
 from flipgate.core.gate.registered import (
@@ -44,8 +47,14 @@ from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
 from flipgate.core.triage.evidence import STEP_FINDINGS, TRIAGE_FACTS, evidence
-from flipgate.core.triage.grader import GraderFindings, NoFlipToCompare, NoOutputGradedTwice
-from flipgate.core.triage.regression import TemplatesCluster
+from flipgate.core.triage.flaky import JudgeUnstable
+from flipgate.core.triage.grader import (
+    GraderFindings,
+    JudgeAlone,
+    NoFlipToCompare,
+    NoOutputGradedTwice,
+)
+from flipgate.core.triage.regression import TemplatesCluster, WhoFlipped
 from flipgate.core.triage.stale import KeyHeld, RunCreated
 from flipgate.core.triage.step import TriageStep
 from flipgate.core.vocab import (
@@ -264,7 +273,9 @@ def bounded(folder: Path) -> Comparison:
 def clones(crowded: bool) -> Comparison:
     """Eight broken cases, two from each of four templates: by case p = 1/256, by template 1/16,
     so the readings disagree; `crowded`, five more from one template, where they crowd. One
-    broken case kept its baseline output under another grade."""
+    broken case kept its baseline output under another grade; one steady case's grader gave one
+    output both verdicts in both arms. Not `crowded`, the candidate's outputs were judged again,
+    and the judge alone passed t1-0 (`rejudged/`)."""
     base: list[dict[str, Any]] = []
     cand: list[dict[str, Any]] = []
     for t in range(4):
@@ -272,14 +283,26 @@ def clones(crowded: bool) -> Comparison:
             case = f"t{t}-{i}"
             base += passing(case, template=f"tpl-{t}", output=f"{case} is fine")
             cand += failing(case, template=f"tpl-{t}", output=f"{case} is broken")
-    cand[0]["output"] = "t0-0 is fine"
+    for row in cand[:3]:  # t0-0's three repetitions
+        row["output"] = "t0-0 is fine"
+    for arm in (base, cand):
+        arm += [
+            {"case": "n0", "rep": rep, "passed": passed, "output": "n0 as always"}
+            for rep, passed in enumerate((True, False, True))
+        ]
     for i in range(20):
         base += passing(f"k{i:02d}")
         cand += passing(f"k{i:02d}")
     if crowded:
         base += [row for i in range(5) for row in passing(f"x{i}", template="refunds")]
         cand += [row for i in range(5) for row in failing(f"x{i}", template="refunds")]
-    return compare(make_run("b", base), make_run("c", cand), default_spec())
+    candidate = make_run("c", cand)
+    comparison = compare(make_run("b", base), candidate, default_spec())
+    if crowded:
+        return comparison
+    again = [row | {"passed": True} if row["case"] == "t1-0" else row for row in cand]
+    judged = judge_repeats("candidate", candidate, [make_run("c", again)], default_spec())
+    return replace(comparison, judge_repeats=(judged,))
 
 
 def registered(folder: Path) -> Comparison:
@@ -517,9 +540,18 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
         (1 / 256, 1 / 16)
     )
     assert KeyHeld() in facts(steps)
-    # t0-0 kept its output under another grade: the grader step explains it, 7 remain
-    assert first(facts(steps), TemplatesCluster) == TemplatesCluster(broken=7, templates=4)
-    assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1)
+    # t1-0's verdict moved under the judge alone: the flaky step explains it, and cites the
+    # judge's rate beside (1 of 87 candidate outputs got another verdict)
+    assert first(facts(steps), JudgeUnstable) == JudgeUnstable("candidate", 2, ("t1-0",))
+    alone = first(facts(steps), JudgeAlone)
+    assert (alone.arm, alone.rule, alone.outputs, alone.flipped) == ("candidate", "passed", 87, 3)
+    assert (alone.low, alone.high) == pytest.approx(clopper_pearson(3, 87, 0.95))
+    # t0-0 kept its output under another grade: the grader step explains it, 6 remain, all
+    # with another output (the model)
+    assert first(facts(steps), TemplatesCluster) == TemplatesCluster(broken=6, templates=4)
+    assert steps[2].summary == GraderFindings(judge_moved=False, same_output=1, flipped=8)
+    who = first(facts(steps), WhoFlipped)
+    assert (len(who.model), who.grader, who.unknown) == (6, (), ())
 
     held, _ = found["registered"]
     differs, late = held.invalid_reasons

@@ -29,13 +29,16 @@ from flipgate.core.decision.file import (
     write_decision,
 )
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
     InvalidDecision,
     Reviewer,
+    RuleRegistered,
     RunRef,
 )
+from flipgate.core.decision.review_log import Looked
 from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError
 from flipgate.core.io.digest import bytes_digest, run_digest
@@ -162,6 +165,48 @@ def test_unicode_reason_round_trips_through_a_signed_file(
     result = verify_decision(path, allow("ada@example.com", ada))
     assert result.ok, result.failures
     assert result.record is not None and result.record.reason == reason
+
+
+def test_each_broken_case_s_class_and_why_round_trip_and_old_documents_still_read() -> None:
+    placed = (
+        CasePlacement("case-017", "flaky", "repetitions split in both arms"),
+        CasePlacement("listing-047", "regression", "its output changed: the model flipped it"),
+    )
+    record = replace(fixed_record(), broken_cases=placed)
+    text = render_decision(record)
+    assert "broken_cases:\n  - case: case-017\n    class: flaky\n" in text
+    assert parse_decision(yaml.safe_load(text)) == record
+    # a decision signed before issue 23 has no broken_cases: its document is unchanged
+    assert "broken_cases" not in render_decision(fixed_record())
+    with pytest.raises(InvalidDecision, match=r"broken_cases\.case"):
+        replace(fixed_record(), broken_cases=(placed[0], placed[0]))
+    with pytest.raises(InvalidDecision, match=r"broken_cases\.class"):
+        CasePlacement("case-1", "bad_luck", "")
+
+
+def test_broken_cases_beside_the_review_log_and_registration_sign_and_verify(
+    record: DecisionRecord, ada: Path, allow: Allow, workspace: Path
+) -> None:
+    """Issue 23's broken cases and issue 24's log, cases added and registration in one file:
+    all written, all signed (an edited `why` fails the signature), all read back."""
+    both = replace(
+        record,
+        cases_added=("case-017",),
+        review_log=(Looked("case_opened", WHEN, case="listing-047", rep=0),),
+        registration=RuleRegistered(WHEN, "Ada <ada@example.com>", "sha256:" + "d" * 64, "cand"),
+        broken_cases=(CasePlacement("case-017", "flaky", "repetitions split in both arms"),),
+    )
+    path = write_decision(both, SigningKey("--key", path=ada), workspace / "decisions")
+    text = path.read_text(encoding="utf-8")
+    message = split_signed(text.encode())[0].decode()
+    keys = [line.split(":")[0] for line in message.splitlines() if re.match(r"[a-z_]+:", line)]
+    assert keys[-4:] == ["cases_added", "review_log", "registration", "broken_cases"]
+    allowed = allow("ada@example.com", ada)
+    result = verify_decision(path, allowed)
+    assert result.ok, result.failures
+    assert result.record == both
+    path.write_text(text.replace("split in both arms", "split in one arm"), encoding="utf-8")
+    assert "signature" in {check.name for check in verify_decision(path, allowed).failures}
 
 
 def test_multi_line_reason_is_a_literal_block() -> None:

@@ -15,6 +15,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.changes import Asked, RuleEdit
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.gate.sources import SourceCounts
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
@@ -26,7 +27,7 @@ from flipgate.core.triage.flaky import (
     ListedEntry,
     NoisyCase,
 )
-from flipgate.core.triage.grader import JudgeHeld, JudgeMoved, SameOutput
+from flipgate.core.triage.grader import FlipSplit, GraderFindings, JudgeHeld, JudgeMoved, SameOutput
 from flipgate.core.triage.infra import AllInfra, ArmInfraShare, InfraCount, InfraFindings, InfraFlip
 from flipgate.core.triage.regression import (
     CasesPassing,
@@ -48,6 +49,7 @@ from flipgate.core.triage.stale import (
 )
 from flipgate.core.triage.walk import checklist, load_walk, save_walk, start_walk
 from flipgate.core.vocab import TriageClass
+from flipgate.present.triage import fact_line
 
 SPEC = default_spec()
 KEY = {"model": "m1", "prompt": "p@1", "judge": "j@1", "eval_set": "suite@v1"}
@@ -236,25 +238,31 @@ def test_a_repeat_with_another_key_is_refused_naming_the_component() -> None:
 
 
 def test_identical_outputs_graded_differently() -> None:
+    """The gate's split names the grader's flips: every repetition that flipped kept its output.
+    A case with one flipped repetition whose output changed is the model's, even beside one that
+    kept it, and an output equal to another repetition's is not compared across repetitions."""
     cases = steady(8)
     base = make_run("b", cases, extra={("case-01", 1): {"output": "Refund issued."}})
     cand = make_run(
         "c",
-        steady(8, **{"case-01": [False, False, True], "case-02": [True, False, False]}),
+        steady(8, **{"case-01": [True, False, False], "case-02": [True, False, False]}),
         extra={
             ("case-01", 1): {"output": "Refund  issued.\n"},  # same words, other spacing
-            ("case-02", 2): {"output": "case-02 rep 0 ok"},  # equals the baseline's rep 0
+            ("case-01", 2): {"output": "case-01 rep 2 ok"},  # the baseline's, byte for byte
+            ("case-02", 2): {"output": "case-02 rep 0 ok"},  # the baseline's rep 0: not rep 2
         },
     )
     s = step(gate(base, cand), "grader")
     assert facts(s, JudgeHeld) == [JudgeHeld("j@1")]
+    assert facts(s, FlipSplit) == [FlipSplit(SourceCounts(model=1, grader=1), SourceCounts(), 0)]
     # case-01: the same repetition, the same words after whitespace is normalised
-    assert facts(s, SameOutput) == [
-        SameOutput("case-01", 1, 1, False, True, False, 1),
-        SameOutput("case-02", 0, 2, True, True, False, 1),
-    ]
-    assert s.cases == s.explains == ("case-01", "case-02")
+    assert facts(s, SameOutput) == [SameOutput("case-01", 2, 2, True, True, False, 2)]
+    assert s.cases == s.explains == ("case-01",)
+    assert s.summary == GraderFindings(judge_moved=False, same_output=1, flipped=2)
     assert s.suggests_cause
+    line = fact_line(facts(s, FlipSplit)[0])[1]
+    assert line.startswith("1 of 2 flipped cases have equal outputs")
+    assert "b 2 = 1 model + 1 grader" in line
 
 
 def test_a_judge_key_move() -> None:

@@ -76,7 +76,7 @@ def test_a_limit_is_a_fail_in_the_gate_and_a_timeout_infra(
     main(["gate", str(INSPECT / "baseline.eval"), str(INSPECT / "limits.eval"), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert report["infra"]["candidate"]["count"] == 6  # 9's three timeouts, 11's three NaN
-    assert {"case": "4", "direction": "pass_to_fail"} in report["flipped"]
+    assert {"case": "4", "direction": "pass_to_fail", "source": "model"} in report["flipped"]
 
 
 def test_a_score_of_nan_is_not_graded_rather_than_a_fail() -> None:

@@ -17,10 +17,12 @@ from flipgate.present.casefile import case_detail
 from flipgate.present.trajectory import (
     WINDOW,
     Ending,
+    Turn,
     align,
     kind_opcodes,
     parse_turns,
     readable,
+    wobble,
 )
 from tests.importers.conftest import INSPECT
 
@@ -148,6 +150,63 @@ def test_json_outputs_are_indented_in_their_key_order() -> None:
     assert readable("Verdict: approve") == "Verdict: approve"
     assert readable("{not json") == "{not json"
     assert readable(None) is None
+
+
+# --------------------------------------------------------------------------- divergence against wobble
+
+CONVERSATION = (SYSTEM, ASK, LOOKUP, FOUND, CONFIRM, YES, REFUND, REFUNDED, DONE)
+WORDED: Message = {**CONFIRM, "content": "Order A-1 is $180. Refund it?"}  # turn 5, reworded
+THANKS: Message = {**DONE, "content": "Done, thank you."}  # turn 9, said another way
+
+
+def parsed(*conversations: tuple[Message, ...]) -> list[tuple[Turn, ...]]:
+    return [parse_turns(turns(*c)) for c in conversations]
+
+
+def test_arms_that_part_only_as_each_arm_parts_from_itself_are_normal_wobble() -> None:
+    """The baseline's own repetitions word the confirmation two ways (they part at turn 5); the
+    candidate's do too: the arms parting at turn 5 is the agent's usual variation."""
+    reworded = (*CONVERSATION[:4], WORDED, *CONVERSATION[5:])
+    baseline = parsed(CONVERSATION, reworded, CONVERSATION)
+    candidate = parsed(reworded, reworded, CONVERSATION)
+    found = wobble(baseline, candidate)
+    # a candidate repetition equal to a baseline one: the arms do not part at all
+    assert found.reading == "no_divergence"
+    # every candidate repetition thanks the customer at the end (turn 9): they part from every
+    # baseline repetition, by turn 9 at the latest, but each arm already parts at turn 5
+    baseline = parsed(CONVERSATION, reworded)
+    candidate = parsed((*reworded[:8], THANKS), (*CONVERSATION[:8], THANKS))
+    found = wobble(baseline, candidate)
+    assert (found.between, found.own) == (9, {"baseline": 5, "candidate": 5})
+    assert found.reading == "normal_wobble"
+    assert found.said() == (
+        "normal wobble: the arms part by turn 9, and the baseline's own repetitions part at "
+        "turn 5 and the candidate's own repetitions part at turn 5"
+    )
+
+
+def test_arms_that_part_earlier_than_either_arm_parts_from_itself_are_a_new_divergence() -> None:
+    """Every candidate repetition skips the confirmation (turn 5 refunds at once); the baseline's
+    repetitions part only in their last words (turn 9), the candidate's never."""
+    skipped = (SYSTEM, ASK, LOOKUP, FOUND, REFUND, REFUNDED, DONE)
+    baseline = parsed(CONVERSATION, (*CONVERSATION[:8], THANKS))
+    candidate = parsed(skipped, skipped, skipped)
+    found = wobble(baseline, candidate)
+    assert (found.between, found.own) == (5, {"baseline": 9, "candidate": None})
+    assert found.reading == "new_divergence"
+    assert found.said() == (
+        "new divergence at turn 5: earlier than the baseline's own repetitions part at turn 9 "
+        "and the candidate's own repetitions never part"
+    )
+
+
+def test_one_repetition_cannot_show_an_arm_s_wobble() -> None:
+    skipped = (SYSTEM, ASK, LOOKUP, FOUND, REFUND, REFUNDED, DONE)
+    found = wobble(parsed(CONVERSATION), parsed(skipped, skipped))
+    assert found.reading == "unknown" and "fewer than two repetitions" in found.said()
+    assert wobble([], parsed(skipped)).said() == (
+        "the baseline stored no turns: where the arms part is unknown"
+    )
 
 
 # --------------------------------------------------------------------------- linear in turns

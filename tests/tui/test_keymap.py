@@ -123,7 +123,9 @@ async def test_remapped_keys_work_and_show_where_the_old_ones_did(tmp_path: Path
     app = open_app(workspace, keymap=keymap)
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
-        assert "E exports rerun-plan.yaml" in plain(app.screen.query_one("#escalation").render())
+        assert "E prices and writes rerun-plan.yaml" in plain(
+            app.screen.query_one("#escalation").render()
+        )
         await pilot.press("c")  # no longer triage
         assert not isinstance(app.screen, TriageScreen)
         await pilot.press("k")

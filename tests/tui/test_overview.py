@@ -18,6 +18,7 @@ from textual.screen import Screen
 import flipgate.core.io.atomic as atomic
 from flipgate.tui.screens import overview
 from flipgate.tui.screens.overview import ConfirmPlanScreen
+from flipgate.tui.screens.rerun_plan import RerunPlanScreen
 from flipgate.tui.widgets import (
     FlipMatrix,
     InfraPanel,
@@ -144,7 +145,10 @@ async def test_arrows_leave_the_matrix_for_the_next_panel(
 
 
 async def export(pilot: Pilot[Any], *keys: str) -> None:
-    await pilot.press("e", *keys)
+    """`e` shows the priced plan, enter writes it (then `keys`, when a plan is there)."""
+    await pilot.press("e")
+    await settled(pilot)
+    await pilot.press("enter", *keys)
     await pilot.pause()
 
 
@@ -158,6 +162,7 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
         await export(pilot)
         written = yaml.safe_load(plan.read_text())
         assert written["runs"] == 5
+        assert written["price"]["plan"]["repetitions"] == 2 * 8 * 5
         assert written["arms"]["candidate"]["run_id"] == "lr-candidate"
         assert [c["case"] for c in written["cases"]] == [
             "listing-001", "listing-002", "listing-003", "listing-005",
@@ -166,6 +171,9 @@ async def test_export_rerun_plan_never_overwrites_silently(tmp_path: Path) -> No
         plan.write_text("edited by hand\n")
 
         await pilot.press("e")
+        await settled(pilot)
+        assert isinstance(app.screen, RerunPlanScreen)
+        await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmPlanScreen)
         await pilot.press("escape")  # cancel: nothing written
@@ -249,3 +257,21 @@ async def test_clicking_a_cell_selects_it_and_a_second_click_opens_it(
         assert red_cases == []
         await pilot.click(FlipMatrix, offset=c_cell)
     assert red_cases == [("fail_to_pass", False)]
+
+
+async def test_the_rerun_plan_dialog_prices_the_plan_at_the_target() -> None:
+    app = open_app(WORKSPACES / "inconclusive")
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        await pilot.press("e")
+        await settled(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RerunPlanScreen)
+        price = dialog.comparison.rerun_price
+        assert price is not None and price.target == 0.8
+        await pilot.press("minus", "minus")
+        await settled(pilot)
+        price = dialog.comparison.rerun_price
+        assert price is not None and price.target == pytest.approx(0.7)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, RerunPlanScreen)

@@ -6,6 +6,8 @@ report before committing the new SVGs.
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -55,3 +57,30 @@ def test_screen(snap_compare: Any, workspace: str, theme: str, size: tuple[int, 
 def test_help(snap_compare: Any) -> None:
     app = open_app(Path("workspaces") / "inconclusive")
     assert snap_compare(app, terminal_size=WIDE, run_before=keys("question_mark"))
+
+
+def judged_again(folder: Path) -> Path:
+    """The `block` workspace with its baseline's stored outputs judged twice more: the second
+    judging calls r1 differently on three cases' first repetition (the outputs unchanged)."""
+    shutil.copytree(HERE / "workspaces" / "block", folder)
+    lines = (folder / "baseline" / "results.jsonl").read_text().splitlines()
+    for n in (1, 2):
+        rows = [json.loads(line) for line in lines]
+        for row in rows[: 3 * 3 : 3] if n == 2 else ():  # c000, c001, c002: rep 0
+            row["actual"]["r1"] = "approve" if row["actual"]["r1"] == "reject" else "reject"
+        judged = folder / "rejudged" / "baseline" / f"pass-{n}"
+        judged.mkdir(parents=True)
+        shutil.copy(folder / "baseline" / "run.yaml", judged / "run.yaml")
+        (judged / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["140x45", "80x24"])
+def test_the_judge_alone(
+    snap_compare: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, theme: str, size: Any
+) -> None:
+    """The overview's panel for `rejudged/`, brought into view (tab from the matrix)."""
+    monkeypatch.chdir(tmp_path)
+    app = open_app(judged_again(Path("ws")), theme=theme)
+    assert snap_compare(app, terminal_size=size, run_before=keys("tab", "tab", "tab"))

@@ -45,7 +45,9 @@ SCREENS = {
     "triage-second-step": ("c", "o", "right_square_bracket"),
     "decision": ("c", "d"),
     "flaky-list": ("f",),
-    "plan-confirm": ("e",),
+    "rerun-plan": ("e",),
+    "rerun-plan-target": ("e", "minus", "minus"),
+    "plan-confirm": ("e", "enter"),
     "calibration": ("k",),
 }
 CASES = [
@@ -56,6 +58,11 @@ CASES = [
     ("decision", "dark", NARROW),
     ("flaky-list", "dark", WIDE),
     ("flaky-list", "high-contrast", NARROW),
+    ("rerun-plan", "dark", WIDE),
+    ("rerun-plan", "dark", NARROW),
+    ("rerun-plan", "light", WIDE),
+    ("rerun-plan", "light", NARROW),
+    ("rerun-plan-target", "dark", WIDE),
     ("plan-confirm", "dark", WIDE),
     ("plan-confirm", "dark", NARROW),
     ("calibration", "dark", WIDE),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from rich.style import Style
+from rich.text import Text
 from textual.app import App
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -143,6 +145,25 @@ def test_the_turn_diff_keeps_both_sides_level() -> None:
     )
     assert left.plain.split("\n") == ["- dropped", "  kept", "- changed"]
     assert right.plain.split("\n") == ["", "  kept", "+ changed!"]
+
+
+def test_a_line_both_arms_changed_marks_only_the_words_that_differ() -> None:
+    removed, added = Style(color="red"), Style(color="green")
+    palette = replace(Palette(*([Style()] * 8)), removed=removed, added=added)
+    left, right = diffed_texts(
+        Turn(1, "assistant", "I can refund $180 today."),
+        Turn(1, "assistant", "I can refund $250 today."),
+        palette,
+    )
+    assert (left.plain, right.plain) == ("- I can refund $180 today.", "+ I can refund $250 today.")
+
+    def marked(text: Text, style: Style) -> list[str]:
+        return [text.plain[s.start : s.end] for s in text.spans if s.style == style]
+
+    assert marked(left, removed) == ["- ", "180"]  # the marker, then the one word that differs
+    assert marked(right, added) == ["+ ", "250"]
+    # the words they share are not marked
+    assert "refund" not in "".join(marked(left, removed) + marked(right, added))
 
 
 # --------------------------------------------------------------------------- a long trajectory

@@ -22,6 +22,7 @@ from typing import Any, TypeAlias
 
 from flipgate.core.vocab import ARMS
 from flipgate.session import (
+    DEFAULT_RERUN_TARGET,
     CurationRequest,
     GateRequest,
     Shape,
@@ -67,6 +68,14 @@ def add_comparison_arguments(
         metavar="COMPONENT",
         help=f"declare a key component {candidate} may move (repeatable; adds to {candidate}'s "
         "change.keys)",
+    )
+    parser.add_argument(
+        "--rejudged",
+        type=Path,
+        metavar="DIR",
+        help="judging passes of the arms' stored outputs (DIR/baseline/, DIR/candidate/: each "
+        "pass a run or an `inspect score` log): the judge's flip rate per rule (default: the "
+        "workspace's rejudged/)",
     )
     base = parser.add_argument_group("the base: the gate as it stands where the change is going")
     base.add_argument(
@@ -114,6 +123,14 @@ def add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
             help=f"the escalation's rerun results of the flipped cases, {arm} arm: the rule is "
             "applied again with them",
         )
+    parser.add_argument(
+        "--target",
+        type=chance,
+        default=DEFAULT_RERUN_TARGET,
+        metavar="P",
+        help="on INCONCLUSIVE, the rerun plan's chance to resolve the verdict that the cheapest "
+        f"plan must reach (default {DEFAULT_RERUN_TARGET})",
+    )
 
 
 def add_repeat_arguments(parser: argparse.ArgumentParser) -> None:
@@ -183,6 +200,8 @@ def gate_request(args: argparse.Namespace, shape: Shape = "pair") -> GateRequest
         repeats=getattr(args, "baseline_repeat", ()),
         rerun_baseline=getattr(args, "rerun_baseline", None),
         rerun_candidate=getattr(args, "rerun_candidate", None),
+        rerun_target=getattr(args, "target", DEFAULT_RERUN_TARGET),
+        rejudged=getattr(args, "rejudged", None),
         prereg=getattr(args, "prereg", None),
         allowed_signers=getattr(args, "allowed_signers", None),
         ledger=getattr(args, "ledger", None),
@@ -232,6 +251,14 @@ def share(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a share: {text!r} (try 0.06 or 6%)") from None
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"a share lies between 0 and 1, not {text!r}")
+    return value
+
+
+def chance(text: str) -> float:
+    """A chance strictly between 0 and 1, given as 0.8 or 80%."""
+    value = share(text)
+    if value in (0, 1):
+        raise argparse.ArgumentTypeError(f"a chance lies strictly between 0 and 1, not {text!r}")
     return value
 
 

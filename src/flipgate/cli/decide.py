@@ -56,7 +56,9 @@ def cmd_decide(args: argparse.Namespace) -> int:
 def _decide(args: argparse.Namespace) -> tuple[str, Path]:
     from flipgate.core.decision.file import decision_workspace, write_decision
     from flipgate.core.decision.review import build_record
+    from flipgate.core.triage.evidence import evidence
     from flipgate.core.triage.walk import checklist, load_walk, walk_path
+    from flipgate.present.triage import placements
 
     request = gate_request(args)
     out = args.out or request.decisions
@@ -77,6 +79,7 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
         reviewer=reviewer,
         checklist=checklist(walk),
         cases_reviewed=args.case,
+        broken_cases=placements(comparison, evidence(comparison)),
         cases_added=args.case,  # no app, no log of what was opened: each named by hand
     )
     with writing(out):

@@ -1,6 +1,7 @@
 """`flipgate flaky`: propose, add, retire and check flaky-list entries from the command line.
 
     flipgate flaky propose RUN RUN [RUN ...] [--owner NAME] [--format text|json]
+    flipgate flaky propose --rejudged RUN PASS [PASS ...] [--owner NAME] [--format text|json]
     flipgate flaky add CASE --owner NAME --reason TEXT [--evidence TEXT] [--suite RUN ...]
     flipgate flaky remove CASE --note TEXT
     flipgate flaky check [RUN ...] [--window N] [--format text|json]
@@ -26,10 +27,13 @@ from rich.text import Text
 from flipgate.cli.arguments import Commands, add_curation_arguments, curation_request
 from flipgate.core.curation.entries import add, remove
 from flipgate.core.curation.flips import FlipRecord, Proposal, propose
+from flipgate.core.curation.judge import propose_unstable
 from flipgate.core.curation.review import CheckReport, check
 from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.runs.model import Run
+from flipgate.core.vocab import ARMS
 from flipgate.present.report import json_text
 from flipgate.present.text import literal, safe
 from flipgate.session import (
@@ -37,6 +41,7 @@ from flipgate.session import (
     read_arms,
     read_flaky,
     read_identical,
+    read_judgings,
     read_runs,
     read_spec,
 )
@@ -59,8 +64,13 @@ def _print_json(data: dict[str, Any]) -> None:
 
 def cmd_propose(args: argparse.Namespace) -> int:
     request = curation_request(args)
-    runs = read_identical(request, at_least=2)
-    proposal = propose(runs, read_spec(request), read_flaky(request), args.owner)
+    spec, flaky = read_spec(request), read_flaky(request)
+    if args.rejudged:
+        run, passes = read_judgings(request)
+        measured = judge_repeats(ARMS[0], run, passes, spec)
+        proposal = propose_unstable(measured, run, spec, flaky, args.owner)
+    else:
+        proposal = propose(read_identical(request, at_least=2), spec, flaky, args.owner)
     if args.format == "json":
         _print_json(proposal.to_json())
     else:
@@ -68,23 +78,27 @@ def cmd_propose(args: argparse.Namespace) -> int:
     return OK
 
 
-def _flips_table(records: Sequence[FlipRecord]) -> Table:
+def _flips_table(records: Sequence[FlipRecord], evidence: Sequence[str] | None = None) -> Table:
+    """A row per record: its flips and its evidence (`evidence`, else the record's own)."""
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
     table.add_column("case", no_wrap=True)
     table.add_column("flips", justify="right")
     table.add_column("evidence")
-    for record in records:
-        table.add_row(literal(record.case), str(record.flips), literal(record.evidence()))
+    said = evidence if evidence is not None else [record.evidence() for record in records]
+    for record, words in zip(records, said, strict=True):
+        table.add_row(literal(record.case), str(record.flips), literal(words))
     return table
 
 
+def runs_words(proposal: Proposal) -> str:
+    """What the proposal read across: identical runs, or one run's outputs judged again."""
+    if proposal.judge_alone:
+        return f"{len(proposal.runs)} judgings of one run's stored outputs"
+    return f"{len(proposal.runs)} identical baseline runs"
+
+
 def _print_proposal(console: Console, proposal: Proposal, path: Path | None) -> None:
-    console.print(
-        Text.assemble(
-            f"{len(proposal.runs)} identical baseline runs: ",
-            literal(", ".join(proposal.runs)),
-        )
-    )
+    console.print(Text.assemble(f"{runs_words(proposal)}: ", literal(", ".join(proposal.runs))))
     console.print(
         Text.assemble(
             f"flaky list {safe(path or 'none')}: {proposal.listed} listed, cap {proposal.cap} of "
@@ -95,14 +109,16 @@ def _print_proposal(console: Console, proposal: Proposal, path: Path | None) -> 
     console.print()
     if proposal.entries:
         console.print(Text(f"Proposed entries ({len(proposal.entries)}):", style="bold"))
-        console.print(_flips_table([e.record for e in proposal.entries]))
+        entries = proposal.entries
+        console.print(_flips_table([e.record for e in entries], [e.evidence for e in entries]))
         if len(proposal.entries) > proposal.slots_left:
             console.print(
                 f"Only {proposal.slots_left} of them fit under the cap: repair and retire "
                 "entries, or choose."
             )
     else:
-        console.print("Nothing to propose: no unlisted case flipped between these runs.")
+        between = "judgings" if proposal.judge_alone else "runs"
+        console.print(f"Nothing to propose: no unlisted case flipped between these {between}.")
     if proposal.safety_findings:
         console.print()
         console.print(
@@ -250,6 +266,12 @@ def add_parser(sub: Commands) -> None:
     add_curation_arguments(p, runs="two or more identical baseline runs")
     p.add_argument("--owner", help="who will own the proposed entries")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--rejudged",
+        action="store_true",
+        help="the RUNs are one run and judgings of its stored outputs (default: the workspace's "
+        "baseline and rejudged/baseline/): propose the cases unstable under the judge alone",
+    )
     p.set_defaults(handler=cmd_propose)
 
     a = sub.add_parser("add", help="list a case, with an owner, a reason and evidence")

@@ -95,6 +95,11 @@ ReviewEvent = Literal[
 ]
 REVIEW_EVENTS: tuple[ReviewEvent, ...] = get_args(ReviewEvent)
 
+# Who flipped a case (issue 23): the model (its stored output changed), the grader (the same
+# output, another verdict), or unknown (no stored outputs to compare: never guessed).
+FlipSource = Literal["model", "grader", "unknown"]
+FLIP_SOURCES: tuple[FlipSource, ...] = get_args(FlipSource)
+
 # The three labels of a ranking of candidates (seed 003), never merged into one.
 RankLabel = Literal["highest_mean", "winner", "clears"]
 RANK_LABELS: tuple[RankLabel, ...] = get_args(RankLabel)
@@ -208,12 +213,17 @@ TriageFactCode = Literal[
     "baseline_repeats",
     "no_baseline_repeats",
     "noisy_case",
+    "judge_unstable",
     # grader
     "judge_moved",
     "judge_held",
+    "flip_split",
+    "grader_noise",
     "same_output",
     "no_flip_to_compare",
     "no_output_graded_twice",
+    "judge_alone",
+    "no_judge_repeats",
     # stale baseline
     "key_moved",
     "key_held",
@@ -231,6 +241,7 @@ TriageFactCode = Literal[
     "rule_wrong",
     "template_broken",
     "templates_cluster",
+    "who_flipped",
 ]
 TRIAGE_FACT_CODES: tuple[TriageFactCode, ...] = get_args(TriageFactCode)
 

@@ -23,10 +23,10 @@ from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.runs.model import METRICS
-from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS
 from flipgate.present.reasons import sentence
 from flipgate.present.text import safe, safe_column
-from flipgate.present.trajectory import Alignment, Ending, align, parse_turns
+from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns, wobble
 
 # --------------------------------------------------------------------------- the red-case table
 
@@ -65,6 +65,7 @@ MINUS = "\N{MINUS SIGN}"  # as wide as the plus sign, unlike a hyphen
 COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("case", "case_shown", "case"),
     ("direction", "direction", "direction"),
+    ("flipped by", "source_shown", "source"),
     ("baseline", "base_pattern", "baseline"),
     ("candidate", "cand_pattern", "candidate"),
     ("worst", "worst_shown", "worst"),
@@ -91,6 +92,7 @@ SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "wrong": (("cand_wrong", "base_wrong"), (True, True)),
     "worst": (("worst_rank", "direction_rank"), (False, False)),
     "cost": (("cost_delta",), (True,)),
+    "source": (("source", "direction_rank"), (False, False)),
 }
 
 KINDS = ("pass_to_fail", "fail_to_pass", "both_fail", "both_pass", "unpaired")
@@ -112,6 +114,14 @@ def _pattern_expr(prefix: str) -> pl.Expr:
         .fill_null(ABSENT)
         .alias(f"{prefix}_pattern")
     )
+
+
+def _flip_sources(comparison: Comparison) -> pl.LazyFrame:
+    """Per counted flip: who flipped it (the model, the grader, unknown)."""
+    sources = comparison.result.sources
+    if sources is None:
+        return pl.LazyFrame(schema={"case": pl.String, "source": pl.String})
+    return sources.cases.lazy().select("case", "source")
 
 
 def _failures_by_case(comparison: Comparison) -> pl.LazyFrame:
@@ -160,6 +170,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
         .with_row_index("order")  # the table's: case ids in their natural order
         .filter(red)
         .join(_failures_by_case(comparison), on="case", how="left")
+        .join(_flip_sources(comparison), on="case", how="left")
         .with_columns(
             kind=kind,
             outcomes=pl.col("outcomes").fill_null(pl.lit([], dtype=pl.List(pl.String))),
@@ -178,6 +189,7 @@ def red_table(comparison: Comparison) -> pl.DataFrame:
         .with_columns(
             safe_column("case").alias("case_shown"),
             safe_column("template").alias("template_shown"),
+            source_shown=pl.col("source").fill_null(""),
             safety_shown=pl.when(pl.col("safety")).then(pl.lit("safety")).otherwise(pl.lit("")),
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
             base_pattern=_pattern_expr("base"),
@@ -227,6 +239,7 @@ class CaseQuery:
     outcome: str | None = None  # a wrong outcome, or CHECK_FAILED
     template: str | None = None
     rule: str | None = None
+    source: str | None = None  # who flipped it: model, grader, unknown (vocab.FlipSource)
     search: str = ""
     sort: str = "direction"
     descending: bool = False  # reverses the sort's natural order
@@ -250,9 +263,11 @@ class CaseQuery:
             return cls(template=value)
         if value and name == "rule":
             return cls(rule=value)
+        if value in FLIP_SOURCES and name == "source":
+            return cls(source=value)
         raise ValueError(
             f"unknown filter {text!r}: use one of {', '.join(KINDS)}, safety, flaky, "
-            "or outcome:NAME, template:NAME, rule:NAME"
+            "or outcome:NAME, template:NAME, rule:NAME, source:model|grader|unknown"
         )
 
     def cleared(self) -> CaseQuery:
@@ -277,6 +292,8 @@ class CaseQuery:
             words.append(f"template {safe(self.template)}")
         if self.rule:
             words.append(f"rule {safe(self.rule)}")
+        if self.source:
+            words.append(f"flipped by {self.source}")
         if self.search:
             words.append(f"“{safe(self.search)}”")
         return tuple(words)
@@ -306,6 +323,8 @@ def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
         conditions.append(pl.col("template") == query.template)
     if query.rule:
         conditions.append(pl.col("rules").list.contains(query.rule))
+    if query.source:
+        conditions.append(pl.col("source") == query.source)
     if query.search:
         conditions.append(pl.col("case_lower").str.contains(query.search.lower(), literal=True))
     kept = table.filter(*conditions) if conditions else table
@@ -319,11 +338,13 @@ def describe(query: CaseQuery, shown: int, total: int) -> str:
     return " · ".join((*query.filters, count))
 
 
-def choices(table: pl.DataFrame, column: Literal["rules", "outcomes"]) -> tuple[str, ...]:
+def choices(table: pl.DataFrame, column: Literal["rules", "outcomes", "source"]) -> tuple[str, ...]:
     """The values a filter can cycle through, in a stable order (outcomes worst first)."""
     present = set(table[column].explode().drop_nulls().to_list())
     if column == "outcomes":
         return tuple(o for o in (*WRONG_WORST_FIRST, CHECK_FAILED) if o in present)
+    if column == "source":
+        return tuple(source for source in FLIP_SOURCES if source in present)
     return tuple(sorted(present))
 
 
@@ -416,6 +437,14 @@ class CaseDetail:
             for arm in ARMS
             if (ending := _ending(self.rep(arm, index), self.reps[index])) is not None
         }
+
+    def wobble(self) -> Wobble:
+        """Where the arms part beside where each arm parts from itself, over every repetition."""
+        turns = {
+            arm: [parse_turns(r.messages) for r in reps if r is not None and r.messages]
+            for arm, reps in self.arms.items()
+        }
+        return wobble(turns["baseline"], turns["candidate"])
 
 
 def _ending(rep: RepDetail | None, number: int) -> Ending | None:

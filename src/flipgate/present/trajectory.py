@@ -8,6 +8,8 @@
                  input that differs before it (a changed system prompt) is named, not marked; an
                  arm whose turns end there is said to have errored, or been stopped by a limit,
                  where its repetition did (`Ending`)
+    wobble       where an arm's own repetitions part from each other: the arms parting no earlier
+                 than that is the agent's usual variation, not the change (issue 23 item 3)
 
 Pure functions over the `messages` text a run stores (see `core.runs.turns`): no terminal.
 """
@@ -20,6 +22,7 @@ from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import combinations
 from typing import Any, Literal
 
 from flipgate.core.plural import plural
@@ -352,6 +355,81 @@ def _next_turn(pairs: list[TurnPair], start: int, side: str) -> Turn | None:
     return None
 
 
+def parted_at(alignment: Alignment) -> int | None:
+    """The turn number where two conversations part (None: they do not)."""
+    if alignment.divergence is None:
+        return None
+    pair = alignment.pairs[alignment.divergence]
+    return next(t.number for t in (pair.baseline, pair.candidate) if t is not None)
+
+
+Reading = Literal["new_divergence", "normal_wobble", "no_divergence", "unknown"]
+
+
+@dataclass(frozen=True)
+class Wobble:
+    """Where the arms part, beside where each arm parts from itself, for one case's repetitions.
+
+    `between` is the turn by which every baseline repetition has parted from every candidate
+    repetition (None: some pair never parts); `own[arm]` the earliest turn where two of the
+    arm's own repetitions part (None: they never do, or fewer than two were stored)."""
+
+    between: int | None
+    own: dict[str, int | None]
+    trajectories: dict[str, int]  # repetitions with stored turns, per arm
+
+    @property
+    def reading(self) -> Reading:
+        if not all(self.trajectories.values()):
+            return "unknown"  # an arm stored no turns
+        if self.between is None:
+            return "no_divergence"
+        if min(self.trajectories.values()) < 2:
+            return "unknown"  # an arm's own variation cannot be seen in one repetition
+        earliest_own = min((t for t in self.own.values() if t is not None), default=None)
+        if earliest_own is None or self.between < earliest_own:
+            return "new_divergence"
+        return "normal_wobble"
+
+    def said(self) -> str:
+        """`new divergence at turn 5: ...` or `normal wobble: ...`, in one line."""
+        own = " and ".join(
+            f"the {arm}'s own repetitions "
+            + (f"part at turn {turn}" if turn is not None else "never part")
+            for arm, turn in self.own.items()
+        )
+        reading = self.reading
+        if reading == "no_divergence":
+            return "no new divergence: a candidate repetition does what a baseline one did, turn for turn"
+        if reading == "unknown":
+            alone = next(arm for arm, n in self.trajectories.items() if n < 2)
+            if self.between is None:
+                return f"the {alone} stored no turns: where the arms part is unknown"
+            return (
+                f"the arms part by turn {self.between}; whether that is wobble is unknown: the "
+                f"{alone} has fewer than two repetitions with stored turns"
+            )
+        if reading == "new_divergence":
+            return f"new divergence at turn {self.between}: earlier than {own}"
+        return f"normal wobble: the arms part by turn {self.between}, and {own}"
+
+
+def wobble(baseline: Sequence[tuple[Turn, ...]], candidate: Sequence[tuple[Turn, ...]]) -> Wobble:
+    """The arms' parting against each arm's own, from each arm's repetitions' turns."""
+    arms = {"baseline": [t for t in baseline if t], "candidate": [t for t in candidate if t]}
+    own = {
+        arm: min(
+            (turn for a, b in combinations(reps, 2) if (turn := parted_at(align(a, b)))),
+            default=None,
+        )
+        for arm, reps in arms.items()
+    }
+    crossed = [parted_at(align(b, c)) for b in arms["baseline"] for c in arms["candidate"]]
+    parted = [turn for turn in crossed if turn is not None]
+    between = max(parted) if parted and len(parted) == len(crossed) else None
+    return Wobble(between, own, {arm: len(reps) for arm, reps in arms.items()})
+
+
 @lru_cache(maxsize=8)  # the drill-down asks again at each redraw; a 240 KB output takes 50 ms
 def readable(output: str | None) -> str | None:
     """An output that parses as a JSON object or array, indented (keys in their order), so that
@@ -371,7 +449,9 @@ __all__ = [
     "Ending",
     "Turn",
     "TurnPair",
+    "Wobble",
     "align",
     "parse_turns",
     "readable",
+    "wobble",
 ]

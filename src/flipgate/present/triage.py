@@ -8,21 +8,29 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import singledispatch
 
+from flipgate.core.decision.record import CasePlacement
+from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
 from flipgate.core.plural import plural
 from flipgate.core.runs.key import ABSENT
+from flipgate.core.triage.evidence import placed
 from flipgate.core.triage.flaky import (
     BaselineRepeats,
     FlakyFindings,
     FlakyListSize,
+    JudgeUnstable,
     NoBaselineRepeats,
     NoisyCase,
 )
 from flipgate.core.triage.grader import (
+    FlipSplit,
     GraderFindings,
+    GraderSelfNoise,
+    JudgeAlone,
     JudgeHeld,
     JudgeMoved,
     NoFlipToCompare,
+    NoJudgeRepeats,
     NoOutputGradedTwice,
     SameOutput,
 )
@@ -36,6 +44,7 @@ from flipgate.core.triage.regression import (
     RuleWrong,
     TemplateBroken,
     TemplatesCluster,
+    WhoFlipped,
 )
 from flipgate.core.triage.stale import (
     BaselineAge,
@@ -49,7 +58,9 @@ from flipgate.core.triage.stale import (
     StaleFindings,
 )
 from flipgate.core.triage.step import TriageStep
+from flipgate.present.judge import PROPOSE_COMMAND, flip_rate_text
 from flipgate.present.reasons import sentence
+from flipgate.present.sources import cell_split
 
 TITLES: dict[str, str] = {  # by triage class (a decision file names it as text)
     "infra": "Infra failures",
@@ -207,12 +218,22 @@ def _(s: FlakyFindings) -> str:
             (s.unsteady, "flipping between baseline runs"),
             (s.split_both, "split in both arms"),
             (s.split_one, "split in one arm only"),
+            (s.judge_unstable, "moved by the judge alone"),
         )
         if n
     ]
     if not parts:
         return "no flipped case is listed, split or unsteady across baseline runs"
     return f"flipped cases that look noisy: {', '.join(parts)}"
+
+
+@fact_line.register
+def _(f: JudgeUnstable) -> Line:
+    return f"judge alone, {f.arm}", (
+        f"{plural(len(f.cases), 'flipped case')} changed verdict across {f.judgings} judgings of "
+        f"the same stored outputs: {_ids(f.cases)} ({PROPOSE_COMMAND} lists them with that "
+        "evidence)"
+    )
 
 
 # 3. grader ------------------------------------------------------------------------------
@@ -230,8 +251,32 @@ def _(f: JudgeHeld) -> Line:
 
 
 @fact_line.register
+def _(f: FlipSplit) -> Line:
+    flipped = f.broke.total + f.fixed.total
+    grader = f.broke.grader + f.fixed.grader
+    normalised = "whitespace, JSON key order" + (
+        f" and {plural(f.volatile, 'volatile pattern')}" if f.volatile else ""
+    )
+    said = (
+        f"{grader} of {plural(flipped, 'flipped case')} have equal outputs "
+        f"(after normalising {normalised}): the grader changed its mind"
+        if grader
+        else f"no flipped case kept its output (normalised: {normalised})"
+    )
+    return "outputs", (f"{said} · {cell_split('b', f.broke)} · {cell_split('c', f.fixed)}")
+
+
+@fact_line.register
+def _(f: GraderSelfNoise) -> Line:
+    return f"grader noise, {f.arm}", (
+        f"{f.graded_apart} of {plural(f.same_output_pairs, 'pair')} of repetitions with the same "
+        f"output got different verdicts: {_ids(f.cases)}"
+    )
+
+
+@fact_line.register
 def _(f: SameOutput) -> Line:
-    how = "identical" if f.exact else "identical after whitespace normalisation"
+    how = "identical" if f.exact else "identical after normalisation"
 
     def grade(passed: bool) -> str:
         return "passed" if passed else "failed"
@@ -260,6 +305,20 @@ def _(f: NoOutputGradedTwice) -> Line:
     )
 
 
+@fact_line.register
+def _(f: JudgeAlone) -> Line:
+    rate = flip_rate_text(f.rule, f.flipped, f.outputs, f.low, f.high, f.level)
+    return f"judge alone, {f.arm}", f"{rate} across {f.judgings} judgings of the same outputs"
+
+
+@fact_line.register
+def _(f: NoJudgeRepeats) -> Line:
+    return "judge alone", (
+        "not measured: judge the stored outputs again (rejudged/, docs/who-flipped.md) to tell "
+        "the judge's own noise"
+    )
+
+
 @step_summary.register
 def _(s: GraderFindings) -> str:
     parts = []
@@ -267,7 +326,8 @@ def _(s: GraderFindings) -> str:
         parts.append("the judge moved")
     if s.same_output:
         parts.append(
-            f"{plural(s.same_output, 'flipped case')} kept the same output under another grade"
+            f"{s.same_output} of {plural(s.flipped, 'flipped case')} kept the same output under "
+            "another grade: the grader changed its mind"
         )
     return "; ".join(parts) if parts else "the judge held and no output is graded two ways"
 
@@ -406,6 +466,20 @@ def _(f: TemplatesCluster) -> Line:
     )
 
 
+@fact_line.register
+def _(f: WhoFlipped) -> Line:
+    parts = [
+        f"{len(cases)} {what}: {_ids(cases)}"
+        for cases, what in (
+            (f.model, "changed output (the model)"),
+            (f.grader, "same output (the grader)"),
+            (f.unknown, "no outputs to compare"),
+        )
+        if cases
+    ]
+    return "who flipped", "; ".join(parts)
+
+
 @step_summary.register
 def _(s: RegressionFindings) -> str:
     if s.broken:
@@ -417,3 +491,35 @@ def _(s: RegressionFindings) -> str:
     if s.flips:
         return "an earlier step explains every broken case"
     return "no case flipped"
+
+
+# each broken case's class, as a signed decision records it ----------------------------------
+
+
+def placements(comparison: Comparison, steps: Sequence[TriageStep]) -> tuple[CasePlacement, ...]:
+    """Each broken case, the class whose step explains it first, and why in that step's words:
+    the step's line about the case, else what it found; the regression step says who flipped."""
+    return tuple(
+        CasePlacement(case, step.klass, _why(case, step, comparison))
+        for case, step in placed(comparison, steps)
+    )
+
+
+def _why(case: str, step: TriageStep, comparison: Comparison) -> str:
+    if step.klass == "regression":
+        sources = comparison.result.sources
+        source = sources.source(case) if sources is not None else None
+        return f"no earlier step explains it; {SOURCE_WORDS[source or 'unknown']}"
+    for fact in step.facts:
+        if getattr(fact, "case", None) == case:
+            return fact_line(fact)[1]
+        if case in getattr(fact, "cases", ()):
+            return " ".join(fact_line(fact))
+    return summary_of(step)
+
+
+SOURCE_WORDS = {
+    "model": "its output changed: the model flipped it",
+    "grader": "its output is the same: the grader flipped it",
+    "unknown": "no stored outputs to tell who flipped it",
+}

@@ -32,10 +32,11 @@ from flipgate.session.curation import (
     read_arms,
     read_flaky,
     read_identical,
+    read_judgings,
     read_runs,
     read_spec,
 )
-from flipgate.session.gating import gate, gate_again, rank, rank_campaign
+from flipgate.session.gating import gate, gate_again, priced, rank, rank_campaign
 from flipgate.session.logs import import_log
 from flipgate.session.outcomes import SideBySide, side_by_side
 from flipgate.session.prereg import RegistrationRequest, registration_text
@@ -51,10 +52,11 @@ from flipgate.session.reading import (
     silent,
 )
 from flipgate.session.replay import replay_request
-from flipgate.session.request import Base, GateRequest, Shape
+from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
 
 __all__ = [
+    "DEFAULT_RERUN_TARGET",
     "DEFAULT_WORKSPACE",
     "ArmResults",
     "Base",
@@ -82,6 +84,7 @@ __all__ = [
     "import_option_takers",
     "import_options",
     "located",
+    "priced",
     "rank",
     "rank_campaign",
     "ranking_seen",
@@ -91,6 +94,7 @@ __all__ = [
     "read_campaign",
     "read_flaky",
     "read_identical",
+    "read_judgings",
     "read_runs",
     "read_spec",
     "read_terms",

@@ -21,7 +21,9 @@ from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
     GATE_SPEC,
+    REJUDGED_FOLDER,
     REPEATS_FOLDER,
+    find_rejudged,
     find_repeats,
     is_workspace,
 )
@@ -37,6 +39,8 @@ class CurationRequest:
     gate: Path | None  # None: the spec's defaults
     flaky: Path | None  # the list named, or the workspace's; None: nothing listed
     workspace: Path | None
+    # the RUNs given, else the workspace's baseline and its judging passes (rejudged/baseline/)
+    judgings: tuple[Path, ...] = ()
 
     @classmethod
     def of(
@@ -50,16 +54,19 @@ class CurationRequest:
         """`runs`, or a workspace (`-w`, or the one RUN given): its baseline and
         `baseline-repeats/`, its `gate.yaml` and its `flaky.yaml` where not given."""
         paths = [Path(p) for p in runs]
+        judgings = list(paths)
         if workspace is None and len(paths) == 1 and is_workspace(paths[0]):
             workspace, paths = paths[0], []
         if workspace is not None:
             if not workspace.is_dir():
                 raise InputError(workspace, "no such workspace")
             baseline = [workspace / ARMS[0]] if (workspace / ARMS[0]).exists() else []
+            rejudged = find_rejudged(workspace / REJUDGED_FOLDER).get(ARMS[0], ())
+            judgings = judgings or [*baseline, *rejudged]
             paths = paths or [*baseline, *find_repeats(workspace)]
             gate = gate or existing_file(workspace / GATE_SPEC)
             flaky = flaky or existing_file(workspace / FLAKY_LIST)
-        return cls(tuple(paths), gate, flaky, workspace)
+        return cls(tuple(paths), gate, flaky, workspace, tuple(judgings))
 
     @property
     def flaky_file(self) -> Path:
@@ -107,6 +114,20 @@ def read_identical(request: CurationRequest, *, at_least: int) -> list[Run]:
             f"{REPEATS_FOLDER}/)",
         )
     return read_runs(request.identical)
+
+
+def read_judgings(request: CurationRequest) -> tuple[Run, list[Run]]:
+    """A run and its judging passes (the same stored outputs judged again); bad usage when no
+    pass was given."""
+    if len(request.judgings) < 2:
+        where = request.workspace or (request.judgings[0] if request.judgings else Path("RUN"))
+        raise InputError(
+            where,
+            "give a run and at least one judging pass of its outputs (or a workspace with "
+            f"{REJUDGED_FOLDER}/{ARMS[0]}/)",
+        )
+    run, *passes = read_runs(request.judgings)
+    return run, passes
 
 
 def read_arms(request: CurationRequest) -> tuple[Run, Run] | None:

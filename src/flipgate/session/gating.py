@@ -8,13 +8,17 @@ app's after an edit (the flaky list, a retirement) or on loading the reruns; `ra
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import TypedDict
 
 from flipgate.core.gate.attempts import Earlier
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import GateBase
+from flipgate.core.gate.power import FlipRule
 from flipgate.core.gate.registered import Registration
+from flipgate.core.gate.rerun_price import price
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
 from flipgate.core.rank.ranking import Ranking
@@ -45,12 +49,27 @@ def gate(
         look=_look(inputs),
         **_held_to(inputs),
     )
+    first = _judged_again(first, inputs, progress)
     if inputs.reruns is None:
-        return first
+        return priced(first, inputs.request.rerun_target)
     progress(RERUNNING)
-    return compare_with_reruns(
+    second = compare_with_reruns(
         first, *inputs.reruns, declared_change=inputs.request.declared_change
     )
+    return replace(second, judge_repeats=first.judge_repeats)
+
+
+def _judged_again(comparison: Comparison, inputs: GateInputs, progress: Progress) -> Comparison:
+    """`comparison` with each arm's judging passes measured (`rejudged/`): the judge alone."""
+    if not inputs.rejudged:
+        return comparison
+    progress("measuring the judge on the rejudged outputs")
+    spec = inputs.terms.spec
+    measured = tuple(
+        judge_repeats(arm, comparison.run(arm), passes, spec)
+        for arm, passes in inputs.rejudged.items()
+    )
+    return replace(comparison, judge_repeats=measured)
 
 
 def gate_again(
@@ -64,10 +83,11 @@ def gate_again(
         if inputs.reruns is None:
             raise ValueError("no rerun results were read (read_again with reruns=True)")
         progress(RERUNNING)
-        return compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
+        second = compare_with_reruns(shown, *inputs.reruns, declared_change=request.declared_change)
+        return replace(second, judge_repeats=shown.judge_repeats)
     progress(f"{PAIRING}, with the list as it is")
     terms = inputs.terms
-    return compare(
+    again = compare(
         shown.baseline,
         shown.candidate,
         terms.spec,
@@ -76,6 +96,28 @@ def gate_again(
         look=shown.result.look,  # the look it was gated at (`--look`), not the first again
         **_held_to(inputs),
     )
+    return priced(replace(again, judge_repeats=shown.judge_repeats), request.rerun_target)
+
+
+def priced(comparison: Comparison, target: float) -> Comparison:
+    """`comparison` with its rerun plan priced (on a full run's INCONCLUSIVE; else as it is):
+    what the plan takes, its chance to resolve the verdict, the cheapest plan reaching `target`.
+
+    The chance is taken at the boundary the next look is held to (the looks share alpha)."""
+    escalation = comparison.result.escalation
+    if escalation is None or escalation.action != "rerun_flipped" or escalation.runs is None:
+        return comparison
+    result = comparison.result
+    boundary = result.alpha if escalation.boundary is None else escalation.boundary
+    plan = price(
+        {"baseline": comparison.baseline, "candidate": comparison.candidate},
+        comparison.reps,
+        escalation.cases,
+        escalation.runs,
+        FlipRule(boundary, result.margin, result.flip_cap, comparison.spec.test),
+        target,
+    )
+    return replace(comparison, rerun_price=plan)
 
 
 def rank(request: GateRequest, progress: Progress = silent) -> Ranking:

@@ -7,7 +7,7 @@ Each step is said to `progress` (a worker's progress bar, a terminal's status li
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from flipgate.core.attempts.entry import RunSeen, change_of_key
@@ -19,11 +19,14 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
 from flipgate.core.gate.registered import Registration, check_baseline
+from flipgate.core.gate.rerun_price import USAGE
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.workspace import find_rejudged
+from flipgate.core.vocab import ARMS, Arm
 from flipgate.session.request import GateRequest
 
 
@@ -52,6 +55,7 @@ class GateInputs:
     candidate: Run
     repeats: tuple[Run, ...]  # identical baseline runs, checked to be the baseline's system
     reruns: tuple[Run, Run] | None  # the escalation's results, baseline and candidate
+    rejudged: dict[Arm, tuple[Run, ...]] = field(default_factory=dict)  # judging passes
     registration: Registration | None = None  # the rule registered before the run, verified
     recorded: Recorded | None = None  # the ledger of attempts and this gate; None: no ledger
 
@@ -83,14 +87,17 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     terms = read_terms(request, progress)
     baseline, candidate = (
         # One arm after the other: each read already uses every core, and the peak memory halves.
-        _run(path, request, progress, lean=lean, keep=_budgeted(terms.spec))
+        _run(path, request, progress, lean=lean, keep=_gate_reads(terms.spec))
         for path in (request.baseline, request.candidate)
     )
     repeats = () if lean else _repeats(request, baseline, progress)
     reruns = _reruns(request.reruns, request, progress)
+    rejudged = _rejudged(request, progress)
     registration = _registration(request, baseline, progress)
     recorded = _recorded(request, terms.spec, baseline, candidate, progress)
-    return GateInputs(request, terms, baseline, candidate, repeats, reruns, registration, recorded)
+    return GateInputs(
+        request, terms, baseline, candidate, repeats, reruns, rejudged, registration, recorded
+    )
 
 
 def read_campaign(request: GateRequest, progress: Progress = silent) -> CampaignInputs:
@@ -145,6 +152,7 @@ def reading_steps(request: GateRequest) -> int:
     steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
     steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
     steps += bool(request.repeats) + 4 * (request.reruns is not None)
+    steps += request.rejudged is not None
     steps += (request.prereg is not None) + (request.ledger is not None)
     return steps
 
@@ -165,9 +173,11 @@ def _run(
     )
 
 
-def _budgeted(spec: GateSpec) -> frozenset[str]:
-    """The second metrics a budget reads: kept in a lean run."""
-    return frozenset(budget.metric for budget in spec.budgets)
+def _gate_reads(spec: GateSpec) -> frozenset[str]:
+    """What a lean run keeps beyond the verdict's columns: the stored outputs (who flipped a
+    case, the model or the grader), the usage that prices a rerun plan and the second metrics a
+    budget reads."""
+    return frozenset({"output", *USAGE, *(budget.metric for budget in spec.budgets)})
 
 
 def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:
@@ -179,6 +189,21 @@ def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[R
     )
     identical_runs([baseline, *repeats], at_least=1)  # refused as `flaky propose` refuses them
     return repeats
+
+
+def _rejudged(request: GateRequest, progress: Progress) -> dict[Arm, tuple[Run, ...]]:
+    """The judging passes of each arm's stored outputs (`rejudged/ARM/`), read whole: checked
+    against their arm when the comparison is made (`core/gate/judge.py`)."""
+    if request.rejudged is None:
+        return {}
+    found = find_rejudged(request.rejudged)
+    progress(f"reading {plural(sum(map(len, found.values())), 'judging pass', 'judging passes')}")
+    options = request.import_options
+    return {
+        arm: tuple(load_run(path, import_options=options) for path in found[arm])
+        for arm in ARMS
+        if arm in found
+    }
 
 
 def _reruns(

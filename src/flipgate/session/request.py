@@ -24,6 +24,7 @@ from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
     GATE_SPEC,
+    REJUDGED_FOLDER,
     RERUNS_FOLDER,
     SUITE_MANIFEST,
     find_repeats,
@@ -32,6 +33,7 @@ from flipgate.core.runs.workspace import (
 )
 from flipgate.core.vocab import ARMS
 
+DEFAULT_RERUN_TARGET = 0.8  # the chance to resolve that the cheapest rerun plan must reach
 DECISIONS_FOLDER = "decisions"  # where a signed decision goes, inside the request's folder
 
 # What a command accepts for its RUNs: a workspace or BASELINE CANDIDATE (`gate`, `decide`);
@@ -70,6 +72,8 @@ class GateRequest:
     folder: Path  # the workspace, or the folder that holds the candidate: what is written goes here
     workspace: Path | None
     candidates: tuple[tuple[str | None, Path], ...] = ()  # a ranking's; name None: its run_id
+    rerun_target: float = DEFAULT_RERUN_TARGET  # the chance the cheapest rerun plan reaches
+    rejudged: Path | None = None  # judging passes of the arms' stored outputs (rejudged/)
     prereg: Path | None = None  # the rule registered before the run (`flipgate prereg`)
     allowed_signers: Path | None = None  # who may register it; None: git's allowedSignersFile
     ledger: str | None = None  # the attempts' ledger: a file, `git` or `git:REMOTE`; None: the
@@ -96,6 +100,8 @@ class GateRequest:
         repeats: Sequence[Path] = (),
         rerun_baseline: Path | None = None,
         rerun_candidate: Path | None = None,
+        rerun_target: float = DEFAULT_RERUN_TARGET,
+        rejudged: Path | None = None,
         prereg: Path | None = None,
         allowed_signers: Path | None = None,
         ledger: str | None = None,
@@ -112,6 +118,9 @@ class GateRequest:
             flaky = flaky or existing_file(workspace / FLAKY_LIST)
             suite = suite or existing_file(workspace / SUITE_MANIFEST)
             repeats = repeats or find_repeats(workspace)
+            rejudged = rejudged or _folder(workspace / REJUDGED_FOLDER)
+        if rejudged is not None and not rejudged.is_dir():
+            raise InputError(rejudged, "no such folder (rejudged/ holds baseline/ and candidate/)")
         reruns = _reruns(rerun_baseline, rerun_candidate)
         if reruns is not None and candidates:
             raise InputError(
@@ -141,6 +150,8 @@ class GateRequest:
             folder=workspace or _holder(candidate),
             workspace=workspace,
             candidates=candidates,
+            rerun_target=_target(rerun_target),
+            rejudged=rejudged,
             prereg=prereg,
             allowed_signers=allowed_signers,
             ledger=ledger,
@@ -222,6 +233,16 @@ def _runs(
     if len(paths) > 2:
         raise InputError(paths[2], "give a workspace, or exactly two runs: BASELINE CANDIDATE")
     return first, paths[1], (), None
+
+
+def _target(target: float) -> float:
+    if not 0 < target < 1:
+        raise InputError(Path("--target"), f"a chance between 0 and 1, not {target!r}")
+    return target
+
+
+def _folder(path: Path) -> Path | None:
+    return path if path.is_dir() else None
 
 
 def existing_file(path: Path) -> Path | None:

@@ -6,7 +6,7 @@ propose  runs of one baseline (same key) -> the cases whose collapsed verdict fl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
@@ -139,6 +139,7 @@ class Proposal:
     safety_findings: tuple[FlipRecord, ...]  # safety cases that flipped: findings, never listed
     already_listed: tuple[FlipRecord, ...]  # listed cases that flipped again
     flaky_digest: str
+    judge_alone: bool = False  # the runs are judgings of one run's stored outputs (judge.py)
 
     @property
     def slots_left(self) -> int:
@@ -153,6 +154,7 @@ class Proposal:
             "listed": self.listed,
             "slots_left": self.slots_left,
             "flaky_digest": self.flaky_digest,
+            "judge_alone": self.judge_alone,
             "proposals": [
                 {
                     "case": e.case,
@@ -181,33 +183,46 @@ def _record_json(record: FlipRecord) -> dict[str, Any]:
 def propose(runs: list[Run], spec: GateSpec, flaky: FlakyList, owner: str | None) -> Proposal:
     """Entries for the cases that flipped between identical runs of one baseline."""
     ordered = identical_runs(runs, at_least=2)
-    flipped = [r for r in flip_records(ordered, spec) if r.flips]
+    return proposal_of(
+        flip_records(ordered, spec),
+        tuple(run.run_id for run in ordered),
+        dict(ordered[0].key),
+        len(suite_cases(ordered)),
+        spec,
+        flaky,
+        owner,
+    )
+
+
+def proposal_of(
+    records: Sequence[FlipRecord],
+    runs: tuple[str, ...],
+    key: dict[str, str],
+    cases: int,
+    spec: GateSpec,
+    flaky: FlakyList,
+    owner: str | None,
+    evidence: Callable[[FlipRecord], str] = FlipRecord.evidence,
+    *,
+    judge_alone: bool = False,
+) -> Proposal:
+    """The proposal for `records` read across `runs` (of a suite of `cases` cases): the flipped
+    cases neither listed nor safety, most flips first, each with its `evidence`."""
+    flipped = [r for r in records if r.flips]
     listed = flaky.cases
     new = sorted(
         (r for r in flipped if not r.safety and r.case not in listed),
         key=lambda r: (-r.flips, natural_key(r.case)),
     )
-    cases = len(suite_cases(ordered))
     return Proposal(
-        runs=tuple(run.run_id for run in ordered),
-        key=dict(ordered[0].key),
+        runs=runs,
+        key=key,
         suite_cases=cases,
         cap=spec.flaky_cap(cases),
         listed=len(flaky.entries),
-        entries=tuple(ProposedEntry(r.case, owner, r.evidence(), r) for r in new),
+        entries=tuple(ProposedEntry(r.case, owner, evidence(r), r) for r in new),
         safety_findings=tuple(r for r in flipped if r.safety),
         already_listed=tuple(r for r in flipped if r.case in listed and not r.safety),
         flaky_digest=flaky.digest,
+        judge_alone=judge_alone,
     )
-
-
-__all__ = [
-    "FlipRecord",
-    "Proposal",
-    "ProposedEntry",
-    "flip_records",
-    "identical_runs",
-    "propose",
-    "safety_cases",
-    "suite_cases",
-]

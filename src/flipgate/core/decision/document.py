@@ -19,6 +19,7 @@ import yaml
 
 from flipgate.core.decision.fields import InvalidDecision, text_field
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -83,7 +84,17 @@ def _document(record: DecisionRecord) -> dict[str, Any]:
         **({"cases_added": list(record.cases_added)} if record.cases_added else {}),
         **({"review_log": _log(record.review_log)} if record.review_log is not None else {}),
         **({"registration": _registered(record.registration)} if record.registration else {}),
+        # Issue 23: each broken case's triage class and why; last, so that a decision written
+        # before it (with or without issue 24's fields) reads, and verifies, as before.
+        **({"broken_cases": _placed(record.broken_cases)} if record.broken_cases else {}),
     }
+
+
+def _placed(broken_cases: tuple[CasePlacement, ...]) -> list[dict[str, str]]:
+    return [
+        {"case": placed.case, "class": placed.triage_class, "why": placed.why}
+        for placed in broken_cases
+    ]
 
 
 def _log(log: tuple[Looked, ...]) -> list[dict[str, Any]]:
@@ -232,6 +243,9 @@ def parse_decision(document: object) -> DecisionRecord:
         if "review_log" not in top
         else tuple(_looked(item) for item in expect_list(top["review_log"], "review_log")),
         registration=None if "registration" not in top else _registration(top["registration"]),
+        broken_cases=tuple(
+            _placement(item) for item in expect_list(top.get("broken_cases", []), "broken_cases")
+        ),
     )
 
 
@@ -272,7 +286,8 @@ _TOP_KEYS = (
     "flipgate_decision", "decision", "cause", "reason", "reviewer", "created",
     "gate", "runs", "checklist", "cases_reviewed",
 )  # fmt: skip
-_ADDED_KEYS = ("cases_added", "review_log", "registration")  # issue 24: absent in older files
+# Absent in older files: issue 24's review and registration, issue 23's broken cases' classes.
+_ADDED_KEYS = ("cases_added", "review_log", "registration", "broken_cases")
 
 
 _GATE_KEYS = ("verdict", "rule", "b", "c", "p", "spec_digest", "flaky_digest")
@@ -330,6 +345,15 @@ def _run(value: object, name: str) -> RunRef:
         text_field(run["run_id"], f"{name}.run_id"),
         text_field(run["path"], f"{name}.path"),
         text_field(run["digest"], f"{name}.digest"),
+    )
+
+
+def _placement(value: object) -> CasePlacement:
+    entry = expect_keys(value, "broken_cases", ("case", "class", "why"))
+    return CasePlacement(
+        text_field(entry["case"], "broken_cases.case"),
+        text_field(entry["class"], "broken_cases.class"),
+        text_field(entry["why"], "broken_cases.why"),
     )
 
 

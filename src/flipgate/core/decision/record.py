@@ -147,6 +147,20 @@ class RuleRegistered:
 
 
 @dataclass(frozen=True)
+class CasePlacement:
+    """A broken case, the triage class its evidence put it in, and why (issue 23 item 5)."""
+
+    case: str
+    triage_class: str
+    why: str
+
+    def __post_init__(self) -> None:
+        one_line("broken_cases.case", self.case)
+        one_of("broken_cases.class", self.triage_class, TRIAGE_CLASSES)
+        checked_text("broken_cases.why", self.why)
+
+
+@dataclass(frozen=True)
 class DecisionRecord:
     """Everything a decision file says, before it is signed."""
 
@@ -164,6 +178,7 @@ class DecisionRecord:
     cases_added: tuple[str, ...] = field(default=())
     review_log: tuple[Looked, ...] | None = None  # None: no log (`flipgate decide`, older files)
     registration: RuleRegistered | None = None  # None: the rule was not registered
+    broken_cases: tuple[CasePlacement, ...] = field(default=())  # each broken case's class
 
     def __post_init__(self) -> None:
         one_of("decision", self.decision, REVIEW_DECISIONS)
@@ -176,6 +191,8 @@ class DecisionRecord:
         # Callers may pass lists; the record keeps tuples so that it stays hashable and frozen.
         object.__setattr__(self, "checklist", tuple(self.checklist))
         object.__setattr__(self, "cases_reviewed", tuple(self.cases_reviewed))
+        object.__setattr__(self, "broken_cases", tuple(self.broken_cases))
+        unique("broken_cases.case", [placed.case for placed in self.broken_cases])
         classes = [entry.triage_class for entry in self.checklist]
         unique("checklist.class", classes)
         for case in self.cases_reviewed:

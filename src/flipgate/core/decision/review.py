@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from flipgate.core.decision.record import (
+    CasePlacement,
     ChecklistEntry,
     DecisionRecord,
     GateSummary,
@@ -45,6 +46,7 @@ def build_record(
     cases_reviewed: Iterable[str] = (),
     cases_added: Iterable[str] = (),
     review_log: Iterable[Looked] | None = None,
+    broken_cases: Iterable[CasePlacement] = (),
     created: datetime | None = None,
 ) -> DecisionRecord:
     """The decision on `comparison`, its runs digested now, their paths relative to `workspace`;
@@ -72,4 +74,5 @@ def build_record(
         else RuleRegistered(
             registration.registered, registration.signer, registration.digest, cand.run_id
         ),
+        broken_cases=tuple(broken_cases),
     )

@@ -12,6 +12,7 @@ import math
 from functools import lru_cache
 
 import numpy as np
+from scipy.stats import beta
 
 WINDOW_SD = 9.0  # binomial terms kept either side of the mean, in standard deviations
 
@@ -119,6 +120,18 @@ def clopper_pearson_upper(x: int, n: int, level: float) -> float:
             break
         low, high = (mid, high) if _at_most(x, n, mid) > miss else (low, mid)
     return high
+
+
+def clopper_pearson(k: int, n: int, level: float) -> tuple[float, float]:
+    """The exact two-sided interval at `level` of a rate seen k times in n: each bound leaves
+    (1 - level) / 2 in its tail (the Beta quantiles; its upper bound is `clopper_pearson_upper`
+    at (1 + level) / 2)."""
+    if n == 0:
+        return 0.0, 1.0
+    tail = (1 - level) / 2
+    low = 0.0 if k == 0 else float(beta.ppf(tail, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - tail, k + 1, n - k))
+    return low, high
 
 
 def cases_for_rate(max_rate: float, level: float) -> int:

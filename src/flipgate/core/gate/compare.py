@@ -29,14 +29,17 @@ from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
 from flipgate.core.gate.excess import Excess, false_negative_excess
 from flipgate.core.gate.flaky import FlakyList
+from flipgate.core.gate.judge import JudgeRepeats
 from flipgate.core.gate.ledger import Ledger, LeftOut, ledger
 from flipgate.core.gate.loosening import AgainstBase, GateBase, against_base
 from flipgate.core.gate.outcomes import OutcomeSummary, summarize
 from flipgate.core.gate.pairing import counted_clusters, pair, safety_counts
 from flipgate.core.gate.power import FlipRule, Power, gate_power
 from flipgate.core.gate.registered import Registration
+from flipgate.core.gate.rerun_price import PlanPrice
 from flipgate.core.gate.retired import NO_RETIREMENTS, RetiredCase, Retirements
 from flipgate.core.gate.rules import Evidence, decide
+from flipgate.core.gate.sources import FlipSources, flip_sources
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.gate.stats import ClusterReading, Effect
 from flipgate.core.order import natural_sorted
@@ -78,6 +81,7 @@ class GateResult(Evidence):
     previous: GateResult | None = None  # the first verdict, when rerun results were applied
     retired: tuple[RetiredCase, ...] = ()  # retired from the suite: left out of b and c
     retired_flipped: tuple[str, ...] = ()  # retired cases that flipped in this run
+    sources: FlipSources | None = None  # who flipped each counted flip: the model or the grader
     registration: Registration | None = None  # the rule registered before the run, if given
     earlier: Earlier | None = None  # what the ledger knew of this change; None: no ledger
     allow_partial: bool = False  # `--allow-partial`: a run not whole gated, never to PASS
@@ -110,6 +114,8 @@ class Comparison:
     result: GateResult
     retired: Retirements = NO_RETIREMENTS
     base: GateBase | None = None  # the spec and flaky list where the change is going
+    rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
+    judge_repeats: tuple[JudgeRepeats, ...] = ()  # per arm rejudged: the judge measured alone
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -286,6 +292,13 @@ def compare(
         else (),
     )
     rule = decide(found)
+    sources = flip_sources(
+        pairing.flipped,
+        {"baseline": baseline.reps, "candidate": candidate.reps},
+        reps,
+        {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
+        spec.volatile,
+    )
     refusal = rerun_until_green(earlier) if rule.verdict == "PASS" else None
     if refusal is not None:  # a PASS after a BLOCK or INCONCLUSIVE of this change: INVALID
         found = replace(found, invalid_reasons=(*found.invalid_reasons, refusal))
@@ -348,6 +361,7 @@ def compare(
         previous=previous,
         retired=retired.cases,
         retired_flipped=pairing.retired_flipped,
+        sources=sources,
         registration=registration,
         earlier=earlier,
         allow_partial=allow_partial,
@@ -355,6 +369,12 @@ def compare(
     return Comparison(
         baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base
     )
+
+
+def _split_cases(cases: pl.DataFrame, prefix: str) -> pl.Series:
+    """The cases whose gradable repetitions got both verdicts in one arm."""
+    passes, gradable = pl.col(f"{prefix}_passes"), pl.col(f"{prefix}_gradable")
+    return cases.filter((passes > 0) & (passes < gradable))["case"]
 
 
 def _not_whole(unpaired: tuple[LeftOut, ...]) -> tuple[str, ...]:

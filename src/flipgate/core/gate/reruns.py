@@ -72,6 +72,8 @@ def rerun_plan(comparison: Comparison, why: str) -> dict[str, object]:
         },
         "cases": [{"case": case, "direction": direction} for case, direction in result.flipped],
         "then": "flipgate gate BASELINE CANDIDATE --rerun-baseline RERUN_B --rerun-candidate RERUN_C",
+        # what the plan takes and buys (issue 23): absent where it was not priced
+        **({"price": price.to_data()} if (price := comparison.rerun_price) is not None else {}),
     }
 
 

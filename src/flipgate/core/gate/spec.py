@@ -17,6 +17,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.exact import floor_of
 from flipgate.core.gate.looks import LOOK_RULES, SHARE, SPEND, Looks
 from flipgate.core.gate.mcnemar import FLIP_TESTS, FlipTest
+from flipgate.core.gate.sources import check_pattern
 from flipgate.core.io.yamlio import LineIndex, load_yaml
 from flipgate.core.vocab import (
     AGGREGATES,
@@ -53,6 +54,7 @@ DEFAULTS: dict[str, Any] = {
     "test": "exact",
     "looks": {"rule": "spend", "share": SHARE},
     "safety": {"max_rate": None},
+    "outputs": {"volatile": []},
     "ledger": None,
     "release": {"key": "resolved", "repetitions": None, "min_key": None},
     "outcomes": {
@@ -141,6 +143,8 @@ class GateSpec:
     safety_max_rate: float | None = None  # the never-event bound the safety cases must support
     permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
     permutation_seed: int = DEFAULT_SEED
+    # Regexes of the volatile parts of an output (ids, dates): replaced before outputs compare.
+    volatile: tuple[str, ...] = ()
     ledger: str | None = None  # where every gate run is recorded (`--ledger`): a path, or `git`
     release: Release = field(default_factory=Release)
     digest: str = ""
@@ -354,6 +358,14 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
             else whole("release.min_key", least, low=0)
         )
 
+    volatile = data["outputs"]["volatile"] or []
+    if not isinstance(volatile, list) or not all(isinstance(v, str) for v in volatile):
+        raise fail("outputs.volatile", "must be a list of regular expressions (strings)")
+    for pattern in volatile:
+        problem = check_pattern(pattern)
+        if problem is not None:
+            raise fail("outputs.volatile", f"{pattern!r} is not a usable pattern: {problem}")
+
     return GateSpec(
         alpha=number("alpha", data["alpha"], low=0, high=1),
         sets=sets,
@@ -376,6 +388,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         fail_on=frozenset(fail_on),
         budgets=tuple(budgets),
         clusters="template" if clusters == "template" else "none",
+        volatile=tuple(volatile),
         test="mid_p" if test == "mid_p" else "exact",
         looks=Looks("plain" if looks["rule"] == "plain" else "spend", look_share),
         safety_max_rate=max_rate,

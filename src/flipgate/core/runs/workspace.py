@@ -26,12 +26,24 @@ FLAKY_LIST = "flaky.yaml"
 SUITE_MANIFEST = "suite.yaml"  # the suite's own record (core.suite.manifest): its retired cases
 REPEATS_FOLDER = "baseline-repeats"  # a workspace's identical baseline runs
 RERUNS_FOLDER = "reruns"  # reruns/baseline and reruns/candidate: the escalation's results
+REJUDGED_FOLDER = "rejudged"  # rejudged/baseline/, rejudged/candidate/: judging passes (judge.py)
 CANDIDATES = "candidates"  # a ranking workspace's candidates, one run in each CANDIDATES/NAME/
 
 
 def find_repeats(workspace: Path) -> tuple[Path, ...]:
     """The runs under WORKSPACE/baseline-repeats/, in name order."""
     return folders_in(workspace / REPEATS_FOLDER)
+
+
+def find_rejudged(folder: Path) -> dict[str, tuple[Path, ...]]:
+    """FOLDER/baseline/ and FOLDER/candidate/: each entry a judging pass (a run folder, or a
+    log), in name order; an arm without a folder has none."""
+    found: dict[str, tuple[Path, ...]] = {}
+    for arm in ("baseline", "candidate"):
+        where = folder / arm
+        if where.is_dir():
+            found[arm] = tuple(sorted(p for p in where.iterdir() if not p.name.startswith(".")))
+    return found
 
 
 def is_workspace(path: Path) -> bool:

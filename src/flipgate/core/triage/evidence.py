@@ -64,4 +64,14 @@ def named_cases(steps: Iterable[TriageStep]) -> dict[str, tuple[TriageClass, ...
     return named
 
 
-__all__ = ["TriageStep", "evidence", "named_cases"]
+def placed(comparison: Comparison, steps: Sequence[TriageStep]) -> list[tuple[str, TriageStep]]:
+    """Each broken case (pass -> fail) with the first step, in walk order, that explains it;
+    the regression step (last) holds the ones no earlier step explains."""
+    broken = [case for case, direction in comparison.result.flipped if direction == FLIPS[0]]
+    return [
+        (case, next((step for step in steps if case in step.explains), steps[-1]))
+        for case in broken
+    ]
+
+
+__all__ = ["TriageStep", "evidence", "named_cases", "placed"]

@@ -1,6 +1,7 @@
 """Triage step 2, flaky (SPEC §5): the flipped cases that look noisy, each with its signs (listed,
-unsteady across identical baseline runs, repetitions split within an arm); facts `flaky_list`,
-`baseline_repeats`, `no_baseline_repeats`, `noisy_case`."""
+unsteady across identical baseline runs, repetitions split within an arm, a verdict the judge alone
+moves); facts `flaky_list`, `baseline_repeats`, `no_baseline_repeats`, `noisy_case`,
+`judge_unstable`."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from flipgate.core.order import natural_sort
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
 from flipgate.core.triage.step import TriageStep
-from flipgate.core.vocab import TriageClass, TriageFactCode
+from flipgate.core.vocab import Arm, TriageClass, TriageFactCode
 
 Mark = Literal["pass", "fail", "missing"]  # a case's collapsed verdict in one run
 SplitIn = Literal["both", "baseline", "candidate"]  # where a case's repetitions split
@@ -68,15 +69,28 @@ class NoisyCase:
 
 
 @dataclass(frozen=True)
+class JudgeUnstable:
+    """Flipped cases whose verdict in `arm` moved when only the judge ran again on the same
+    stored outputs (`rejudged/`, `core/gate/judge.py`): noise the flaky list holds, with the
+    judge's evidence (`flipgate flaky propose --rejudged`)."""
+
+    code: ClassVar[TriageFactCode] = "judge_unstable"
+    arm: Arm
+    judgings: int  # the run and its rejudgings
+    cases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class FlakyFindings:
     code: ClassVar[TriageClass] = "flaky"
     listed: int
     unsteady: int  # flipping between the baseline runs
     split_both: int
     split_one: int  # split in one arm only
+    judge_unstable: int = 0  # flipped cases the judge alone moves
 
 
-FACTS = (FlakyListSize, BaselineRepeats, NoBaselineRepeats, NoisyCase)
+FACTS = (FlakyListSize, BaselineRepeats, NoBaselineRepeats, NoisyCase, JudgeUnstable)
 
 
 def check_repeats(baseline: Run, repeats: Sequence[Run]) -> None:
@@ -97,7 +111,7 @@ def check_repeats(baseline: Run, repeats: Sequence[Run]) -> None:
 
 def flaky_step(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Run]) -> TriageStep:
     flaky = comparison.flaky
-    facts: list[FlakyListSize | BaselineRepeats | NoBaselineRepeats | NoisyCase] = [
+    facts: list[FlakyListSize | BaselineRepeats | NoBaselineRepeats | NoisyCase | JudgeUnstable] = [
         FlakyListSize(len(flaky.entries))
     ]
     # Each sign that a flipped case is noisy: listed, unsteady across the baseline runs, its
@@ -171,8 +185,17 @@ def flaky_step(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Ru
                 (counts[2] or 0, counts[3] or 0),
             )
         )
-    named = tuple(noisy["case"])
-    explained = tuple(noisy.filter(pl.col("rank") < 3)["case"])
+    # The judge alone (rejudged/): a flipped case whose verdict moves with no new output.
+    flipped = set(flips["case"])
+    judged = [
+        JudgeUnstable(r.arm, r.judgings, cases)
+        for r in comparison.judge_repeats
+        if (cases := tuple(c for c in r.unstable_cases if c in flipped))
+    ]
+    facts += judged
+    moved_by_judge = sorted({case for fact in judged for case in fact.cases})
+    named = tuple(dict.fromkeys((*noisy["case"], *moved_by_judge)))
+    explained = tuple(dict.fromkeys((*noisy.filter(pl.col("rank") < 3)["case"], *moved_by_judge)))
     listed, unsteady_n, split_both, split_any = noisy.select(
         listed=pl.col("listed").sum(),
         unsteady=pl.col("marks").is_not_null().sum(),
@@ -181,7 +204,7 @@ def flaky_step(comparison: Comparison, flips: pl.DataFrame, repeats: Sequence[Ru
     ).row(0)
     return TriageStep(
         "flaky",
-        FlakyFindings(listed, unsteady_n, split_both, split_any - split_both),
+        FlakyFindings(listed, unsteady_n, split_both, split_any - split_both, len(moved_by_judge)),
         tuple(facts),
         named,
         bool(explained),

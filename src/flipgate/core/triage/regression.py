@@ -1,6 +1,7 @@
 """Triage step 5, regression (SPEC §5): the flips no earlier step explains, and where the broken
-cases concentrate (a rule, a template); facts `flipped_cases`, `explained_earlier`,
-`cases_passing`, `outcome_change`, `rule_wrong`, `template_broken`, `templates_cluster`."""
+cases concentrate (a rule, a template), and who flipped them (the gate's split by stored output,
+`core/gate/sources.py`); facts `flipped_cases`, `explained_earlier`, `cases_passing`,
+`outcome_change`, `rule_wrong`, `template_broken`, `templates_cluster`, `who_flipped`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ import polars as pl
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.step import TriageStep
-from flipgate.core.vocab import ARMS, OUTCOMES, Outcome, TriageClass, TriageFactCode
+from flipgate.core.vocab import (
+    ARMS,
+    FLIP_SOURCES,
+    OUTCOMES,
+    Outcome,
+    TriageClass,
+    TriageFactCode,
+)
 
 NO_TEMPLATE = "(no template)"  # sorts the cases without a template as a group of their own
 FAILED_CHECK = "failed_check"  # beside the outcomes: a pass/fail check that failed
@@ -78,6 +86,17 @@ class TemplatesCluster:
 
 
 @dataclass(frozen=True)
+class WhoFlipped:
+    """The broken cases no earlier step explains, by who flipped them: another output (the
+    model), the same output (the grader), no outputs to compare (unknown)."""
+
+    code: ClassVar[TriageFactCode] = "who_flipped"
+    model: tuple[str, ...]
+    grader: tuple[str, ...]
+    unknown: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class RegressionFindings:
     code: ClassVar[TriageClass] = "regression"
     broken: int  # broken cases no earlier step explains
@@ -94,6 +113,7 @@ Fact = (
     | RuleWrong
     | TemplateBroken
     | TemplatesCluster
+    | WhoFlipped
 )
 FACTS = (
     FlippedCases,
@@ -103,6 +123,7 @@ FACTS = (
     RuleWrong,
     TemplateBroken,
     TemplatesCluster,
+    WhoFlipped,
 )
 
 
@@ -141,6 +162,16 @@ def regression_step(
     )
     if templates.height and templates.height < broken.height:
         facts.append(TemplatesCluster(broken.height, templates.height))
+    sources = result.sources
+    if sources is not None and broken.height:
+        read = broken.select("case").join(
+            sources.cases.select("case", "source"), on="case", how="left", maintain_order="left"
+        )
+        by_source = {
+            source: tuple(read.filter(pl.col("source") == source)["case"])
+            for source in FLIP_SOURCES
+        }
+        facts.append(WhoFlipped(by_source["model"], by_source["grader"], by_source["unknown"]))
 
     top = templates.row(0) if templates.height else (NO_TEMPLATE, 0, [])
     cluster = top[0] if top[0] != NO_TEMPLATE and top[1] > 1 else None  # one a template: none

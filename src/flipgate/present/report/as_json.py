@@ -14,6 +14,7 @@ from flipgate.core.gate.looks import plain_measured
 from flipgate.core.gate.stats import Effect
 from flipgate.core.io.remote import where
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
+from flipgate.present.judge import judge_json
 from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import (
     BASE_FILE_WORDS,
@@ -24,6 +25,7 @@ from flipgate.present.reasons import (
     when,
 )
 from flipgate.present.report.shared import failing, registration_line
+from flipgate.present.sources import sources_json
 from flipgate.present.text import json_text
 
 __all__ = ["json_text", "to_json"]
@@ -69,6 +71,9 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
     }
     if result.previous is not None:
         data["previous"] = _result_json(result.previous, {})
+    data["judge_repeats"] = [judge_json(repeats) for repeats in comparison.judge_repeats]
+    if comparison.rerun_price is not None and data["escalation"] is not None:
+        data["escalation"]["price"] = comparison.rerun_price.to_data()
     data["registration"] = _registration_json(comparison)
     data["attempt"] = _attempt_json(result)
     return data
@@ -148,7 +153,8 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
         "suite": result.suite,
         "margin": result.margin,
         "flip_cap": result.flip_cap,
-        "flipped": [{"case": case, "direction": d} for case, d in result.flipped],
+        "flipped": _flipped_json(result),
+        "flip_sources": sources_json(result.sources),
         "unpaired": [u.case for u in result.unpaired],
         "unpaired_reasons": {u.case: sentence(u) for u in result.unpaired},
         "unpaired_states": [reason_json(u) for u in result.unpaired],
@@ -220,6 +226,15 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],
     }
+
+
+def _flipped_json(result: GateResult) -> list[dict[str, Any]]:
+    """Each counted flip, with who flipped it (`model`, `grader`, `unknown`) when it was read."""
+    sources = result.sources
+    if sources is None:
+        return [{"case": case, "direction": d} for case, d in result.flipped]
+    by_case = dict(zip(sources.cases["case"], sources.cases["source"], strict=True))
+    return [{"case": case, "direction": d, "source": by_case[case]} for case, d in result.flipped]
 
 
 def _ledger_json(ledger: Ledger) -> dict[str, Any]:

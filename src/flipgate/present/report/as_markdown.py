@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.vocab import ARMS
+from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_markdown
 from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
+from flipgate.present.rerun_price import price_lines
 from flipgate.present.text import markdown as _md
 from flipgate.present.text import markdown_code
 
@@ -119,6 +121,15 @@ def to_markdown(comparison: Comparison) -> str:
         if unnamed:
             lines += ["", f"… {shared.more(unnamed, 'flipped')}"]
         lines += ["", "</details>", ""]
+    for repeats in comparison.judge_repeats:
+        first, *rest = judge_lines(repeats)
+        lines += [f"**The judge alone:** {_md(first)}", ""]
+        lines += [f"- {_md(line.strip())}" for line in rest] + [""]
     if result.escalation is not None:
         lines += [f"**Next:** {_md(result.escalation.message)}", ""]
+    if comparison.rerun_price is not None:
+        lines += [
+            f"- {label}: {_md(value)}" for label, value in price_lines(comparison.rerun_price)
+        ]
+        lines.append("")
     return "\n".join(lines)

@@ -9,10 +9,13 @@ from rich.table import Table
 from rich.text import Text
 
 from flipgate.core.gate.compare import Comparison, GateResult
-from flipgate.core.vocab import ARMS
+from flipgate.core.vocab import ARMS, FLIPS
+from flipgate.present.judge import judge_lines
 from flipgate.present.outcomes import outcome_tables
 from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
+from flipgate.present.rerun_price import price_lines
+from flipgate.present.sources import noise_line, split_line, unknown_note
 from flipgate.present.text import literal
 
 
@@ -36,6 +39,8 @@ def to_text(comparison: Comparison) -> RenderableType:
         parts.append(literal(attempt, style="dim"))
     parts.append(Text(shared.effect_line(result)))
     parts.append(_matrix(result))
+    parts.extend(_sources(result))
+    parts.extend(_judge(comparison))
     parts.append(_power_table(result))
     if worth := shared.worth_line(result):
         parts.append(Text(f"what this PASS is worth: {worth}"))
@@ -64,6 +69,11 @@ def to_text(comparison: Comparison) -> RenderableType:
         parts.append(listing)
     if result.escalation is not None:
         parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
+    if comparison.rerun_price is not None:
+        parts += [
+            Text.assemble((f"  {label:<9} ", "dim"), value)
+            for label, value in price_lines(comparison.rerun_price)
+        ]
     return Group(*parts)
 
 
@@ -84,6 +94,29 @@ def _matrix(result: GateResult) -> Table:
     table.add_row("✓ pass", cell("both_pass"), cell("pass_to_fail", "b = "))
     table.add_row("✗ fail", cell("fail_to_pass", "c = "), cell("both_fail"))
     return table
+
+
+def _sources(result: GateResult) -> list[Text]:
+    """Who flipped: b and c split into model and grader flips, the grader's own noise."""
+    sources = result.sources
+    if sources is None or not result.flipped:
+        return []
+    split = " · ".join(split_line(sources, direction) for direction in FLIPS)
+    lines = [Text.assemble(("who flipped  ", "bold"), split)]
+    notes = [unknown_note(sources)]
+    notes += [noise_line(f"grader noise, {arm}", sources.noise[arm]) for arm in ARMS]
+    lines += [Text(note, style="dim") for note in notes if note is not None]
+    return lines
+
+
+def _judge(comparison: Comparison) -> list[Text]:
+    """The judge alone: each arm's outputs judged again (rejudged/), its flip rate per rule."""
+    lines: list[Text] = []
+    for repeats in comparison.judge_repeats:
+        first, *rest = judge_lines(repeats)
+        lines.append(Text.assemble(("the judge alone  ", "bold"), literal(first)))
+        lines += [literal(line, style="dim") for line in rest]
+    return lines
 
 
 def _power_table(result: GateResult) -> Table:

@@ -11,7 +11,7 @@ logged step left it (`flipgate replay`), and then it records nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,7 +29,7 @@ from flipgate.core.decision.review_log import Looked
 from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.decision import looked_words
-from flipgate.present.trajectory import Alignment, Ending, align, parse_turns
+from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.collector import building
@@ -72,6 +72,13 @@ class CaseScreen(Screen[str]):
         rep: int
         drawn: Drawn
 
+    @dataclass
+    class Wobbled(Message, bubble=False):
+        """A long trajectory's repetitions compared (after `Aligned`), for `case`."""
+
+        case: str
+        wobble: Wobble
+
     def __init__(
         self,
         comparison: Comparison,
@@ -87,6 +94,7 @@ class CaseScreen(Screen[str]):
         self.focus_rep = self._first_interesting_rep()
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
+        self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
         self.scroll_pending = False  # turns aligned in a worker, not yet laid out to scroll to
         self.replaying = replaying
         if replaying is not None:
@@ -215,6 +223,9 @@ class CaseScreen(Screen[str]):
             marked = self.alignment.divergence is not None
             out.append(f"\n{DIVERGENCE_MARK if marked else '='} ", palette.warn)
             out.append_text(literal(self.alignment.summary))
+        if self.wobble is not None:
+            out.append("\n  ", palette.muted)
+            out.append_text(literal(self.wobble.said(), palette.muted))
         return out
 
     def _show(self) -> None:
@@ -226,6 +237,7 @@ class CaseScreen(Screen[str]):
         trajectory = self.query_one(TrajectoryView)
         trajectory.display = has_turns
         self.alignment = None
+        self.wobble = None
         if has_turns:
             keys = "j k turn, enter unfold, D diff, g first divergence"
             rep_no = self.detail.reps[self.focus_rep]
@@ -234,6 +246,7 @@ class CaseScreen(Screen[str]):
             size = sum(len(m or "") for m in messages)
             if size <= BIG_TRAJECTORY:
                 self.alignment = self.detail.trajectory(self.focus_rep)
+                self.wobble = self.detail.wobble()
                 trajectory.show(self.alignment)
                 self.call_after_refresh(self._scroll_to_turn)
             else:
@@ -259,6 +272,7 @@ class CaseScreen(Screen[str]):
             Palette.of(self.app),
             trajectory.diff,
             widths,
+            self.detail.wobble,
         )
 
     @work(thread=True, exclusive=True, group="align")
@@ -271,10 +285,11 @@ class CaseScreen(Screen[str]):
         palette: Palette,
         diff: bool,
         widths: tuple[int, int],
+        compare_reps: Callable[[], Wobble],
     ) -> None:
         """Parse, align, build and count the rows of both trajectories: seconds for 50,000 turns
         an arm, every step of them off the event loop."""
-        step = Steps(self, 3)
+        step = Steps(self, 4)
         with building():
             step("reading the turns of both arms")
             base, cand = (parse_turns(m) for m in messages)
@@ -283,6 +298,10 @@ class CaseScreen(Screen[str]):
             step(f"laying out {len(alignment.pairs):,} pairs of turns")
             drawn = draw(alignment, unfolded=set(), diff=diff, palette=palette, widths=widths)
         post_unless_cancelled(self, self.Aligned(case, rep, drawn))
+        step("comparing where the arms part with where each arm's own repetitions part")
+        with building():
+            wobbled = compare_reps()
+        post_unless_cancelled(self, self.Wobbled(case, wobbled))
 
     def on_progress(self, message: Progress) -> None:
         self.query_one(ProgressLine).show(message)
@@ -296,6 +315,14 @@ class CaseScreen(Screen[str]):
         self.query_one(TrajectoryView).show_drawn(message.drawn)
         self.query_one("#case-header", Static).update(self._header())
         self.scroll_pending = True  # once the body has grown to hold the turns: `_body_grown`
+
+    @on(Wobbled)
+    def _wobbled(self, message: Wobbled) -> None:
+        if message.case != self.detail.case:
+            return
+        self.query_one(ProgressLine).finish()
+        self.wobble = message.wobble
+        self.query_one("#case-header", Static).update(self._header())
 
     def _body_grown(self) -> None:
         if self.scroll_pending:

@@ -12,6 +12,7 @@ Counted by class, searched, painted only where seen.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from flipgate.core.decision.file import (
     verify_decision,
     write_decision,
 )
-from flipgate.core.decision.record import InvalidDecision, Reviewer
+from flipgate.core.decision.record import CasePlacement, InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
 from flipgate.core.decision.review_log import Looked, added_by_hand, opened, reviewed_cases
 from flipgate.core.decision.signing import SigningError, find_signing_key
@@ -318,6 +319,7 @@ class DecisionScreen(Screen[Path | None]):
         workspace: Path,
         *,
         cases: Mapping[str, Sequence[TriageClass]],
+        placed: Sequence[CasePlacement] = (),
         log: Sequence[Looked] = (),
     ) -> None:
         super().__init__()
@@ -325,6 +327,7 @@ class DecisionScreen(Screen[Path | None]):
         self.walk = walk
         self.workspace = workspace
         self.cases = cases
+        self.placed = placed  # each broken case's class and why, as the evidence put it
         # what the reviewer looked at, then each case added or taken off here by hand
         self.review_log = list(log)
         self.written: Path | None = None
@@ -410,6 +413,12 @@ class DecisionScreen(Screen[Path | None]):
             text.append(f"  {TITLES[entry.triage_class]:<16}{entry.finding or 'open':<11}")
             text.append_text(literal(entry.note, lines=True))
             text.append("\n")
+        if self.placed:  # what the file records of each broken case, beside the checklist
+            by_class = Counter(placed.triage_class for placed in self.placed)
+            counts = ", ".join(f"{TITLES[k]} {by_class[k]}" for k in TRIAGE_CLASSES if by_class[k])
+            text.append(
+                f"Broken cases, each recorded with its class and why: {counts}\n", style="bold"
+            )
         return text
 
     # ------------------------------------------------------------------ signing
@@ -467,6 +476,7 @@ class DecisionScreen(Screen[Path | None]):
                 cases_reviewed=cases_reviewed,
                 cases_added=cases_added,
                 review_log=form.review_log,
+                broken_cases=self.placed,
             )
         except (InvalidDecision, InputError) as problem:
             self.post_message(self.NotSigned(_said(problem)))

@@ -30,6 +30,7 @@ from flipgate.tui.messages import RegateRequested
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
+from flipgate.tui.screens.rerun_plan import RerunPlanScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import (
@@ -47,6 +48,7 @@ from flipgate.tui.widgets import (
     VerdictBanner,
 )
 from flipgate.tui.widgets.flip_matrix import WIDTH as MATRIX_WIDTH
+from flipgate.tui.widgets.judge import JudgePanel
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
@@ -153,6 +155,8 @@ class OverviewScreen(Screen[None]):
                 yield FlipMatrix(comparison, id="matrix")
                 yield PowerPanel(comparison, id="power")
             yield KeyDiff(comparison, id="key")
+            if comparison.judge_repeats:  # rejudged/: the judge measured alone
+                yield JudgePanel(comparison, id="judge")
             with Horizontal(classes="row"):
                 yield OutcomesPanel(comparison, id="outcomes")
                 # Pass/fail runs have no decisions to reconcile: one panel says so, full width.
@@ -227,6 +231,16 @@ class OverviewScreen(Screen[None]):
                 markup=False,
             )
             return
+
+        def chosen(priced: Comparison | None) -> None:
+            if priced is not None:
+                self.comparison = priced  # the plan as priced at the target chosen
+                self._export_plan()
+
+        self.app.push_screen(RerunPlanScreen(self.comparison, self.request.rerun_target), chosen)
+
+    def _export_plan(self) -> None:
+        """Write the plan: a new file, or the choice of a new name or overwriting it."""
         target = self.plan_folder / PLAN_NAME
         if not target.exists():
             self._write_plan(target, overwrite=False)

@@ -152,8 +152,10 @@ class RedCasesScreen(Screen[None]):
         self._requery(self.case_query.with_(**{name: not getattr(self.case_query, name)}))
 
     def action_cycle(self, name: str) -> None:
-        """Step through the outcomes (worst first) or rules the red cases hold, then off."""
-        values = (None, *choices(self.red, "outcomes" if name == "outcome" else "rules"))
+        """Step through the outcomes (worst first), rules or flip sources the red cases hold,
+        then off."""
+        column = {"outcome": "outcomes", "rule": "rules", "source": "source"}[name]
+        values = (None, *choices(self.red, column))  # type: ignore[arg-type]
         current = getattr(self.case_query, name)
         following = values[(values.index(current) + 1) % len(values)] if current in values else None
         self._requery(self.case_query.with_(**{name: following}))

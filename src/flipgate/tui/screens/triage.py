@@ -33,7 +33,7 @@ from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding, TriageClass
 from flipgate.present.reasons import summary
-from flipgate.present.triage import TITLES, fact_line, summary_of
+from flipgate.present.triage import TITLES, fact_line, placements, summary_of
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
@@ -398,6 +398,7 @@ class TriageScreen(Screen[None]):
                 self.walk,
                 self.workspace,
                 cases=named_cases(self.steps),
+                placed=placements(self.comparison, self.steps),
                 log=log_of(self.app),
             )
         )

@@ -38,7 +38,7 @@ class EscalationPanel(Panel):
                 shown_keys(self.app, k, first=True) for k in ("export-plan", "load-reruns")
             )
             plan.append(
-                f"{export} exports rerun-plan.yaml · {load} loads the rerun results",
+                f"{export} prices and writes rerun-plan.yaml · {load} loads the rerun results",
                 self.style("label"),
             )
             lines.append(plan)

@@ -16,6 +16,8 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.reactive import reactive
 
+from flipgate.core.vocab import FLIPS
+from flipgate.present.sources import split_line
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import CELL_WORDS, FAIL, PASS, count, share
 from flipgate.tui.widgets.panel import Panel
@@ -87,6 +89,13 @@ class FlipMatrix(Panel):
                 self._cell_text(lines, GRID[row][column], (row, column), name=False)
             lines.append("\n" + " " * LABEL_WIDTH + " " * 2 * CELL_WIDTH + "\n")
         lines.append(f"{count(paired)} paired cases counted", self.style("muted"))
+        sources = self.comparison.result.sources
+        if sources is not None and self.comparison.result.flipped:
+            lines.append("\nwho flipped", self.style("label"))
+            for direction in FLIPS:
+                lines.append(
+                    f"\n{split_line(sources, direction)}", self.style(CELL_STYLE[direction])
+                )
         return lines
 
     def _cell_text(self, lines: Text, cell: str, at: tuple[int, int], *, name: bool) -> None:

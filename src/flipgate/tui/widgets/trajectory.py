@@ -3,7 +3,8 @@
 The first divergent turn is marked (the screen's header says, in a sentence, what differs there).
 Tool calls read as `name(args)`; a long turn is folded to its first lines until unfolded; the
 turn-by-turn diff marks, inside each changed turn, the lines only one arm has (`-` baseline,
-`+` candidate). Turns are model and tool text: untrusted, shown through `literal`.
+`+` candidate) and, in a line both arms changed, only the words that differ. Turns are model and
+tool text: untrusted, shown through `literal`.
 
 A long trajectory (past `BIG_TRAJECTORY` characters, or `BIG_ALIGNMENT` pairs once aligned) is
 parsed, aligned, built into rows and counted (`draw`) in a worker thread while the screen says how
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,7 +23,7 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from flipgate.present.casefile import MINUS
-from flipgate.present.diff import side_by_side
+from flipgate.present.diff import WordPiece, side_by_side, word_diff
 from flipgate.present.trajectory import Alignment, Turn, TurnPair
 from flipgate.tui.collector import building
 from flipgate.tui.messages import post_unless_cancelled
@@ -63,10 +65,16 @@ def turn_text(turn: Turn, *, unfolded: bool, palette: Palette) -> Text:
 
 
 def diffed_texts(baseline: Turn, candidate: Turn, palette: Palette) -> tuple[Text, Text]:
-    """Both turns line by line, the lines one arm alone has marked; a gap keeps them level."""
+    """Both turns line by line, the lines one arm alone has marked; a gap keeps them level. A
+    line both arms changed marks only the words that differ, not the whole line."""
     left: list[Text] = []
     right: list[Text] = []
     for row in side_by_side(baseline.text, candidate.text):
+        if row.tag == "replace" and row.left is not None and row.right is not None:
+            pieces = word_diff(row.left, row.right)
+            left.append(_worded("- ", pieces[0], palette.removed, palette))
+            right.append(_worded("+ ", pieces[1], palette.added, palette))
+            continue
         for side, line, marker, style in (
             (left, row.left, "- ", palette.removed),
             (right, row.right, "+ ", palette.added),
@@ -78,6 +86,15 @@ def diffed_texts(baseline: Turn, candidate: Turn, palette: Palette) -> tuple[Tex
             else:
                 side.append(shown(f"{marker}{line}", style))
     return Text("\n").join(left), Text("\n").join(right)
+
+
+def _worded(marker: str, pieces: tuple[WordPiece, ...], style: Style, palette: Palette) -> Text:
+    """A changed line: its marker, the words it shares plain, the words that differ in `style`."""
+    line = Text()
+    line.append(marker, style)
+    for piece in pieces:
+        line.append_text(shown(piece.text, style if piece.tag == "changed" else ""))
+    return line
 
 
 def pair_row(
