@@ -2,19 +2,24 @@
 
     flipgate decide WORKSPACE | BASELINE CANDIDATE --decision D --cause C --reason TEXT
                     [--reviewer "Name <email>"] [--key SSH_KEY] [--case CASE ...] [--out FILE]
-    flipgate verify DECISION_FILE | REGISTRATION_FILE [--allowed-signers FILE]
+    flipgate decide CAMPAIGN --choose NAME --reason TEXT [--reviewer ...] [--key ...] [--out ...]
+    flipgate verify DECISION_FILE | REGISTRATION_FILE | CHOICE_FILE [--allowed-signers FILE]
 
 `decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
 and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
-unless `--out` names a file or folder; `verify` exits 0 only when everything checks, and says
-whether the decision's rule was registered before the run. Given a registration
-(`flipgate prereg`), `verify` checks its form, signature and signer.
+unless `--out` names a file or folder. With `--choose` it ranks a campaign as `flipgate rank`
+does and signs the person's choice of a candidate in the first tie group, with the ranking seen
+(docs/rank.md). `verify` exits 0 only when everything checks, and says whether the decision's
+rule was registered before the run. Given a registration (`flipgate prereg`), `verify` checks its
+form, signature and signer; given a choice, also the campaign ranked again. Each kind of file is
+told by its first key.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -28,48 +33,94 @@ from flipgate.cli.arguments import (
     add_rerun_arguments,
     gate_request,
 )
+from flipgate.core.decision.file import DecisionExistsError
+from flipgate.core.decision.record import InvalidDecision, Reviewer
+from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.decision import rule_words
 from flipgate.present.text import literal, safe
-from flipgate.session import gate, read
+from flipgate.session import choice_refusal, gate, ranking_seen, read, verify_choice_file
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from flipgate.core.decision.file import DecisionExistsError, decision_workspace, write_decision
-    from flipgate.core.decision.record import InvalidDecision, Reviewer
+    if args.choose is not None:
+        return _signed(lambda: _choose(args))
+    for flag in ("decision", "cause"):
+        if getattr(args, flag) is None:
+            raise InputError(Path(f"--{flag}"), "required (or --choose NAME on a campaign)")
+    return _signed(lambda: _decide(args))
+
+
+def _decide(args: argparse.Namespace) -> tuple[str, Path]:
+    from flipgate.core.decision.file import decision_workspace, write_decision
     from flipgate.core.decision.review import build_record
-    from flipgate.core.decision.signing import SigningError, find_signing_key
     from flipgate.core.triage.evidence import evidence
     from flipgate.core.triage.walk import checklist, load_walk, walk_path
     from flipgate.present.triage import placements
 
     request = gate_request(args)
     out = args.out or request.decisions
+    reviewer = _reviewer(args)
+    key = find_signing_key(args.key)
+    comparison = gate(read(request, lean=True))  # as `flipgate gate` reads them
+    unknown = sorted(set(args.case) - set(comparison.cases["case"]))
+    if unknown:
+        raise InputError(Path("--case"), f"in neither run: {', '.join(map(repr, unknown))}")
+    # A triage walk the app left for these runs goes into the record, as the app puts it.
+    walk = load_walk(walk_path(request.folder), comparison)
+    record = build_record(
+        comparison,
+        workspace=decision_workspace(out),
+        decision=args.decision,
+        cause=args.cause,
+        reason=args.reason,
+        reviewer=reviewer,
+        checklist=checklist(walk),
+        cases_reviewed=args.case,
+        broken_cases=placements(comparison, evidence(comparison)),
+        cases_added=args.case,  # no app, no log of what was opened: each named by hand
+    )
+    with writing(out):
+        return "decision", write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
+
+
+def _choose(args: argparse.Namespace) -> tuple[str, Path]:
+    from flipgate.core.decision.choice import ChoiceRecord, write_choice
+    from flipgate.core.decision.record import now_utc
+
+    given = [flag for flag in _DECISION_ONLY if getattr(args, flag.lstrip("-").replace("-", "_"))]
+    if given:
+        raise InputError(Path(given[0]), "a choice takes --reason only: it is not a gate decision")
+    request = gate_request(args, "ranking")
+    out = args.out or request.decisions
+    reviewer = _reviewer(args)
+    key = find_signing_key(args.key)
+    ranking, seen = ranking_seen(request)
+    refused = choice_refusal(ranking, args.choose)
+    if refused is not None:
+        raise InputError(Path("--choose"), refused)
+    record = ChoiceRecord(args.choose, args.reason, reviewer, now_utc(), seen)
+    with writing(out):
+        return "choice", write_choice(record, key, out, allow_prompt=sys.stdin.isatty())
+
+
+# A gate decision's flags, refused beside --choose: a choice is not a gate of one change.
+_DECISION_ONLY = (
+    "--decision", "--cause", "--case", "--rerun-baseline", "--rerun-candidate", "--prereg",
+    "--ledger", "--change-id",
+)  # fmt: skip
+
+
+def _reviewer(args: argparse.Namespace) -> Reviewer:
+    return Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
+
+
+def _signed(write: Callable[[], tuple[str, Path]]) -> int:
+    """Run `write` (it signs and writes a file, saying what kind); its errors said as bad input."""
     try:
-        reviewer = Reviewer.parse(args.reviewer) if args.reviewer else Reviewer.from_git()
-        key = find_signing_key(args.key)
-        comparison = gate(read(request, lean=True))  # as `flipgate gate` reads them
-        unknown = sorted(set(args.case) - set(comparison.cases["case"]))
-        if unknown:
-            raise InputError(Path("--case"), f"in neither run: {', '.join(map(repr, unknown))}")
-        # A triage walk the app left for these runs goes into the record, as the app puts it.
-        walk = load_walk(walk_path(request.folder), comparison)
-        record = build_record(
-            comparison,
-            workspace=decision_workspace(out),
-            decision=args.decision,
-            cause=args.cause,
-            reason=args.reason,
-            reviewer=reviewer,
-            checklist=checklist(walk),
-            cases_reviewed=args.case,
-            broken_cases=placements(comparison, evidence(comparison)),
-            cases_added=args.case,  # no app, no log of what was opened: each named by hand
-        )
-        with writing(out):
-            written = write_decision(record, key, out, allow_prompt=sys.stdin.isatty())
+        what, written = write()
     except InvalidDecision as bad:
         raise InputError(
             Path(f"--{bad.field.split('.')[0].replace('_', '-')}"), bad.message
@@ -77,21 +128,25 @@ def cmd_decide(args: argparse.Namespace) -> int:
     except (SigningError, DecisionExistsError) as failed:
         print(f"flipgate: error: {safe(failed)}", file=sys.stderr)
         return BAD_INPUT
-    print(f"flipgate: signed decision written to {safe(written)}")
+    print(f"flipgate: signed {what} written to {safe(written)}")
     print(f"flipgate: verify with: flipgate verify {safe(written)}")
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from flipgate.core.decision.choice import is_choice
     from flipgate.core.decision.file import verify_decision
     from flipgate.core.decision.registration import is_registration, verify_registration
 
     path = Path(args.decision_file)
     if not path.is_file():
         raise InputError(path, "no such decision file")
-    registration = is_registration(path.read_bytes()[:64])
-    verify = verify_registration if registration else verify_decision
-    result = verify(path, args.allowed_signers)
+    if is_choice(path):
+        result = verify_choice_file(path, args.allowed_signers)
+    elif is_registration(path.read_bytes()[:64]):
+        result = verify_registration(path, args.allowed_signers)
+    else:
+        result = verify_decision(path, args.allowed_signers)
     console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
@@ -106,14 +161,25 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: Commands) -> None:
-    decide = sub.add_parser("decide", help="write a signed reviewer decision without the app")
+    decide = sub.add_parser(
+        "decide",
+        help="write a signed reviewer decision without the app, or a campaign's choice (--choose)",
+    )
     add_comparison_arguments(
-        decide, runs="a workspace folder, or BASELINE CANDIDATE (runs or logs, as for `gate`)"
+        decide,
+        runs="a workspace folder, or BASELINE CANDIDATE (runs or logs, as for `gate`); with "
+        "--choose, a campaign workspace",
     )
     add_rerun_arguments(decide)
     add_record_arguments(decide)
-    decide.add_argument("--decision", required=True, choices=REVIEW_DECISIONS)
-    decide.add_argument("--cause", required=True, choices=TRIAGE_CLASSES)
+    decide.add_argument("--decision", choices=REVIEW_DECISIONS, help="required without --choose")
+    decide.add_argument("--cause", choices=TRIAGE_CLASSES, help="required without --choose")
+    decide.add_argument(
+        "--choose",
+        metavar="NAME",
+        help="on a campaign: sign the choice of candidate NAME, in the first tie group of the "
+        "ranking, with the ranking seen (docs/rank.md)",
+    )
     decide.add_argument("--reason", required=True, help="why; any Unicode is kept exactly")
     decide.add_argument("--reviewer", help='"Name <email>" (default: git user.name and user.email)')
     decide.add_argument(

@@ -297,7 +297,7 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
         ],
         "lead": None if ranking.lead is None else _lead_json(ranking.lead),
         "adjacent": [_lead_json(lead) for lead in ranking.leads],
-        "tie_groups": _tie_groups_json(ranking),
+        "tie_groups": [list(group) for group in ranking.tie_groups],
         "multiplicity": {
             "method": "holm",
             "family": len(ranking.family),
@@ -310,14 +310,6 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
 
 def _lead_json(lead: Lead) -> dict[str, Any]:
     return {**asdict(lead), "p_two_sided": lead.p_two_sided, "within_noise": lead.within_noise}
-
-
-def _tie_groups_json(ranking: Ranking) -> list[list[str]]:
-    groups: dict[int, list[str]] = {}
-    for s in ranking.standings:
-        if s.group is not None:
-            groups.setdefault(s.group, []).append(s.name)
-    return list(groups.values())
 
 
 def _standing_json(ranking: Ranking, s: Standing) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from flipgate.core.importers import takers as import_option_takers
 from flipgate.core.io.remote import located
 from flipgate.core.rank.ranking import Ranking
 from flipgate.session.attempts import gate_and_record
+from flipgate.session.choosing import choice_refusal, ranking_seen, verify_choice_file
 from flipgate.session.curation import (
     CurationRequest,
     read_arms,
@@ -73,6 +74,7 @@ __all__ = [
     "SideBySide",
     "Terms",
     "bundled_samples",
+    "choice_refusal",
     "copy_samples",
     "gate",
     "gate_again",
@@ -85,6 +87,7 @@ __all__ = [
     "priced",
     "rank",
     "rank_campaign",
+    "ranking_seen",
     "read",
     "read_again",
     "read_arms",
@@ -100,5 +103,6 @@ __all__ = [
     "replay_request",
     "side_by_side",
     "silent",
+    "verify_choice_file",
     "write_rerun_plan",
 ]

@@ -223,17 +223,13 @@ def parse_decision(document: object) -> DecisionRecord:
             "flipgate_decision",
             f"format version {top['flipgate_decision']!r} is not {FORMAT_VERSION}",
         )
-    reviewer = expect_keys(top["reviewer"], "reviewer", ("name", "email"))
     gate = expect_keys(top["gate"], "gate", _GATE_KEYS)
     runs = expect_keys(top["runs"], "runs", ARMS)
     return DecisionRecord(
         decision=text_field(top["decision"], "decision"),
         cause=text_field(top["cause"], "cause"),
         reason=text_field(top["reason"], "reason"),
-        reviewer=Reviewer(
-            text_field(reviewer["name"], "reviewer.name"),
-            text_field(reviewer["email"], "reviewer.email"),
-        ),
+        reviewer=parse_reviewer(top["reviewer"]),
         created=parse_time(top["created"]),
         gate=GateSummary(**{name: gate[name] for name in _GATE_KEYS}),
         baseline=_run(runs["baseline"], "runs.baseline"),
@@ -318,6 +314,14 @@ def expect_keys(
         )
         raise InvalidDecision(where, said)
     return value
+
+
+def parse_reviewer(value: object) -> Reviewer:
+    reviewer = expect_keys(value, "reviewer", ("name", "email"))
+    return Reviewer(
+        text_field(reviewer["name"], "reviewer.name"),
+        text_field(reviewer["email"], "reviewer.email"),
+    )
 
 
 def expect_list(value: object, name: str) -> list[Any]:

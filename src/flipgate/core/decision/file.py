@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
+from typing import TypeVar
 
 from flipgate.core.decision.document import parse_decision, render_decision
 from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
@@ -29,6 +30,8 @@ from flipgate.core.io.atomic import write_atomic
 from flipgate.core.io.digest import run_digest
 from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.vocab import ARMS
+
+Parsed = TypeVar("Parsed")  # the record a signed file holds: a decision, a choice
 
 _SIGNATURE_START = re.compile(rb"^signature:", re.MULTILINE)
 _SIGNATURE_BLOCK = re.compile(
@@ -215,15 +218,8 @@ def verify_decision(
         return VerifyResult(path, (opened,), None)
     checks = [opened.block]
     message, armor = opened.message, opened.armor
-    record: DecisionRecord | None = None
-    try:
-        record = _load(opened.text, path)
-        checks.append(Check("document", True, "safe YAML, a well-formed decision"))
-    except InputError as bad:
-        checks.append(Check("document", False, bad.within_file()))
-    except (InvalidDecision, UnicodeDecodeError) as bad:
-        checks.append(Check("document", False, _first_line(bad)))
-
+    record, document = read_document(opened, path, parse_decision, "decision")
+    checks.append(document)
     checks.append(signature_check(message, armor))
     email = None if record is None else record.reviewer.email
     checks.append(signer_check(message, armor, email, allowed_signers))
@@ -233,9 +229,18 @@ def verify_decision(
     return VerifyResult(path, tuple(checks), record)
 
 
-def _load(text: bytes, path: Path) -> DecisionRecord:
-    data, _ = parse_yaml(text.decode("utf-8"), path)
-    return parse_decision(data)
+def read_document(
+    opened: Signed, path: Path, parse: Callable[[object], Parsed], what: str
+) -> tuple[Parsed | None, Check]:
+    """The signed file's document parsed by `parse` (None when it is malformed), and the check
+    that says so; `what` the file is, in words."""
+    try:
+        data, _ = parse_yaml(opened.text.decode("utf-8"), path)
+        return parse(data), Check("document", True, f"safe YAML, a well-formed {what}")
+    except InputError as bad:
+        return None, Check("document", False, bad.within_file())
+    except (InvalidDecision, UnicodeDecodeError) as bad:
+        return None, Check("document", False, first_line(bad))
 
 
 def signature_check(message: bytes | None, armor: str, namespace: str = NAMESPACE) -> Check:
@@ -298,6 +303,6 @@ def _run_check(
     return Check(name, True, f"{run.run_id} at {where} is unchanged")
 
 
-def _first_line(error: Exception) -> str:
+def first_line(error: Exception) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__

@@ -202,6 +202,15 @@ class Ranking:
         """The candidates whose improvement claims Holm's correction covers."""
         return tuple(s.name for s in self.standings if s.improvement_p_holm is not None)
 
+    @property
+    def tie_groups(self) -> tuple[tuple[str, ...], ...]:
+        """The complete candidates by tie group, in rank order (`A > B = C`: (A,), (B, C))."""
+        groups: dict[int, list[str]] = {}
+        for s in self.standings:
+            if s.group is not None:
+                groups.setdefault(s.group, []).append(s.name)
+        return tuple(tuple(group) for group in groups.values())
+
     def standing(self, name: str) -> Standing:
         return next(s for s in self.standings if s.name == name)
 
