@@ -28,6 +28,7 @@ CELL_STYLE = {"both_pass": "pass", "both_fail": "fail", "pass_to_fail": "b", "fa
 LABEL_WIDTH = 17
 CELL_WIDTH = 19
 WIDTH = LABEL_WIDTH + 2 * CELL_WIDTH + 4  # the panel's width: border and padding included
+SHORT = 30  # terminal rows below which the cells lose the blank row under them (80x24 fits)
 
 
 class FlipMatrix(Panel):
@@ -63,7 +64,7 @@ class FlipMatrix(Panel):
         offset = event.get_content_offset(self)
         if offset is None:
             return
-        row = (offset.y - 2) // 3 if offset.y >= 2 else -1
+        row = (offset.y - 2) // self._stride if offset.y >= 2 else -1
         column = (offset.x - LABEL_WIDTH) // CELL_WIDTH if offset.x >= LABEL_WIDTH else -1
         if row in (0, 1) and column in (0, 1):
             if (row, column) == self.cursor:
@@ -87,7 +88,9 @@ class FlipMatrix(Panel):
             lines.append("\n" + " " * LABEL_WIDTH)
             for column in (0, 1):
                 self._cell_text(lines, GRID[row][column], (row, column), name=False)
-            lines.append("\n" + " " * LABEL_WIDTH + " " * 2 * CELL_WIDTH + "\n")
+            lines.append(
+                "\n" + (" " * LABEL_WIDTH + " " * 2 * CELL_WIDTH + "\n") * (self._stride - 2)
+            )
         lines.append(f"{count(paired)} paired cases counted", self.style("muted"))
         sources = self.comparison.result.sources
         if sources is not None and self.comparison.result.flipped:
@@ -97,6 +100,11 @@ class FlipMatrix(Panel):
                     f"\n{split_line(sources, direction)}", self.style(CELL_STYLE[direction])
                 )
         return lines
+
+    @property
+    def _stride(self) -> int:
+        """Rows a cell takes: its name, its count, and a blank row where the terminal has room."""
+        return 2 if self.app.size.height < SHORT else 3
 
     def _cell_text(self, lines: Text, cell: str, at: tuple[int, int], *, name: bool) -> None:
         n = self.comparison.result.cells[cell]
