@@ -1,11 +1,10 @@
-"""Two texts compared for a person: line by line (`unified_diff`, `side_by_side`) and word by
-word inside a changed line or turn (`word_diff`). Shown by the drill-down's outputs diff and the
+"""Two texts compared for a person, line by line (`unified_diff`, `side_by_side`; word by word
+inside a changed line is `present/word_diff.py`). Shown by the drill-down's outputs diff and the
 trajectory's turns; the core never reads them."""
 
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -65,41 +64,3 @@ def side_by_side(baseline: str | None, candidate: str | None) -> tuple[DiffRow, 
             else:
                 rows.append(DiffRow("replace", lhs, rhs))
     return tuple(rows)
-
-
-# --------------------------------------------------------------------------- word by word
-
-WordTag = Literal["equal", "changed"]
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")  # words, runs of space, each other character
-
-
-@dataclass(frozen=True)
-class WordPiece:
-    """A run of one side's text: the same on the other side, or changed (absent or replaced)."""
-
-    tag: WordTag
-    text: str
-
-
-def word_diff(baseline: str, candidate: str) -> tuple[tuple[WordPiece, ...], tuple[WordPiece, ...]]:
-    """Each side's text in pieces that join back into it, the words the other side lacks or
-    replaced marked `changed`: what moved inside a line or a turn, not the whole of it."""
-    a, b = _TOKENS.findall(baseline), _TOKENS.findall(candidate)
-    left: list[WordPiece] = []
-    right: list[WordPiece] = []
-    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=len(a) + len(b) > 2000)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        kind: WordTag = "equal" if tag == "equal" else "changed"
-        _add(left, kind, "".join(a[i1:i2]))
-        _add(right, kind, "".join(b[j1:j2]))
-    return tuple(left), tuple(right)
-
-
-def _add(pieces: list[WordPiece], tag: WordTag, text: str) -> None:
-    """Append, joining a piece to the last one of the same tag."""
-    if not text:
-        return
-    if pieces and pieces[-1].tag == tag:
-        pieces[-1] = WordPiece(tag, pieces[-1].text + text)
-    else:
-        pieces.append(WordPiece(tag, text))
