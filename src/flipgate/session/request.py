@@ -125,7 +125,6 @@ class GateRequest:
             suite = suite or existing_file(workspace / SUITE_MANIFEST)
             repeat_runs = repeat_runs or find_repeats(workspace)
             rejudged = rejudged or _folder(workspace / REJUDGED_FOLDER)
-            reruns = reruns or (_rerun_pair(workspace) if is_copy(workspace) else None)
         if rejudged is not None and not rejudged.is_dir():
             raise InputError(rejudged, "no such folder (rejudged/ holds baseline/ and candidate/)")
         if reruns is not None and candidates:
@@ -200,8 +199,10 @@ class GateRequest:
 
     def rerun_paths(self) -> tuple[Path, Path] | None:
         """The rerun results given on the command line, else the request's `reruns/` folder
-        when it holds both arms (put there after the plan was exported, say)."""
-        return self.reruns or _rerun_pair(self.folder)
+        when it holds both arms (put there after the plan was exported, say), else a workspace
+        read from a URL's."""
+        copied = self.workspace if self.workspace and self.workspace != self.folder else None
+        return self.reruns or _rerun_pair(self.folder) or (_rerun_pair(copied) if copied else None)
 
 
 Place = Path | str  # a path, or a URL (`core.io.remote`): what a command line hands `of`

@@ -86,21 +86,25 @@ def fetched(run: str | Path, known: Sequence[str] = ()) -> Path:
 def where(path: Path) -> str:
     """`path` as the user named it: a file of a copy is shown under its URL."""
     for local, url in _copies.items():
-        if path == local or local in path.parents:
+        if _within(path, local):
             return url + path.as_posix()[len(local.as_posix()) :]
     return str(path)
 
 
 def is_copy(path: Path) -> bool:
-    """`path` is in a copy of a URL: nothing written there outlives the process."""
-    return any(path == local or local in path.parents for local in _copies)
+    """`path` is in the folder of a copy of a URL: nothing written there outlives the process."""
+    return any(_within(path, local.parent) for local in _copies)
 
 
 def located(error: InputError) -> InputError:
     """`error`, naming the URL where it names a file of a copy."""
-    if not is_copy(error.path):
+    if not any(_within(error.path, local) for local in _copies):
         return error
     return InputError(where(error.path), error.message, line=error.line, field=error.field)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 # --------------------------------------------------------------------------- object stores
