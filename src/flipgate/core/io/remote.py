@@ -21,13 +21,16 @@ denied, a timeout) is an `InputError` naming the URL.
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
+from types import FrameType
 from typing import IO, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -215,13 +218,17 @@ def _check_room(url: str, size: int) -> None:
     if size > free - ROOM_BYTES:
         raise InputError(
             shown(url),
-            f"too big to copy here: {_mb(size)} to copy, and {_mb(max(free - ROOM_BYTES, 0))} "
-            f"free in {tempfile.gettempdir()} (set TMPDIR to a folder with room)",
+            f"too big to copy here: {_amount(size)} to copy, and {_amount(max(free - ROOM_BYTES, 0))}"
+            f" free in {tempfile.gettempdir()} (set TMPDIR to a folder with room)",
         )
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB"
+def _amount(n: int) -> str:
+    """A size as a person reads it: 812 bytes, 3.4 MB, 12.0 GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 # --------------------------------------------------------------------------- HTTPS
@@ -327,9 +334,38 @@ def _copy_bounded(source: IO[bytes], out: IO[bytes], url: str) -> None:
 
 
 def _scratch_folder() -> Path:
-    """This process's folder of copies (mode 0700), removed when it exits."""
+    """This process's folder of copies (mode 0700), removed when it exits: at the interpreter's
+    exit, by the console script's own (which skips the interpreter's teardown), and on SIGTERM."""
     if not _scratch:
         folder = Path(tempfile.mkdtemp(prefix="flipgate-remote-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        atexit.register(remove_copies)
+        _remove_on_sigterm()
         _scratch.append(folder)
     return _scratch[0]
+
+
+def remove_copies() -> None:
+    """Remove every copy this process made; a URL read after this is copied again."""
+    for folder in _scratch:
+        shutil.rmtree(folder, ignore_errors=True)
+    _scratch.clear()
+    _copies.clear()
+
+
+def _remove_on_sigterm() -> None:
+    """SIGTERM removes the copies, then does what it did before (`atomic.remove_on_signals`'s
+    handler, or the default: the end of the process). Only the main thread may set it."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        remove_copies()
+        if callable(previous):
+            previous(signum, frame)
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    if previous != signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, handler)
