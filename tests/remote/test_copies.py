@@ -112,7 +112,7 @@ def test_sigterm_removes_the_copies(pair_site: str, tmp_path: Path) -> None:
 def full_disk(monkeypatch: pytest.MonkeyPatch, free: int) -> None:
     """The disk under the copies as if `free` bytes were left beyond the room kept free."""
     usage = Usage(total=1 << 40, used=1 << 39, free=remote.ROOM_BYTES + free)
-    monkeypatch.setattr(remote.shutil, "disk_usage", lambda path: usage)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage)
 
 
 def test_a_run_bigger_than_the_free_disk_is_refused_before_it_is_copied(
