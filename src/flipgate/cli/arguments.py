@@ -34,6 +34,7 @@ from flipgate.session import (
 # The app's themes (tui/themes.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
 
+URLS = "s3://, gs://, az://, https:// (README: Runs where they are stored)"  # what `place` takes
 BAD_INPUT = 2  # the exit status of bad usage (argparse's own) and of bad input
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # where each adds its
@@ -45,7 +46,9 @@ def add_comparison_arguments(
     """RUN ..., --gate, --flaky, --suite, --change, the base and the importers' options (a RUN
     may be a log). `runs` says what the RUNs are, `spec` what else the gate spec is read for,
     `candidate` which run a declared change moves."""
-    parser.add_argument("runs", nargs="+", metavar="RUN", help=runs)
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN", help=f"{runs}; each a path, or a URL: {URLS}"
+    )
     parser.add_argument(
         "--gate",
         type=place,
