@@ -202,3 +202,15 @@ def test_a_url_is_shown_without_its_secrets() -> None:
     assert remote.is_url("s3://bucket/run") and remote.is_url("az://container/run")
     assert not remote.is_url(Path("s3://bucket/run")) and not remote.is_url("ftp://host/run")
     assert remote.fetched("sample_runs/x") == Path("sample_runs/x")  # a path stays itself
+
+
+def test_a_listing_too_long_to_be_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Never cut short: the files past the cut would be dropped without a word."""
+    monkeypatch.setattr(remote, "LISTING_BYTES", 100)
+    shutil.copytree(PAIR / "baseline", tmp_path / "run")
+    (tmp_path / "run" / remote.HTTP_LISTING).write_text("run.yaml\n" * 12)
+    with serving(tmp_path) as url:
+        assert main(["gate", f"{url}/run", str(PAIR / "candidate")]) == 2
+    assert f"{url}/run/{remote.HTTP_LISTING}: longer than 100 bytes" in capsys.readouterr().err

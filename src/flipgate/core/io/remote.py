@@ -42,6 +42,7 @@ SCHEMES = ("s3", "gs", "az", "abfs", "abfss", "https", "http")
 TIMEOUT_S = 30.0  # to connect, and for each request: a store that does not answer is bad input
 RUN_FILES = (RUN_FILE, *RESULTS_FILES)  # a run's files, asked for by name over HTTP
 HTTP_LISTING = "files.txt"  # a folder served over HTTP names its files here
+LISTING_BYTES = 1 << 20  # a files.txt longer than this is something else
 ROOM_BYTES = 64 << 20  # left free on the disk beside a copy: what else writes there needs some
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _CHUNK = 1 << 20
@@ -267,7 +268,9 @@ def _listing(at: str, given: str) -> list[str] | None:
     with _answer(at, given, missing_ok=True) as answer:
         if answer is None:
             return None
-        text = answer.read(1 << 20).decode("utf-8", errors="replace")
+        text = answer.read(LISTING_BYTES + 1).decode("utf-8", errors="replace")
+    if len(text) > LISTING_BYTES:
+        raise InputError(shown(at), f"longer than {_amount(LISTING_BYTES)}: not a list of files")
     names: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         name = line.strip().removeprefix("./")
