@@ -96,6 +96,11 @@ def _gcs(timeout_s: float) -> Any:
 def _azure() -> Any:
     import pyarrow.fs as pafs
 
+    return pafs.AzureFileSystem(**azure_options())
+
+
+def azure_options() -> dict[str, str]:
+    """pyarrow's AzureFileSystem's arguments, from the environment."""
     connection = _connection_string()
     account = (
         connection.get("AccountName")
@@ -106,7 +111,7 @@ def _azure() -> Any:
         raise NotConfigured(
             "set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT_NAME, to read az:// URLs"
         )
-    options: dict[str, Any] = {"account_name": account}
+    options = {"account_name": account}
     key = (
         connection.get("AccountKey")
         or os.environ.get("AZURE_STORAGE_ACCOUNT_KEY")
@@ -124,22 +129,22 @@ def _azure() -> Any:
         suffix = connection["EndpointSuffix"]
         options |= {"blob_storage_authority": f".blob.{suffix}"}
         options |= {"dfs_storage_authority": f".dfs.{suffix}"}
-    return pafs.AzureFileSystem(**options)
+    return options
 
 
 def _azure_endpoint(endpoint: str, account: str) -> dict[str, str]:
     """The blob endpoint of a connection string as pyarrow takes it: `.host` for the account's
-    own host name (`ACCOUNT.blob.example`), else `host:port` with the account in the path (an
-    emulator's). The emulator's one endpoint serves both of pyarrow's APIs."""
+    own host name (`ACCOUNT.blob.example`, its DFS at `.dfs.example`), else `host:port` with the
+    account in the path (an emulator's, whose one endpoint serves both of pyarrow's APIs)."""
     address = urlsplit(endpoint)
-    host = address.netloc
-    if host.startswith(f"{account}."):
-        host = host[len(account) :]
-        return {"blob_storage_authority": host, "blob_storage_scheme": address.scheme}
+    blob = dfs = address.netloc
+    if blob.startswith(f"{account}."):
+        blob = blob[len(account) :]
+        dfs = blob.replace(".blob.", ".dfs.", 1)
     return {
-        "blob_storage_authority": host,
+        "blob_storage_authority": blob,
         "blob_storage_scheme": address.scheme,
-        "dfs_storage_authority": host,
+        "dfs_storage_authority": dfs,
         "dfs_storage_scheme": address.scheme,
     }
 
