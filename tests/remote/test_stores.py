@@ -11,9 +11,11 @@ import pytest
 
 from flipgate.cli import main
 from flipgate.core.io import remote
+from flipgate.core.io.stores import AZURITE_KEY
 from flipgate.session import GateRequest, read
 from tests.remote.conftest import (
     AZURE_ACCOUNT,
+    BUCKET,
     CAMPAIGN,
     INSPECT_LOG,
     PAIR,
@@ -128,18 +130,26 @@ def test_a_store_that_does_not_answer_is_exit_2_naming_the_url(
 
 
 def test_azure_reads_the_account_and_key_variables(
-    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    azure_server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Without a connection string, the account's name and key; the emulator's endpoint then
-    comes from a connection string that holds no key (as `az storage` accepts)."""
-    if not store.prefix.startswith("az://"):
-        pytest.skip("Azure's own variables")
+    """Without a key in the connection string, the Azure CLI's AZURE_STORAGE_KEY; the emulator's
+    endpoint still comes from the connection string (as `az storage` accepts it)."""
+    for name in (
+        "AZURE_STORAGE_ACCOUNT_NAME",
+        "AZURE_STORAGE_ACCOUNT_KEY",
+        "AZURE_STORAGE_SAS_TOKEN",
+    ):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv(
         "AZURE_STORAGE_CONNECTION_STRING",
-        f"AccountName={AZURE_ACCOUNT};BlobEndpoint={store.address}/{AZURE_ACCOUNT}",
+        f"AccountName={AZURE_ACCOUNT};BlobEndpoint={azure_server}/{AZURE_ACCOUNT}",
+    )
+    url = f"az://{BUCKET}/{PAIR.name}/baseline"
+    monkeypatch.setenv("AZURE_STORAGE_KEY", AZURITE_KEY)
+    assert gate_json(capsys, url, str(PAIR / "candidate")) == gate_json(
+        capsys, str(PAIR / "baseline"), str(PAIR / "candidate")
     )
     monkeypatch.setenv("AZURE_STORAGE_KEY", "V3JvbmdLZXlXcm9uZ0tleVdyb25nS2V5V3JvbmdLZXk=")
-    url = f"{store.prefix}/{PAIR.name}/baseline"
     assert main(["gate", url, str(PAIR / "candidate")]) == 2
     assert f"{url}: access denied" in capsys.readouterr().err  # the key was used, and is wrong
     monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING")
