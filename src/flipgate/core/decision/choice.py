@@ -28,13 +28,11 @@ from flipgate.core.decision.document import (
 from flipgate.core.decision.fields import InvalidDecision, checked_text, one_line, text_field
 from flipgate.core.decision.file import (
     Check,
+    SignedKind,
     VerifyResult,
     decision_workspace,
     is_folder,
-    open_signed,
-    read_document,
-    signature_check,
-    signer_check,
+    signed_checks,
     write_signed,
 )
 from flipgate.core.decision.record import Reviewer
@@ -139,24 +137,20 @@ def parse_choice(document: object) -> ChoiceRecord:
     )
 
 
+_CHOICE = SignedKind("choice", parse_choice, lambda record: record.reviewer.email)
+
+
 def verify_choice(
     path: Path, recompute: Recompute, compare: Compare, allowed_signers: Path | None = None
 ) -> VerifyResult:
     """Check a choice file: its form, its signature and signer (as a decision's), that the
     ranking computed again from the same runs is the one signed (`recompute`, compared field by
     field by `compare`), and that the choice is one the ranking allows."""
-    opened = open_signed(path)
-    if isinstance(opened, Check):
-        return VerifyResult(path, (opened,), None)
-    checks = [opened.block]
-    message, armor = opened.message, opened.armor
-    record, document = read_document(opened, path, parse_choice, "choice")
-    checks.append(document)
-    checks.append(signature_check(message, armor))
-    email = None if record is None else record.reviewer.email
-    checks.append(signer_check(message, armor, email, allowed_signers))
-    checks += _ranking_checks(record, decision_workspace(path), recompute, compare)
-    return VerifyResult(path, tuple(checks), None)
+    signed = signed_checks(path, _CHOICE, allowed_signers)
+    if signed.unread:
+        return VerifyResult(path, signed.checks, None)
+    ranking = _ranking_checks(signed.record, decision_workspace(path), recompute, compare)
+    return VerifyResult(path, (*signed.checks, *ranking), None)
 
 
 def _ranking_checks(
