@@ -45,13 +45,13 @@ def exit_code(ranking: Ranking) -> int:
 INELIGIBLE_MARK = "✗ incomplete"  # beside the labels: shown, never the winner
 
 
-def marks(ranking: Ranking, name: str) -> str:
+def marks(ranking: Ranking, name: str, between: str = " ") -> str:
     """The labels a candidate holds, each as its mark and word: `▲ highest mean`; an incomplete
-    candidate says so, whatever its key."""
+    candidate says so, whatever its key. `between` joins them (the text table: a line each)."""
     held = [f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in ranking.labels(name)]
     if not ranking.standing(name).eligible:
         held.append(INELIGIBLE_MARK)
-    return " ".join(held)
+    return between.join(held)
 
 
 def _key_words(ranking: Ranking, standing: Standing) -> str:
@@ -428,17 +428,29 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
     return rows
 
 
+# In the text table a label, a key and a verdict keep their lines whole; the mean and its cells
+# take a line each, and the rest wraps, so that the table fits 80 columns.
+_UNWRAPPED = frozenset({"labels", "key", "gate"})
+_MEAN_WIDTH = len("0.417")
+
+
 def to_text(ranking: Ranking) -> RenderableType:
     table = Table(show_edge=False, pad_edge=False)
     for column, justify in COLUMNS:
-        table.add_column(column, justify=justify)
+        table.add_column(
+            column,
+            justify=justify,
+            no_wrap=column in _UNWRAPPED,
+            max_width=_MEAN_WIDTH if column == "mean" else None,
+            overflow="fold",
+        )
     rows = table_rows(ranking)
-    for s, (name, labels, mean, key, group, complete, verdict, p) in zip(
+    for s, (name, _, mean, key, group, complete, verdict, p) in zip(
         ranking.standings, rows, strict=False
     ):
         table.add_row(
             literal(name, style="bold" if s.name == ranking.winner else ""),
-            labels,
+            marks(ranking, s.name, between="\n"),
             mean,
             key,
             group,
