@@ -34,10 +34,14 @@ def test_a_choice_in_the_tie_group_is_signed_and_verifies(
     campaign: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _choose(campaign, ana, "MERGE") == 0
+    # MERGE ties CLAUDE's group, but on its own it does not clear: said, and recorded
+    assert "MERGE on its own: does not clear the incumbent (MERGE passes 1 case and ties" in (
+        capsys.readouterr().out
+    )
     written = written_in(campaign / "decisions")
     assert written.name.endswith(".yaml") and "-choice-" in written.name and is_choice(written)
     text = written.read_text(encoding="utf-8")
-    assert text.startswith("flipgate_choice: 1\nchosen: MERGE\n")
+    assert text.startswith("flipgate_choice: 1\nchosen: MERGE\nclearance: not_better\n")
     assert REASON in text and "digest: sha256:" in text
     # the ranking seen: the group, the labels, each candidate's key, completeness and evidence
     for line in (
@@ -56,7 +60,8 @@ def test_a_choice_in_the_tie_group_is_signed_and_verifies(
     out = capsys.readouterr().out
     for check in ("signature", "signer", "ranking", "choice"):
         assert f"✓ {check}:" in out
-    assert "MERGE, in the first tie group (CLAUDE = MERGE)" in out and "verified:" in out
+    assert "MERGE, in the first tie group (CLAUDE = MERGE); its own clearance: not_better" in out
+    assert "verified:" in out
 
 
 def test_any_changed_byte_or_run_fails_verification(
@@ -192,3 +197,32 @@ def test_a_choice_needs_a_campaign_workspace(
     )  # fmt: skip
     assert code == 2
     assert "a choice is made on a campaign workspace" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("recorded", "verifies"), [(None, True), ("clears", True), ("tied", False)]
+)
+def test_a_choice_verifies_with_its_own_clearance_or_without_one_as_older_files(
+    campaign: Path,
+    ana: Signer,
+    capsys: pytest.CaptureFixture[str],
+    recorded: str | None,
+    verifies: bool,
+) -> None:
+    # a file from before the chosen candidate's clearance was recorded has none: it verifies;
+    # one recording another clearance than the runs give (made by hand, signed) does not
+    _, seen = ranking_seen(GateRequest.of([campaign], shape="ranking"))
+    record = ChoiceRecord("CLAUDE", "r", Reviewer.parse(ANA), now_utc(), seen, recorded)
+    written = write_choice(record, find_signing_key(ana.key), campaign / "decisions")
+    assert ("clearance: clears\nreason" in written.read_text()) == (recorded == "clears")
+    assert ana.verify(written) == (0 if verifies else 1)
+    out = capsys.readouterr().out
+    if verifies:
+        assert (
+            "✓ choice: CLAUDE, in the first tie group (CLAUDE = MERGE); its own clearance: " in out
+        )
+    else:
+        assert (
+            "✗ choice: CLAUDE's own clearance is recorded as tied; the runs ranked again give clears"
+            in out
+        )

@@ -16,7 +16,7 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.io.remote import where
 from flipgate.core.plural import plural
-from flipgate.core.rank.ranking import Cells, Ranking, Standing
+from flipgate.core.rank.ranking import Cells, Clearance, Ranking, Standing
 from flipgate.core.rank.separation import Lead
 from flipgate.core.vocab import RankLabel
 from flipgate.present.numbers import written_percent
@@ -167,9 +167,10 @@ def multiplicity_words(ranking: Ranking) -> str:
     )
 
 
-def why(ranking: Ranking) -> str:
-    """Whether the winner clears the incumbent, and why, in words (one sentence per code)."""
-    c = ranking.clearance
+def why(ranking: Ranking, clearance: Clearance | None = None) -> str:
+    """Whether the winner clears the incumbent, and why, in words (one sentence per code); or,
+    given a candidate's own `clearance` (`rank.own_clearance`), whether that one would."""
+    c = clearance or ranking.clearance
     if c.code == "no_complete_candidate":
         return "no candidate is complete, so none can win: the incumbent stays"
     if c.code == "tied":
@@ -184,7 +185,7 @@ def why(ranking: Ranking) -> str:
     if c.code == "invalid":
         return f"rejected: the comparison with the incumbent is {gate}"
     if c.by == "mean":
-        return _why_by_mean(ranking, gate)
+        return _why_by_mean(c, gate)
     passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "not_better":
         how = "ties" if c.release_key == c.incumbent_key else "falls short of"
@@ -203,10 +204,9 @@ def why(ranking: Ranking) -> str:
     )
 
 
-def _why_by_mean(ranking: Ranking, gate: str) -> str:
+def _why_by_mean(c: Clearance, gate: str) -> str:
     """`why` where the key is the mean (`release.key: mean`), for a winner not rejected outright
     (`gate`: its verdict against the incumbent in words)."""
-    c = ranking.clearance
     assert c.winner is not None and c.mean is not None
     mean = f"{c.winner}'s mean {c.mean:.3f}"
     if c.code == "not_better":
@@ -225,6 +225,13 @@ def _why_by_mean(ranking: Ranking, gate: str) -> str:
         f"{mean}{asked} is above the incumbent's {c.incumbent_mean:.3f} and the gate against the "
         "incumbent says PASS"
     )
+
+
+def own_clearance_line(ranking: Ranking, clearance: Clearance) -> str:
+    """A chosen candidate's own clearance: `MERGE on its own: does not clear the incumbent
+    (...)`, said beside the signed choice of it."""
+    clears = "clears" if clearance.code == "clears" else "does not clear"
+    return f"{clearance.winner} on its own: {clears} the incumbent ({why(ranking, clearance)})"
 
 
 def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:

@@ -481,6 +481,15 @@ def _clearance(
     )
 
 
+def own_clearance(ranking: Ranking, name: str) -> Clearance:
+    """Whether candidate `name` on its own would clear the incumbent, as if it were the winner:
+    what a person's choice of it after a tie is told (the ranking's `clearance` is the
+    winner's, or `tied`)."""
+    standing = ranking.standing(name)
+    alone = [standing] if standing.eligible else []
+    return _clearance(standing if alone else None, alone, ranking.incumbent, ranking.release)
+
+
 def _disagreement(
     standings: tuple[Standing, ...],
     highest_mean: tuple[str, ...],
@@ -513,6 +522,7 @@ __all__ = [
     "Ranking",
     "Standing",
     "holm",
+    "own_clearance",
     "plural",
     "rank",
 ]
