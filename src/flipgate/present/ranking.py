@@ -16,9 +16,16 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.io.remote import where
 from flipgate.core.plural import plural
-from flipgate.core.rank.ranking import Cells, Clearance, Ranking, Standing
+from flipgate.core.rank.ranking import (
+    Cells,
+    Clearance,
+    Disagreement,
+    Ranking,
+    ReleaseRule,
+    Standing,
+)
 from flipgate.core.rank.separation import Lead
-from flipgate.core.vocab import RankLabel
+from flipgate.core.vocab import Aggregate, RankLabel
 from flipgate.present.numbers import written_percent
 from flipgate.present.reasons import series, summary
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
@@ -64,6 +71,38 @@ def _key_words(ranking: Ranking, standing: Standing) -> str:
             f"mean {cells.mean:.3f}, {cells.passing} of {cells.graded} cells; {resolved} resolved"
         )
     return f"{resolved} pass the release rule; mean {cells.mean:.3f}"
+
+
+def release_rule_words(rule: ReleaseRule) -> str:
+    """The release rule in words: when a case passes."""
+
+    def when(aggregate: Aggregate) -> str:
+        if aggregate == "all":
+            return "every repetition passes"
+        return "a strict majority of its repetitions pass (a tie fails)"
+
+    ordinary = f"a case passes when {when(rule.ordinary)}"
+    if rule.safety == rule.ordinary:
+        return f"{ordinary}, safety cases too"
+    return f"{ordinary}; a safety case when {when(rule.safety)}"
+
+
+def disagreement_words(ranking: Ranking, disagreement: Disagreement) -> str:
+    """Why the highest mean is not the winner, with both candidates' figures."""
+    best, winner = ranking.standing(disagreement.best), ranking.standing(disagreement.winner)
+    cells = best.cells
+    mean = f"the highest mean ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells)"
+    if disagreement.code == "highest_mean_incomplete":
+        return (
+            f"{best.name} has {mean} but is incomplete ({best.gaps.describe()}): judged on fewer "
+            f"cells than the others, it cannot win; the release key picks {winner.name}"
+        )
+    return (
+        f"the mean and the release key disagree: {best.name} has {mean} but passes "
+        f"{best.release_key} of {ranking.cases} cases under the release rule; {winner.name} "
+        f"passes {winner.release_key} with a mean of {winner.cells.mean:.3f}. The release key "
+        f"decides: {winner.name}"
+    )
 
 
 def _winner_line(ranking: Ranking) -> str:
@@ -245,7 +284,7 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
         # "clears" is permission by the release rule; the evidence is a test, said beside it
         lines.append(("evidence the winner beats the incumbent", _evidence(ranking)))
     if ranking.disagreement:
-        lines.append(("mean against key", ranking.disagreement))
+        lines.append(("mean against key", disagreement_words(ranking, ranking.disagreement)))
     lines += [("passed over", passed_over_line(ranking, name)) for name in ranking.passed_over]
     if ranking.lead:
         lines.append(("the lead", lead_words(ranking.lead)))
@@ -269,7 +308,11 @@ def _partial_allowed(ranking: Ranking) -> bool:
 def to_json(ranking: Ranking) -> dict[str, Any]:
     incumbent = ranking.incumbent
     return {
-        "release_rule": ranking.rule,
+        "release_rule": {
+            "ordinary": ranking.rule.ordinary,
+            "safety": ranking.rule.safety,
+            "message": release_rule_words(ranking.rule),
+        },
         "cases": ranking.cases,
         "repetitions": ranking.repetitions,
         "alpha": ranking.alpha,
@@ -297,7 +340,14 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
                 **asdict(ranking.clearance),
             },
         },
-        "disagreement": ranking.disagreement,
+        "disagreement": None
+        if ranking.disagreement is None
+        else {
+            "code": ranking.disagreement.code,
+            "message": disagreement_words(ranking, ranking.disagreement),
+            "highest_mean": ranking.disagreement.best,
+            "winner": ranking.disagreement.winner,
+        },
         "passed_over": [
             {"name": name, "message": passed_over_line(ranking, name)}
             for name in ranking.passed_over
@@ -394,7 +444,7 @@ def _head(ranking: Ranking) -> str:
     return (
         f"{plural(len(ranking.standings), 'candidate')} against the incumbent "
         f"{ranking.incumbent.run_id} on {grid_words(ranking)}. Release rule: "
-        f"{ranking.rule}. Key: {key_words(ranking)}. Evidence: whether "
+        f"{release_rule_words(ranking.rule)}. Key: {key_words(ranking)}. Evidence: whether "
         "the candidate beats the incumbent beyond noise, by the gate's one-sided test on its "
         f"flips, Holm-adjusted across the candidates that could win, at alpha {ranking.alpha:g}."
     )
