@@ -214,9 +214,9 @@ def test_a_moved_template_is_found_whatever_order_the_lines_are_written_in(
         {"case": "d", "rep": 0, "passed": True, "template": "v"},
     ]
     expected = {"a": (TemplateEdit("t", "u"),), "d": (TemplateEdit(None, "v"),)}
-    for order in (lambda rows: rows, lambda rows: rows[::-1]):
-        baseline = load_run(run_writer("b", order(base_rows)))
-        candidate = load_run(run_writer("c", order(cand_rows)))
+    for step in (1, -1):  # as written, then last line first
+        baseline = load_run(run_writer("b", base_rows[::step]))
+        candidate = load_run(run_writer("c", cand_rows[::step]))
         assert compare(baseline, candidate, default_spec()).result.changes.edited == expected
 
 
