@@ -3,7 +3,8 @@
 The verdict's own p is summed in exact integers (mcnemar.py); these are the sums that would cost
 too much that way. Terms are Loader's saddle-point form (`pmf`) and only those within `WINDOW_SD`
 standard deviations of the mean are kept: the mass left out (under 1e-18) is far below any figure
-shown. Nothing here imports scipy (over a second of a CI job's start-up).
+shown. Nothing here imports scipy on import (scipy.stats is over a second of a CI job's start-up);
+the judge's Clopper-Pearson interval loads it when it is asked for.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import beta
 
 WINDOW_SD = 9.0  # binomial terms kept either side of the mean, in standard deviations
 
@@ -160,6 +160,8 @@ def clopper_pearson(k: int, n: int, level: float) -> tuple[float, float]:
     """The exact two-sided interval at `level` of a rate seen k times in n: each bound leaves
     (1 - level) / 2 in its tail (the Beta quantiles; its upper bound is `clopper_pearson_upper`
     at (1 + level) / 2)."""
+    from scipy.stats import beta  # the judge's interval only: the gate's start-up goes without
+
     if n == 0:
         return 0.0, 1.0
     tail = (1 - level) / 2
