@@ -14,14 +14,8 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import run_from_records
-from flipgate.present.casefile import (
-    CaseQuery,
-    case_detail,
-    choices,
-    describe,
-    red_table,
-    select_cases,
-)
+from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
+from flipgate.present.casefile import case_detail, red_table
 from flipgate.present.diff import side_by_side, unified_diff
 
 A, R, E = "approve", "reject", "escalate"
