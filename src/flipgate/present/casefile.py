@@ -3,7 +3,7 @@
     to review  fails in the candidate, or flipped, or holds a wrong decision in either arm (a red
                case), or is unpaired (flagged, never counted); `every`: every case
     table      one row per case, display text precomputed, so that filtering, sorting and
-               searching are vectorised on 100,000 rows; ids in natural order (2 before 10)
+               searching (`case_query`) are vectorised on 100,000 rows; ids in natural order
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs side by side or unified: `present/diff.py`
