@@ -30,7 +30,7 @@ from flipgate.core.vocab import ARMS, Arm
 from flipgate.present.trajectory import align, parse_turns
 
 CHUNK = 2_000  # trajectory pairs aligned between two progress reports
-Progress = Callable[[int, int], None]  # pairs done, pairs to do
+Progress = Callable[[int, int], None]  # before each chunk: pairs aligned, pairs to align
 
 
 def _silent(done: int, total: int) -> None:
@@ -63,7 +63,8 @@ def _graded(comparison: Comparison, arm: Arm) -> pl.DataFrame:
 
 def _outputs_differ(pairs: pl.DataFrame, volatile: tuple[str, ...]) -> pl.DataFrame:
     """The pairs whose outputs differ once normalised (both stored, their texts apart)."""
-    apart = pairs.filter(pl.col("output") != pl.col("output_cand"))  # a null compares to null
+    # null where either arm stored none: dropped, nothing to compare
+    apart = pairs.filter(pl.col("output") != pl.col("output_cand"))
     if apart.is_empty():
         return apart
     return apart.filter(
@@ -84,5 +85,4 @@ def _trajectories_differ(pairs: pl.DataFrame, progress: Progress) -> pl.DataFram
             align(parse_turns(b), parse_turns(c)).divergence is not None
             for b, c in chunk.select("messages", "messages_cand").iter_rows()
         ]
-    progress(apart.height, apart.height)
     return apart.filter(pl.Series(forks, dtype=pl.Boolean))

@@ -23,7 +23,7 @@ from textual_fastdatatable import DataTable
 
 from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
 from flipgate.present.casefile import COLUMNS, red_table
-from flipgate.present.divergence import diverged
+from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
 from flipgate.present.search import cases_holding
@@ -235,12 +235,11 @@ class RedCasesScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="diverged")
     def _find_diverging(self) -> None:
         def progress(done: int, total: int) -> None:
-            aligned = f"{done:,} of {total:,} differing trajectories aligned" if total else ""
-            words = "finding the cases whose arms' outputs or trajectories differ"
-            self.post_message(
-                Progress(done, max(total, 1), f"{words}{': ' if total else ''}{aligned}")
-            )
+            chunks = -(-total // CHUNK)  # the progress line counts steps: one per chunk aligned
+            said = f"{done:,} of {total:,} trajectories that differ in text aligned"
+            self.post_message(Progress(min(done // CHUNK, chunks - 1), chunks, said))
 
+        self.post_message(Progress(0, 1, "finding the cases whose arms' outputs differ"))
         with building():
             found = diverged(self.comparison, progress)
         post_unless_cancelled(self, self.Diverged(frozenset(found["case"].to_list())))
