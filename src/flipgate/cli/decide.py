@@ -6,14 +6,14 @@
     flipgate verify DECISION_FILE | REGISTRATION_FILE | CHOICE_FILE [--allowed-signers FILE]
 
 `decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
-places the broken cases by the triage evidence the app's checklist gathers (the identical baseline
-runs read too: `session.triage`), and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
-unless `--out` names a file or folder. With `--choose` it ranks a campaign as `flipgate rank`
-does and signs the person's choice of a candidate in the first tie group, with the ranking seen
-(docs/rank.md). `verify` exits 0 only when everything checks, and says whether the decision's
-rule was registered before the run. Given a registration (`flipgate prereg`), `verify` checks its
-form, signature and signer; given a choice, also the campaign ranked again. Each kind of file is
-told by its first key.
+places the broken cases by the triage evidence the app's checklist gathers (the identical
+baseline runs read too: `session.triage`), and writes into the request's `decisions/` folder (the
+workspace's, or beside the candidate run) unless `--out` names a file or folder. With `--choose`
+it ranks a campaign as `flipgate rank` does and signs the person's choice of a candidate in the
+first tie group, with the ranking seen (docs/rank.md). `verify` exits 0 only when everything
+checks, and says whether the decision's rule was registered before the run. Given a registration
+(`flipgate prereg`), `verify` checks its form, signature and signer; given a choice, also the
+campaign ranked again. Each kind of file is told by its first key.
 """
 
 from __future__ import annotations

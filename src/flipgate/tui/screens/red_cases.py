@@ -39,6 +39,8 @@ from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
+# a filter stepped through (`cycle`) -> the table's column of its values
+CYCLED = {"outcome": "outcomes", "rule": "rules", "source": "source", "state": "state"}
 
 
 class RedCasesScreen(Screen[None]):
@@ -212,11 +214,9 @@ class RedCasesScreen(Screen[None]):
         self._requery(self.case_query.with_(**{name: not getattr(self.case_query, name)}))
 
     def action_cycle(self, name: str) -> None:
-        """Step through the outcomes (worst first), rules or flip sources the red cases hold,
-        then off."""
-        column = {"outcome": "outcomes", "rule": "rules", "source": "source", "state": "state"}[
-            name
-        ]
+        """Step through the outcomes (worst first), rules, flip sources or ledger states the
+        cases listed hold, then off."""
+        column = CYCLED[name]
         values = (None, *choices(self.red, column))  # type: ignore[arg-type]
         current = getattr(self.case_query, name)
         following = values[(values.index(current) + 1) % len(values)] if current in values else None
