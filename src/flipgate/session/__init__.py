@@ -55,7 +55,7 @@ from flipgate.session.reading import (
 from flipgate.session.replay import replay_request
 from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
-from flipgate.session.triage import Triage, triage
+from flipgate.session.triaging import Triage, triage
 
 __all__ = [
     "DEFAULT_RERUN_TARGET",
