@@ -26,6 +26,7 @@ from flipgate.present.ranking import (
     LABEL_WORDS,
     grid_words,
     key_words,
+    release_rule_words,
     summary_lines,
     table_rows,
 )
@@ -74,7 +75,7 @@ class CandidatesScreen(Screen[None]):
             f"{plural(len(ranking.standings), 'candidate')} against the incumbent ",
             literal(ranking.incumbent.run_id, "bold"),
             f" on {grid_words(ranking)}",
-            f" · release rule: {ranking.rule}",
+            f" · release rule: {release_rule_words(ranking.rule)}",
         )
         yield Static(heading, id="heading")
         table = CandidateTable(id="candidates", cursor_type="row", zebra_stripes=True)
