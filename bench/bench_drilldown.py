@@ -47,7 +47,8 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import load_flaky
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import load_run
-from flipgate.present.casefile import CaseQuery, case_detail, red_table, select_cases
+from flipgate.present.case_query import CaseQuery, select_cases
+from flipgate.present.casefile import case_detail, red_table
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 

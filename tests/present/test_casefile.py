@@ -14,14 +14,8 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import run_from_records
-from flipgate.present.casefile import (
-    CaseQuery,
-    case_detail,
-    choices,
-    describe,
-    red_table,
-    select_cases,
-)
+from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
+from flipgate.present.casefile import case_detail, red_table
 from flipgate.present.diff import side_by_side, unified_diff
 
 A, R, E = "approve", "reject", "escalate"
@@ -113,8 +107,14 @@ def test_filters_sort_and_search(comparison: Comparison) -> None:
     assert cases(CaseQuery(sort="cost"))[0] == "c-both"  # +400 - 8: the biggest increase
     assert choices(table, "outcomes") == ("false_negative", "false_positive", "inconclusive")
     assert choices(table, "rules") == ("r1",)
+    assert choices(table, "state") == ("paired", "deleted")  # in the ledger's order
+    assert cases(CaseQuery.from_filter("state:deleted")) == ["c-gone"]
+    assert cases(CaseQuery(state="paired", kind="pass_to_fail")) == ["c-flip", "c-listed"]
+    assert cases(CaseQuery(diverged=frozenset({"c-fix", "elsewhere"}))) == ["c-fix"]
     with pytest.raises(ValueError, match="unknown filter"):
         CaseQuery.from_filter("bogus")
+    with pytest.raises(ValueError, match="state:paired"):
+        CaseQuery.from_filter("state:unheard")
 
 
 def test_header_line_says_what_is_shown() -> None:

@@ -24,6 +24,7 @@ from flipgate.core.triage.flaky import NoisyCase
 from flipgate.core.triage.regression import FlippedCases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
 from flipgate.core.vocab import Coded, TriageClass
+from flipgate.session import triaging
 from flipgate.tui.screens import triage
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import CaseList, DecisionScreen
@@ -161,7 +162,7 @@ async def test_a_step_naming_thousands_of_cases_lists_the_first_and_counts_the_r
         facts: tuple[Coded, ...] = (FlippedCases(2500, 2500, 0), *split)
         return [replace(steps[0], cases=cases, facts=facts), *steps[1:]]
 
-    monkeypatch.setattr(triage, "evidence", crowded)
+    monkeypatch.setattr(triaging, "evidence", crowded)
     comparison = load_comparison(workspace)
     app = triage_app(comparison, workspace)
     async with app.run_test(size=SIZE) as pilot:

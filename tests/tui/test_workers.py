@@ -22,8 +22,8 @@ from flipgate.core.decision.review import build_record
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.triage.evidence import evidence
 from flipgate.core.triage.walk import start_walk, walk_path
-from flipgate.session import gating
-from flipgate.tui.screens import decision, flaky, triage
+from flipgate.session import gating, triaging
+from flipgate.tui.screens import decision, flaky
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.overview import OverviewScreen
@@ -64,7 +64,7 @@ async def test_triage_evidence_is_gathered_in_a_worker(
     comparison: Comparison, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = Gate(evidence)
-    monkeypatch.setattr(triage, "evidence", gate)
+    monkeypatch.setattr(triaging, "evidence", gate)
     app = ScreenApp(lambda: TriageScreen(comparison, walk_path(tmp_path)))
     async with app.run_test(size=(140, 45)) as pilot:
         await gate.held(pilot)

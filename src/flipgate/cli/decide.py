@@ -6,13 +6,14 @@
     flipgate verify DECISION_FILE | REGISTRATION_FILE | CHOICE_FILE [--allowed-signers FILE]
 
 `decide` compares the runs as `flipgate gate` does with the same arguments (reruns included),
-and writes into the request's `decisions/` folder (the workspace's, or beside the candidate run)
-unless `--out` names a file or folder. With `--choose` it ranks a campaign as `flipgate rank`
-does and signs the person's choice of a candidate in the first tie group, with the ranking seen
-(docs/rank.md). `verify` exits 0 only when everything checks, and says whether the decision's
-rule was registered before the run. Given a registration (`flipgate prereg`), `verify` checks its
-form, signature and signer; given a choice, also the campaign ranked again. Each kind of file is
-told by its first key.
+places the broken cases by the triage evidence the app's checklist gathers (the identical
+baseline runs read too: `session.triage`), and writes into the request's `decisions/` folder (the
+workspace's, or beside the candidate run) unless `--out` names a file or folder. With `--choose`
+it ranks a campaign as `flipgate rank` does and signs the person's choice of a candidate in the
+first tie group, with the ranking seen (docs/rank.md). `verify` exits 0 only when everything
+checks, and says whether the decision's rule was registered before the run. Given a registration
+(`flipgate prereg`), `verify` checks its form, signature and signer; given a choice, also the
+campaign ranked again. Each kind of file is told by its first key.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from flipgate.session import (
     gate,
     ranking_seen,
     read,
+    triage,
     verify_choice_file,
 )
 
@@ -63,7 +65,6 @@ def cmd_decide(args: argparse.Namespace) -> int:
 def _decide(args: argparse.Namespace) -> tuple[str, Path]:
     from flipgate.core.decision.file import decision_workspace, write_decision
     from flipgate.core.decision.review import build_record
-    from flipgate.core.triage.evidence import evidence
     from flipgate.core.triage.walk import checklist, load_walk, walk_path
     from flipgate.present.triage import placements
 
@@ -71,12 +72,17 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
     out = args.out or request.decisions
     reviewer = _reviewer(args)
     key = find_signing_key(args.key)
-    comparison = gate(read(request, lean=True))  # as `flipgate gate` reads them
+    inputs = read(request)  # whole, with the identical baseline runs, as the app reads them
+    comparison = gate(inputs)
     unknown = sorted(set(args.case) - set(comparison.cases["case"]))
     if unknown:
         raise InputError(Path("--case"), f"in neither run: {', '.join(map(repr, unknown))}")
-    # A triage walk the app left for these runs goes into the record, as the app puts it.
+    # A triage walk the app left for these runs goes into the record, as the app puts it; the
+    # broken cases are placed by the evidence the app's checklist gathers.
     walk = load_walk(walk_path(request.folder), comparison)
+    found = triage(comparison, inputs.repeats)
+    if found.refused is not None:
+        print(f"flipgate: baseline repeats not used: {safe(found.refused)}", file=sys.stderr)
     record = build_record(
         comparison,
         workspace=decision_workspace(out),
@@ -86,7 +92,7 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
         reviewer=reviewer,
         checklist=checklist(walk),
         cases_reviewed=args.case,
-        broken_cases=placements(comparison, evidence(comparison)),
+        broken_cases=placements(comparison, found.steps),
         cases_added=args.case,  # no app, no log of what was opened: each named by hand
     )
     with writing(out):

@@ -3,7 +3,7 @@
     to review  fails in the candidate, or flipped, or holds a wrong decision in either arm (a red
                case), or is unpaired (flagged, never counted); `every`: every case
     table      one row per case, display text precomputed, so that filtering, sorting and
-               searching are vectorised on 100,000 rows; ids in natural order (2 before 10)
+               searching (`case_query`) are vectorised on 100,000 rows; ids in natural order
     detail     one case: its decisions and checks rule by rule across the repetitions of both
                arms, its stored outputs and trajectories, second metrics and extra fields
     diff       two stored outputs side by side or unified: `present/diff.py`
@@ -14,7 +14,7 @@ Pure functions over a `Comparison`: no terminal, no textual. The app only shows 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
@@ -23,9 +23,9 @@ from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.runs.model import METRICS
-from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS
-from flipgate.present.reasons import sentence
-from flipgate.present.text import safe, safe_column
+from flipgate.core.vocab import ARMS, CASE_STATES, FLIPS
+from flipgate.present.reasons import STATE_WORDS, sentence
+from flipgate.present.text import safe_column
 from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns, wobble
 
 # --------------------------------------------------------------------------- the red-case table
@@ -71,6 +71,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("worst", "worst_shown", "worst"),
     ("safety", "safety_shown", "safety"),
     ("flaky", "flaky_shown", "flaky"),
+    ("state", "state_shown", "state"),  # in the case ledger
     ("template", "template_shown", "template"),
     # wrong decisions in each arm: not the cells b and c, which count cases
     ("base wrong", "base_wrong", "wrong_baseline"),
@@ -93,6 +94,7 @@ SORTS: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {
     "worst": (("worst_rank", "direction_rank"), (False, False)),
     "cost": (("cost_delta",), (True,)),
     "source": (("source", "direction_rank"), (False, False)),
+    "state": (("state_rank", "direction_rank"), (False, False)),
 }
 
 KINDS = ("pass_to_fail", "fail_to_pass", "both_fail", "both_pass", "unpaired")
@@ -186,6 +188,7 @@ def red_table(comparison: Comparison, *, every: bool = False) -> pl.DataFrame:
             .then(_unpaired_short())
             .otherwise(pl.col("kind").replace_strict(DIRECTIONS, default=None)),
             worst=severity_name(pl.col("worst_rank")),
+            state=pl.col("unpaired").fill_null("paired"),
         )
         .with_columns(
             safe_column("case").alias("case_shown"),
@@ -193,6 +196,10 @@ def red_table(comparison: Comparison, *, every: bool = False) -> pl.DataFrame:
             source_shown=pl.col("source").fill_null(""),
             safety_shown=pl.when(pl.col("safety")).then(pl.lit("safety")).otherwise(pl.lit("")),
             flaky_shown=pl.when(pl.col("listed")).then(pl.lit("listed")).otherwise(pl.lit("")),
+            state_shown=pl.col("state").replace_strict(STATE_WORDS),
+            state_rank=pl.col("state").replace_strict(
+                {s: i for i, s in enumerate(CASE_STATES)}, return_dtype=pl.Int8
+            ),
             base_pattern=_pattern_expr("base"),
             cand_pattern=_pattern_expr("cand"),
             # the outcome the worst column shows (a failed check reads as a fail), and its words
@@ -227,130 +234,11 @@ def _signed_cost_expr() -> pl.Expr:
     return sign.otherwise(pl.lit("")) + rounded.abs().cast(pl.String).str.replace(r"\.0$", "")
 
 
-# --------------------------------------------------------------------------- filters, sort, search
-
-
-@dataclass(frozen=True)
-class CaseQuery:
-    """What the red-case table shows: filters (all must hold), a sort and a case-id search."""
-
-    kind: str | None = None  # one of KINDS
-    safety: bool = False
-    flaky: bool = False
-    outcome: str | None = None  # a wrong outcome, or CHECK_FAILED
-    template: str | None = None
-    rule: str | None = None
-    source: str | None = None  # who flipped it: model, grader, unknown (vocab.FlipSource)
-    search: str = ""
-    held: frozenset[str] = frozenset()  # the cases whose outputs or reasons hold `search`
-    sort: str = "direction"
-    descending: bool = False  # reverses the sort's natural order
-
-    @classmethod
-    def from_filter(cls, text: str | None) -> CaseQuery:
-        """A filter given by name: a kind (`pass_to_fail`), `safety`, `flaky`, or `field:value`
-        for outcome, template and rule (`rule:prohibited_items`)."""
-        if not text:
-            return cls()
-        if text in KINDS:
-            return cls(kind=text)
-        if text == "safety":
-            return cls(safety=True)
-        if text == "flaky":
-            return cls(flaky=True)
-        name, _, value = text.partition(":")
-        if value and name == "outcome":
-            return cls(outcome=value)
-        if value and name == "template":
-            return cls(template=value)
-        if value and name == "rule":
-            return cls(rule=value)
-        if value in FLIP_SOURCES and name == "source":
-            return cls(source=value)
-        raise ValueError(
-            f"unknown filter {text!r}: use one of {', '.join(KINDS)}, safety, flaky, "
-            "or outcome:NAME, template:NAME, rule:NAME, source:model|grader|unknown"
-        )
-
-    def cleared(self) -> CaseQuery:
-        return CaseQuery(sort=self.sort, descending=self.descending)
-
-    def with_(self, **changes: Any) -> CaseQuery:
-        return replace(self, **changes)
-
-    @property
-    def filters(self) -> tuple[str, ...]:
-        """The active filters in words, for the header line."""
-        words = []
-        if self.kind:
-            words.append(DIRECTIONS[self.kind].lstrip("↓↑ "))
-        if self.safety:
-            words.append("safety")
-        if self.flaky:
-            words.append("flaky listed")
-        if self.outcome:
-            words.append(OUTCOME_SHORT.get(self.outcome, self.outcome))
-        if self.template:
-            words.append(f"template {safe(self.template)}")
-        if self.rule:
-            words.append(f"rule {safe(self.rule)}")
-        if self.source:
-            words.append(f"flipped by {self.source}")
-        if self.search:
-            words.append(
-                f"“{safe(self.search)}”" + (" in ids, outputs, reasons" if self.held else "")
-            )
-        return tuple(words)
-
-
 def sort_cases(table: pl.DataFrame, key: str, *, descending: bool = False) -> pl.DataFrame:
     columns, order = SORTS[key]
     by = [*columns, "order"]
     desc = [d != descending for d in order] + [descending]
     return table.sort(by, descending=desc, nulls_last=True, maintain_order=True)
-
-
-def select_cases(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
-    """The red cases the query keeps, in its order."""
-    conditions: list[pl.Expr] = []
-    if query.kind == "unpaired":
-        conditions.append(pl.col("kind") == "unpaired")
-    elif query.kind:
-        conditions.append(pl.col("cell") == query.kind)
-    if query.safety:
-        conditions.append(pl.col("safety"))
-    if query.flaky:
-        conditions.append(pl.col("listed"))
-    if query.outcome:
-        conditions.append(pl.col("outcomes").list.contains(query.outcome))
-    if query.template:
-        conditions.append(pl.col("template") == query.template)
-    if query.rule:
-        conditions.append(pl.col("rules").list.contains(query.rule))
-    if query.source:
-        conditions.append(pl.col("source") == query.source)
-    if query.search:
-        in_id = pl.col("case_lower").str.contains(query.search.lower(), literal=True)
-        conditions.append(in_id | pl.col("case").is_in(list(query.held)))
-    kept = table.filter(*conditions) if conditions else table
-    return sort_cases(kept, query.sort, descending=query.descending)
-
-
-def describe(query: CaseQuery, shown: int, total: int, *, every: bool = False) -> str:
-    """The header line: "pass→fail · 10 of 342 cases to review" (`every`: "of 1,000 cases")."""
-    noun = ("case" if total == 1 else "cases") + ("" if every else " to review")
-    count = f"{shown} of {total} {noun}" if shown != total or query.filters else f"{total} {noun}"
-    return " · ".join((*query.filters, count))
-
-
-def choices(table: pl.DataFrame, column: Literal["rules", "outcomes", "source"]) -> tuple[str, ...]:
-    """The values a filter can cycle through, in a stable order (outcomes worst first)."""
-    present = set(table[column].explode().drop_nulls().to_list())
-    if column == "outcomes":
-        return tuple(o for o in (*WRONG_WORST_FIRST, CHECK_FAILED) if o in present)
-    if column == "source":
-        return tuple(source for source in FLIP_SOURCES if source in present)
-    return tuple(sorted(present))
 
 
 # --------------------------------------------------------------------------- one case
@@ -580,14 +468,10 @@ __all__ = [
     "KINDS",
     "OUTCOME_SHORT",
     "CaseDetail",
-    "CaseQuery",
     "RepDetail",
     "RuleLine",
     "Verdict",
     "case_detail",
-    "choices",
-    "describe",
     "red_table",
-    "select_cases",
     "sort_cases",
 ]

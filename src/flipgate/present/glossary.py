@@ -62,8 +62,17 @@ GLOSSARY: dict[str, str] = {
         "counted against the infra limit"
     ),
     "unpaired": (
-        "a case in one arm only (new or deleted), or with no gradable repetition in an arm: "
-        "shown, never counted in b and c"
+        "a case in one arm only (new or deleted), with no gradable repetition in an arm, or not "
+        "measured whole in one (excluded, repetitions missing, run not finished): shown, never "
+        "counted in b and c"
+    ),
+    "state": (
+        "where a case stands in the case ledger: paired (counted), or why it is left out (new, "
+        "deleted, all infra, excluded, repetitions missing, run not finished)"
+    ),
+    "arms diverge": (
+        "some repetition graded in both arms has another output (compared as the who-flipped "
+        "split compares them) or another trajectory, whatever the verdicts say"
     ),
     "flaky list": (
         "cases known to flip on identical runs, left out of b and c up to the flip cap's share"
@@ -134,7 +143,17 @@ OVERVIEW_TERMS = (
     "mirror",
     "OK",
 )
-CASE_LIST_TERMS = ("case to review", "red case", "b", "c", "unpaired", "template", "flaky list")
+CASE_LIST_TERMS = (
+    "case to review",
+    "red case",
+    "b",
+    "c",
+    "unpaired",
+    "state",
+    "arms diverge",
+    "template",
+    "flaky list",
+)
 CASE_TERMS = ("red case", "divergence", "infra", "template", "FN", "FP", "INC", "mirror", "OK")
 TRIAGE_TERMS = ("triage", "infra", "flaky list", "stale baseline", "cache key", "b", "c")
 DECISION_TERMS = ("signed decision", "triage")

@@ -13,7 +13,8 @@ the candidate exists. `read_again` and `gate_again` are the app's after an edit;
 runs each on its own; `CurationRequest` is the flaky list's and the calibration's; `import_log`
 writes another tool's log as a run; `located` names the URL in an error about a run read from
 one (`GateRequest.of` and `import_log` take URLs); `flipgate.session.suite` reads a suite
-workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`.
+workspace; `replay_request` names the runs of a signed decision, for `flipgate replay`; `triage`
+gathers the triage evidence the app's checklist and `flipgate decide` both sign.
 Above this layer nothing compares runs or reads them: an import-linter contract keeps the front
 ends from the comparison and the readers, and the types they show come from here.
 """
@@ -59,6 +60,7 @@ from flipgate.session.reading import (
 from flipgate.session.replay import replay_request
 from flipgate.session.request import DEFAULT_RERUN_TARGET, Base, GateRequest, Shape
 from flipgate.session.samples import DEFAULT_WORKSPACE, bundled_samples, copy_samples
+from flipgate.session.triaging import Triage, triage
 
 __all__ = [
     "DEFAULT_RERUN_TARGET",
@@ -78,6 +80,7 @@ __all__ = [
     "Shape",
     "SideBySide",
     "Terms",
+    "Triage",
     "bundled_samples",
     "choice_refusal",
     "chosen_clearance",
@@ -109,6 +112,7 @@ __all__ = [
     "replay_request",
     "side_by_side",
     "silent",
+    "triage",
     "verify_choice_file",
     "write_rerun_plan",
 ]

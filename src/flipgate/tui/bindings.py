@@ -115,6 +115,8 @@ KEY_BINDINGS: tuple[KeyBinding, ...] = (
     KeyBinding("red-every", "a", "every_case", "Every case", "red-cases", priority=1),
     KeyBinding("red-pass-fail", "1", "kind('pass_to_fail')", "pass→fail", "red-cases"),
     KeyBinding("red-fail-pass", "2", "kind('fail_to_pass')", "fail→pass", "red-cases"),
+    KeyBinding("red-state", "l", "cycle('state')", "State", "red-cases"),
+    KeyBinding("red-diverged", "d", "diverged", "Diverged", "red-cases"),
     KeyBinding("red-both-fail", "3", "kind('both_fail')", "both fail", "red-cases", priority=3),
     KeyBinding("red-both-pass", "4", "kind('both_pass')", "both pass", "red-cases", priority=3),
     KeyBinding("red-unpaired", "5", "kind('unpaired')", "unpaired", "red-cases", priority=3),

@@ -1,8 +1,10 @@
 """The case list: every case to review (red in either arm, flipped or unpaired; `a` widens it to
 every case) in one table, with filters, sorting and a search by case id, then a drill-down.
 
-`casefile` computes which rows are shown and in which order (vectorised on the polars frame); this
-screen only turns keys into a `CaseQuery` and hands the result to the table.
+`casefile` makes the table and `case_query` computes which rows are shown and in which order
+(vectorised on the polars frame); this screen only turns keys into a `CaseQuery` and hands the
+result to the table. The cases whose arms diverge (`d`) are found once, on the first ask, in a
+worker with progress: it compares every repetition's outputs and trajectories.
 """
 
 from __future__ import annotations
@@ -11,26 +13,34 @@ from typing import ClassVar
 
 import polars as pl
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual_fastdatatable import DataTable
 
-from flipgate.present.casefile import COLUMNS, CaseQuery, choices, describe, red_table, select_cases
+from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
+from flipgate.present.casefile import COLUMNS, red_table
+from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
 from flipgate.present.search import cases_holding
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
+from flipgate.tui.collector import building
 from flipgate.tui.format import literal
+from flipgate.tui.messages import Progress, post_unless_cancelled
 from flipgate.tui.reach import Focused, Shown
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable, column_widths, shown_columns
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
+# a filter stepped through (`cycle`) -> the table's column of its values
+CYCLED = {"outcome": "outcomes", "rule": "rules", "source": "source", "state": "state"}
 
 
 class RedCasesScreen(Screen[None]):
@@ -46,6 +56,13 @@ class RedCasesScreen(Screen[None]):
     RedCasesScreen #search:focus { background: $boost; }
     """
 
+    class Diverged(Message):
+        """The worker's answer: the cases whose arms' outputs or trajectories differ."""
+
+        def __init__(self, cases: frozenset[str]) -> None:
+            super().__init__()
+            self.cases = cases
+
     def __init__(self, comparison: Comparison, filter: str | None = None) -> None:
         super().__init__()
         self.comparison = comparison
@@ -55,12 +72,14 @@ class RedCasesScreen(Screen[None]):
         self.columns = shown_columns(every)
         self.widths = column_widths(every, self.columns)  # both lists fit
         self.case_query = CaseQuery.from_filter(filter)
+        self.diverging: frozenset[str] | None = None  # found on the first `d`
 
     def compose(self) -> ComposeResult:
         view = select_cases(self.red, self.case_query)
         yield Static(self._header(view.height), id="red-header")
         yield Input(placeholder="/ search case id; enter: outputs and reasons too", id="search")
         yield CaseTable(view, self.columns, self.widths)
+        yield ProgressLine()
         yield KeyBar()
 
     @property
@@ -195,13 +214,44 @@ class RedCasesScreen(Screen[None]):
         self._requery(self.case_query.with_(**{name: not getattr(self.case_query, name)}))
 
     def action_cycle(self, name: str) -> None:
-        """Step through the outcomes (worst first), rules or flip sources the red cases hold,
-        then off."""
-        column = {"outcome": "outcomes", "rule": "rules", "source": "source"}[name]
+        """Step through the outcomes (worst first), rules, flip sources or ledger states the
+        cases listed hold, then off."""
+        column = CYCLED[name]
         values = (None, *choices(self.red, column))  # type: ignore[arg-type]
         current = getattr(self.case_query, name)
         following = values[(values.index(current) + 1) % len(values)] if current in values else None
         self._requery(self.case_query.with_(**{name: following}))
+
+    def action_diverged(self) -> None:
+        """Only the cases whose arms' outputs or trajectories differ (again: off); found once,
+        in a worker, the first time."""
+        if self.case_query.diverged is not None:
+            self._requery(self.case_query.with_(diverged=None))
+        elif self.diverging is not None:
+            self._requery(self.case_query.with_(diverged=self.diverging))
+        else:
+            self._find_diverging()
+
+    @work(thread=True, exclusive=True, group="diverged")
+    def _find_diverging(self) -> None:
+        def progress(done: int, total: int) -> None:
+            chunks = -(-total // CHUNK)  # the progress line counts steps: one per chunk aligned
+            said = f"{done:,} of {total:,} trajectories that differ in text aligned"
+            self.post_message(Progress(min(done // CHUNK, chunks - 1), chunks, said))
+
+        self.post_message(Progress(0, 1, "finding the cases whose arms' outputs differ"))
+        with building():
+            found = diverged(self.comparison, progress)
+        post_unless_cancelled(self, self.Diverged(frozenset(found["case"].to_list())))
+
+    def on_progress(self, message: Progress) -> None:
+        self.query_one(ProgressLine).show(message)
+
+    @on(Diverged)
+    def _diverged(self, message: Diverged) -> None:
+        self.query_one(ProgressLine).finish()
+        self.diverging = message.cases
+        self._requery(self.case_query.with_(diverged=message.cases))
 
     def action_same_template(self) -> None:
         """Only the cases cloned from the template of the case under the cursor (again: off)."""

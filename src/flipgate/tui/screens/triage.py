@@ -29,13 +29,13 @@ from textual.widgets.option_list import Option
 from flipgate.core.decision.review_log import Looked
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Run
-from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
+from flipgate.core.triage.evidence import TriageStep, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding, TriageClass
 from flipgate.present.glossary import TRIAGE_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, placements, summary_of
-from flipgate.session import Comparison
+from flipgate.session import Comparison, triage
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
@@ -159,11 +159,10 @@ class TriageScreen(Screen[None]):
             "gathering the evidence for each class"
             + (f", with {len(repeats)} identical baseline runs" if repeats else "")
         )
-        try:
-            steps = evidence(self.comparison, repeats)
-        except InputError as refused:
-            problems.append(f"baseline repeats not used: {refused}")
-            steps = evidence(self.comparison)
+        found = triage(self.comparison, repeats)
+        steps = found.steps
+        if found.refused is not None:
+            problems.append(f"baseline repeats not used: {found.refused}")
         progress("reading the saved walk")
         try:
             walk = load_walk(self.walk_path, self.comparison)

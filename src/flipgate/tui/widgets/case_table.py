@@ -1,4 +1,4 @@
-"""The red-case table: a polars frame shown through textual-fastdatatable, one row per red case.
+"""The case table: a polars frame shown through textual-fastdatatable, one row per case listed.
 
 The stock DataTable builds a row object per row and takes seconds to paint 100,000 of them; this one
 reads cells from the frame only for the rows on screen. Markup is off: case ids and templates are
@@ -111,6 +111,12 @@ class CaseTable(DataTable):
             arrow = (DESCENDING if descending else ASCENDING) if self.shown[i] == column else ""
             table_column.label = Text(self.labels[i] + arrow)
         self.refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Enter is the screen's (`red-open`, shown in the footer as Open): the table's own
+        enter (select, hidden from the footer) would take the key and hide Open. A click on a
+        row still selects it."""
+        return action != "select_cursor"
 
     def case_at(self, row: int) -> str | None:
         return str(self.view["case"][row]) if 0 <= row < self.view.height else None
