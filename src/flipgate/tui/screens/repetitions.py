@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,6 +24,7 @@ from textual.widgets import Static
 from flipgate.present.casefile import CaseDetail
 from flipgate.present.glossary import CASE_TERMS
 from flipgate.present.repetitions import Grid, grid, repetitions
+from flipgate.present.word_diff import Span, word_diff
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.collector import building
 from flipgate.tui.format import literal
@@ -34,6 +36,14 @@ from flipgate.tui.widgets.outputs import shown
 from flipgate.tui.widgets.repetitions import ARMS_PART, OWN_PART, PARTS_HERE, RepetitionGrid
 
 
+def marked_whole(text: str, spans: tuple[Span, ...], style: Style) -> Text:
+    """A turn whole, literal, the spans given marked."""
+    out = shown(text)
+    for start, end in spans:
+        out.stylize(style, start, end)
+    return out
+
+
 class RepetitionsScreen(Screen[None]):
     """Every repetition of `detail`'s case, a column each, aligned by turn."""
 
@@ -41,8 +51,7 @@ class RepetitionsScreen(Screen[None]):
     TERMS = CASE_TERMS
     DEFAULT_CSS = """
     RepetitionsScreen #reps-header { height: auto; padding: 0 1; background: $boost; }
-    RepetitionsScreen RepetitionGrid { height: 1fr; }
-    RepetitionsScreen #turn-whole { height: 35%; border-top: solid $panel;
+    RepetitionsScreen #turn-whole { height: 1fr; border-top: solid $panel;
         border-title-color: $text-muted; padding: 0 1; }
     """
 
@@ -125,20 +134,25 @@ class RepetitionsScreen(Screen[None]):
             text.update(Text("no turn here in this repetition", palette.muted))
             return
         assert built.reference is not None
+        reference = built.heading(built.reference)
+        ref = built.cells[row][built.reference]
         if column == built.reference:
             against = "the reference"
         elif built.differs(row, column):
-            against = f"differs from {built.heading(built.reference)}: the words it lacks marked"
+            against = f"differs from {reference}: the words {reference} lacks marked"
         else:
-            against = f"the same as {built.heading(built.reference)}"
+            against = f"the same as {reference}"
         out = Text(f"turn {turn.number} of this repetition, {turn.label.split(' ', 1)[1]} · ")
         out.stylize(palette.muted)
         out.append(against, palette.muted)
         out.append("\n")
-        body = shown(turn.text)
-        for start, end in built.changed_words(row, column):
-            body.stylize(palette.added_words, start, end)
-        out.append_text(body)
+        out.append_text(
+            marked_whole(turn.text, built.changed_words(row, column), palette.added_words)
+        )
+        if ref is not None and built.differs(row, column):
+            out.append(f"\n\n{reference}, the words this repetition lacks marked:\n", palette.muted)
+            lacks = word_diff(ref.text, turn.text)[0]
+            out.append_text(marked_whole(ref.text, lacks, palette.removed_words))
         text.update(out)
         whole.scroll_home(animate=False)
 

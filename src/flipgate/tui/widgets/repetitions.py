@@ -28,6 +28,7 @@ MAX_COLUMN = 60
 ARMS_PART = "◆"
 OWN_PART = "~"
 PARTS_HERE = "▸"
+LEAD = 8  # characters a cell shows before a change it was moved along to
 TURN = "turn"  # the turn column's heading
 VERDICT = {True: "✓ pass", False: "✗ fail", None: "· no verdict"}
 
@@ -44,7 +45,7 @@ class RepetitionGrid(Widget, can_focus=True):
     """`grid`'s rows on screen from `top`, its columns from `left`; one cell under the cursor."""
 
     DEFAULT_CSS = """
-    RepetitionGrid { height: 1fr; }
+    RepetitionGrid { height: auto; max-height: 70%; }
     """
 
     class Moved(Message):
@@ -147,15 +148,16 @@ class RepetitionGrid(Widget, can_focus=True):
         assert self.grid is not None
         rep = self.grid.columns[column]
         if line == 0:
-            out = Text(f"{rep.arm} rep {rep.rep}", style="bold")
-            if column == self.grid.reference:
-                out.append(" (reference)", palette.muted)
-            return out
-        verdict = Text(VERDICT[rep.passed], palette.good if rep.passed else palette.bad)
-        if rep.passed is None:
-            verdict = Text(rep.status, palette.warn)
-        if not rep.turns:
-            verdict.append(" · no turns stored", palette.muted)
+            return Text(f"{rep.arm} rep {rep.rep}", style="bold")
+        verdict = Text.assemble(
+            (VERDICT[rep.passed], palette.good if rep.passed else palette.bad)
+            if rep.passed is not None
+            else (rep.status, palette.warn)
+        )
+        if column == self.grid.reference:
+            verdict.append(" · reference", palette.muted)
+        elif not rep.turns:
+            verdict.append(" · no turns", palette.muted)
         return verdict
 
     def _label(self, row: int, palette: Palette) -> Text:
@@ -163,7 +165,7 @@ class RepetitionGrid(Widget, can_focus=True):
         firsts = self.grid.first_rows
         arms = ARMS_PART if firsts["arms"] == row else " "
         own = OWN_PART if row in (firsts["baseline"], firsts["candidate"]) else " "
-        out = Text(arms + own, palette.warn)
+        out = Text.assemble((arms + own, palette.warn))
         label = self.grid.labels[row].rjust(self.fixed - 3) + " "
         out.append(label, "bold" if row == self.row else palette.muted)
         return out
@@ -175,17 +177,21 @@ class RepetitionGrid(Widget, can_focus=True):
         if turn is None:  # a gap: the repetition took no turn here
             return Text.assemble((mark, palette.warn), ("  ·", palette.muted))
         role = ROLE_SHORT.get(turn.role, turn.role)
-        out = Text(mark, palette.warn)
-        out.append(f"{role} ", palette.muted)
-        prefix = len(out)
-        # cut before making it safe and marking it: a 5 MB turn is not marked whole to show 30 cells
-        text = flat(turn)[: cells * 4]
+        out = Text.assemble((mark, palette.warn), (f"{role} ", palette.muted))
         if not self.grid.differs(row, column):
             style = palette.muted if column != self.grid.reference else ""
-            out.append_text(literal(text, style))
-            return out
-        out.append_text(literal(text))
-        for start, end in self.grid.changed_words(row, column):
-            if start < len(text):
-                out.stylize(palette.added_words, prefix + start, prefix + min(end, len(text)))
+            return out.append_text(literal(flat(turn)[: cells * 4], style))
+        spans = self.grid.changed_words(row, column)
+        # a change past the column's width is brought into it: the cell starts a little before
+        room = cells - len(out)
+        skip = max(0, spans[0][0] - LEAD) if spans and spans[0][0] > room - LEAD else 0
+        if skip:
+            out.append("…", palette.muted)
+        prefix = len(out) - skip
+        # cut before making it safe and marking it: a 5 MB turn is not marked whole to show 30 cells
+        end = skip + cells * 4
+        out.append_text(literal(flat(turn)[skip:end]))
+        for start, stop in spans:
+            if skip <= start < end:
+                out.stylize(palette.added_words, prefix + start, prefix + min(stop, end))
         return out
