@@ -17,7 +17,7 @@ ten repetitions an arm is 190 alignments; a front end builds it off its event lo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
 
@@ -41,6 +41,14 @@ class Repetition:
 
 
 @dataclass(frozen=True)
+class Words:
+    """Where a cell's turn and the reference's differ: the spans of each the other lacks."""
+
+    adds: tuple[Span, ...]  # of the cell's turn
+    lacks: tuple[Span, ...]  # of the reference's turn
+
+
+@dataclass(frozen=True)
 class Grid:
     """The repetitions' turns in aligned rows, and where they part."""
 
@@ -51,9 +59,7 @@ class Grid:
     parts_from_reference: tuple[int | None, ...]  # column -> the row where it parts from it
     rows: Wobble  # where the arms and each arm's repetitions part, in rows
     turns: Wobble  # the same in turn numbers, as the drill-down says it
-    _diffs: dict[tuple[int, int], tuple[Span, ...]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    words: dict[tuple[int, int], Words]  # (row, column) -> where a cell differs, word by word
 
     @cached_property
     def first_rows(self) -> dict[str, int | None]:
@@ -62,29 +68,18 @@ class Grid:
 
     def differs(self, row: int, column: int) -> bool:
         """The cell's turn is not the reference's in its row (a turn the reference lacks is)."""
-        turn = self.cells[row][column]
-        if turn is None or self.reference is None or column == self.reference:
-            return False
-        ref = self.cells[row][self.reference]
-        return ref is None or not ref.same_as(turn)
+        return (row, column) in self.words
 
     def changed_words(self, row: int, column: int) -> tuple[Span, ...]:
         """The spans of the cell's `text` that the reference's turn in its row lacks; the whole
-        text where the reference has no turn there. Counted once a cell, when first shown."""
-        key = (row, column)
-        if key not in self._diffs:
-            turn = self.cells[row][column]
-            if turn is None or not self.differs(row, column):
-                spans: tuple[Span, ...] = ()
-            else:
-                assert self.reference is not None
-                ref = self.cells[row][self.reference]
-                if ref is None:
-                    spans = ((0, len(turn.text)),) if turn.text else ()
-                else:
-                    spans = word_diff(ref.text, turn.text)[1]
-            self._diffs[key] = spans
-        return self._diffs[key]
+        text where the reference has no turn there."""
+        found = self.words.get((row, column))
+        return found.adds if found else ()
+
+    def lacked_words(self, row: int, column: int) -> tuple[Span, ...]:
+        """The spans of the reference's turn in the cell's row that the cell's turn lacks."""
+        found = self.words.get((row, column))
+        return found.lacks if found else ()
 
     def heading(self, column: int) -> str:
         """`baseline rep 2`."""
@@ -117,7 +112,7 @@ def grid(columns: Sequence[Repetition]) -> Grid:
     reference = next((i for i, c in enumerate(columns) if c.turns), None)
     if reference is None:
         empty = partings({arm: [] for arm in ARMS}, [], dict.fromkeys(ARMS, 0))
-        return Grid(columns, (), (), None, (None,) * len(columns), empty, empty)
+        return Grid(columns, (), (), None, (None,) * len(columns), empty, empty, {})
     ref_turns = columns[reference].turns
     # Each column against the reference: the turns it has beside each of the reference's, and
     # the turns it took in each gap before one of them (the last gap: after them all)
@@ -156,7 +151,26 @@ def grid(columns: Sequence[Repetition]) -> Grid:
         for i, a in enumerate(to_reference)
     )
     turns, rows = _wobbles(columns, row_of)
-    return Grid(columns, tuple(cells), tuple(labels), reference, parts, rows, turns)
+    words = _words(cells, reference)
+    return Grid(columns, tuple(cells), tuple(labels), reference, parts, rows, turns, words)
+
+
+def _words(cells: list[tuple[Turn | None, ...]], reference: int) -> dict[tuple[int, int], Words]:
+    """Every cell whose turn is not the reference's in its row, and the words that differ: all
+    of them at once, so that drawing a screenful diffs nothing (a 12-line tool result takes a
+    millisecond or more)."""
+    words: dict[tuple[int, int], Words] = {}
+    for r, row in enumerate(cells):
+        ref = row[reference]
+        for c, turn in enumerate(row):
+            if turn is None or c == reference or (ref is not None and ref.same_as(turn)):
+                continue
+            if ref is None:
+                words[r, c] = Words(((0, len(turn.text)),) if turn.text else (), ())
+            else:
+                lacks, adds = word_diff(ref.text, turn.text)
+                words[r, c] = Words(adds, lacks)
+    return words
 
 
 def _rows_of(
@@ -214,4 +228,4 @@ def _wobbles(columns: tuple[Repetition, ...], row_of: list[list[int]]) -> tuple[
     return by[0], by[1]
 
 
-__all__ = ["ROLE_SHORT", "Grid", "Repetition", "flat", "grid", "repetitions"]
+__all__ = ["ROLE_SHORT", "Grid", "Repetition", "Words", "flat", "grid", "repetitions"]

@@ -21,7 +21,7 @@ import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
@@ -59,7 +59,7 @@ class Turn:
     def label(self) -> str:
         return f"{self.number} {self.role}" + (f" {self.tool}" if self.tool else "")
 
-    @property
+    @cached_property  # every alignment compares turns by it: a call's arguments dumped once
     def text(self) -> str:
         """The turn as shown and diffed: its text, then one line per call, or the tool's error."""
         lines = [self.content] if self.content else []
@@ -68,7 +68,7 @@ class Turn:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
 
-    @property
+    @cached_property
     def kind(self) -> tuple[str, ...]:
         """What the alignment pairs on: the role, and the tools a turn calls or answers for."""
         return (self.role, *(call.name for call in self.calls), *([self.tool] if self.tool else []))

@@ -24,7 +24,7 @@ from textual.widgets import Static
 from flipgate.present.casefile import CaseDetail
 from flipgate.present.glossary import CASE_TERMS
 from flipgate.present.repetitions import Grid, grid, repetitions
-from flipgate.present.word_diff import Span, word_diff
+from flipgate.present.word_diff import Span
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.collector import building
 from flipgate.tui.format import literal
@@ -94,7 +94,7 @@ class RepetitionsScreen(Screen[None]):
         if self.grid is not None:
             self._header(self._summary(self.grid))
             self._show_turn()
-            self.query_one(RepetitionGrid).refresh()
+            self.query_one(RepetitionGrid).restyle()
 
     def _header(self, said: Text) -> None:
         out = Text("every repetition of ", style=Palette.of(self.app).muted)
@@ -151,7 +151,7 @@ class RepetitionsScreen(Screen[None]):
         )
         if ref is not None and built.differs(row, column):
             out.append(f"\n\n{reference}, the words this repetition lacks marked:\n", palette.muted)
-            lacks = word_diff(ref.text, turn.text)[0]
+            lacks = built.lacked_words(row, column)
             out.append_text(marked_whole(ref.text, lacks, palette.removed_words))
         text.update(out)
         whole.scroll_home(animate=False)

@@ -11,7 +11,6 @@ screen are drawn, so a 200-turn case of twenty repetitions costs a screenful a f
 from __future__ import annotations
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual.geometry import Size
 from textual.message import Message
@@ -56,11 +55,14 @@ class RepetitionGrid(Widget, can_focus=True):
         self.grid: Grid | None = None
         self.row = self.column = 0  # the cell under the cursor
         self.top = self.left = 0  # the first row and column on screen
+        self._painted: dict[tuple[int, int, int], Strip] = {}  # (row, column, cells) -> cell
+        self._palette: Palette | None = None
 
     def show(self, grid: Grid) -> None:
         """A new grid: the cursor on where the arms part, in the first candidate repetition
         that parts there (else the reference's first turn)."""
         self.grid = grid
+        self._painted.clear()
         self.top = self.left = 0
         self.row = grid.first_rows["arms"] or 0
         self.column = grid.reference or 0
@@ -116,33 +118,47 @@ class RepetitionGrid(Widget, can_focus=True):
 
     # --------------------------------------------------------------------- painting
 
+    def restyle(self) -> None:
+        """Another theme: every cell drawn again in its colours."""
+        self._painted.clear()
+        self._palette = None
+        self.refresh()
+
     def render_line(self, y: int) -> Strip:
         width, base = self.size.width, self.rich_style
         if self.grid is None:
             return Strip.blank(width, base)
-        palette = Palette.of(self.app)
+        if self._palette is None:
+            self._palette = Palette.of(self.app)
+        palette = self._palette
         shown, cells = self._shown()
         columns = range(self.left, min(len(self.grid.columns), self.left + shown))
         row = self.top + y - HEADER
         if y < HEADER:
             fixed = Text(TURN.rjust(self.fixed - 1) + " " if y == 1 else "", style="bold")
-            parts = [self._heading(c, y, palette) for c in columns]
+            parts = [self._fit(self._heading(c, y, palette), cells) for c in columns]
         elif row < len(self.grid.cells):
             fixed = self._label(row, palette)
-            parts = [self._cell(row, c, cells, palette) for c in columns]
+            parts = [self._painted_cell(row, c, cells, palette) for c in columns]
         else:
             return Strip.blank(width, base)
-        segments = list(self._fit(fixed, self.fixed, base))
+        segments = list(self._fit(fixed, self.fixed).apply_style(base))
         for column, part in zip(columns, parts, strict=True):
             segments.append(Segment("│", base + palette.muted))
             cursor = row == self.row and column == self.column
-            style = base + palette.cursor if cursor else base
-            segments.extend(self._fit(part, cells, style))
+            segments.extend(part.apply_style(base + palette.cursor if cursor else base))
         return Strip(segments).adjust_cell_length(width, base)
 
-    def _fit(self, text: Text, cells: int, style: Style) -> list[Segment]:
+    def _painted_cell(self, row: int, column: int, cells: int, palette: Palette) -> Strip:
+        """A cell as painted, kept: moving the cursor paints the screen again, not its cells."""
+        key = (row, column, cells)
+        if key not in self._painted:
+            self._painted[key] = self._fit(self._cell(row, column, cells, palette), cells)
+        return self._painted[key]
+
+    def _fit(self, text: Text, cells: int) -> Strip:
         text.truncate(cells, overflow="ellipsis", pad=True)
-        return list(Strip(text.render(self.app.console), cells).apply_style(style))
+        return Strip(text.render(self.app.console), cells)
 
     def _heading(self, column: int, line: int, palette: Palette) -> Text:
         assert self.grid is not None
