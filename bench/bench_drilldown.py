@@ -223,6 +223,7 @@ def presses(pilot: Pilot) -> Callable[..., Callable[[], Awaitable[None]]]:
 
 async def run_timed(
     steps: Callable[[Pilot, Timed], Awaitable[dict[str, Figure]]],
+    size: tuple[int, int] = SIZE,
 ) -> dict[str, Figure]:
     app = Painted()
     app.frames = []
@@ -236,7 +237,7 @@ async def run_timed(
             longest[0] = max(longest[0], now - last - TICK)
             last = now
 
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         watcher = asyncio.create_task(watch())
 
         async def settle() -> None:

@@ -53,7 +53,8 @@ what it shows.
 
 - `listing-reviewer/`: decision outcomes; a safer model that a plain pass/fail count blocks.
 - `listing-reviewer-decisive/`: the same baseline against a model that is truly worse.
-- `agent-suite/`: an INCONCLUSIVE prompt edit, with reruns and repeated baseline runs.
+- `agent-suite/`: an INCONCLUSIVE prompt edit, with reruns, repeated baseline runs and the
+  candidate's stored transcripts judged again (`rejudged/`: the judge alone).
 - `support-assistant/`: seed 002's year-old suite, for `flipgate suite audit`: its manifest,
   traffic, registry, history of runs, signed decisions and production signal.
 - `winner-rule/`: three candidates ranked by the release rule (seed 003): `baseline/` is the

@@ -235,6 +235,12 @@ REPEAT_CODES = (
     {47: "PPP", 5: "TTT", 104: "TPT", 118: "tPP", 146: "PPc"},
 )
 
+# The candidate's stored transcripts of the flipped cases (and the listed ones) judged twice more
+# by the same judge (rejudged/, issue 23 item 2): nothing else runs again, and the judge passes
+# reps on `policy_ok` it failed, where the README says it is unsure: case-127 (the grader
+# suspect) and case-047 (listed flaky for it).
+REJUDGED_POLICY = ({127: "PPG", 47: "PPG"}, {127: "PGG", 47: "PGG"})
+
 FLAKY_ENTRIES = (
     {
         "case": "case-005",
@@ -416,6 +422,26 @@ def agent_run(arm: AgentArm, cases: list[AgentCase], seed: int) -> Run:
     return Run(arm.manifest, rows)
 
 
+def rejudged(run: Run, cases: Iterable[int], policy: Mapping[int, str]) -> Run:
+    """`run`'s stored outputs of `cases` judged again: the same rows, `policy_ok` as `policy`
+    says per repetition (P pass, G fail: each G is a repetition the run failed too, its reason
+    kept) for the cases it names; a verdict that passes loses its reason."""
+    rows = []
+    wanted = set(cases)
+    for row in run.rows:
+        number = int(row["case"].removeprefix("case-"))
+        if number not in wanted:
+            continue
+        code = policy.get(number, "")[row["rep"] :][:1]
+        if code == "P" and "policy_ok" in row.get("passed", {}):
+            reasons = {k: v for k, v in row.get("reasons", {}).items() if k != "policy_ok"}
+            row = {k: v for k, v in row.items() if k != "reasons"}
+            row["passed"] = row["passed"] | {"policy_ok": True}
+            row |= {"reasons": reasons} if reasons else {}
+        rows.append(row)
+    return Run(run.manifest, rows)
+
+
 def repeat_codes(
     base: Mapping[int, str], overrides: Mapping[int, str], shift: int
 ) -> dict[int, str]:
@@ -452,6 +478,12 @@ What to find in it:
 - `reruns/baseline` and `reruns/candidate`: every flipped case rerun 5 times on both arms. With
   those repetitions in place b = 7, c = 2, p = 0.344 by template (0.090 by case), above the
   second look's 0.0125: still INCONCLUSIVE, so a named reviewer decides.
+- `rejudged/candidate/pass-1` and `pass-2`: the candidate's stored transcripts of the flipped
+  and listed cases judged twice more by the same judge, nothing else run again (the judge alone,
+  docs/who-flipped.md). The judge changes its mind on `policy_ok` for 3 of 27 outputs, on
+  `case-127` (the grader suspect: its verdict moves between judgings) and `case-047`; the
+  overview's "the judge alone" panel says so, and `flipgate flaky propose --rejudged` proposes
+  them for the flaky list with that evidence.
 - `baseline-repeats/run-2` and `run-3`: the same baseline run twice more; `case-005`, `case-047`,
   `case-033`, `case-104` and `case-183` change verdict between the three runs (flaky-list
   curation).
@@ -529,6 +561,10 @@ def write(out: Path, seed: int) -> None:
         )
     for path, arm in arms.items():
         write_run(workspace / path, agent_run(arm, cases, seed))
+    candidate = agent_run(arms["candidate"], cases, seed)
+    for k, policy in enumerate(REJUDGED_POLICY, start=1):
+        judged = rejudged(candidate, (*flipped, 5, 47), policy)
+        write_run(workspace / "rejudged" / "candidate" / f"pass-{k}", judged)
     gate = gate_yaml(
         "The spec's defaults (SPEC §3), written out, and a budget for each second metric.",
         budgets=AGENT_BUDGETS,

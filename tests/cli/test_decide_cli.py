@@ -46,9 +46,13 @@ def test_decide_then_verify(
         "no earlier step explains it; its output changed: the model flipped it",
     )
     assert placed["case-012"][0] == "flaky" and placed["case-109"][0] == "infra"
+    # the grader suspect (the same transcript in both arms) moves when only the judge runs
+    # again on the candidate's stored outputs (rejudged/): judge noise, the flaky class's
     assert placed["case-127"] == (
-        "grader",
-        "rep 0: output identical; baseline passed, candidate failed (9 such pairs of repetitions)",
+        "flaky",
+        "judge alone, candidate 2 flipped cases changed verdict across 3 judgings of the same "
+        "stored outputs: case-047, case-127 (flipgate flaky propose --rejudged lists them with "
+        "that evidence)",
     )
     capsys.readouterr()
     assert ana.verify(written) == 0

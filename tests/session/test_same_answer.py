@@ -119,7 +119,11 @@ def assert_same(report: dict[str, Any], comparisons: dict[str, Comparison]) -> N
     """Each comparison reports what the command line printed, judged with the same sets."""
     expected = resolved(report)
     for path, comparison in comparisons.items():
-        assert resolved(to_json(comparison)) == expected, path
+        got = resolved(to_json(comparison))
+        if path == "campaign":  # a campaign reads no rejudged/ (docs/who-flipped.md says why)
+            assert got["judge_repeats"] == [], path
+            got["judge_repeats"] = expected["judge_repeats"]
+        assert got == expected, path
     judged = {
         path: (c.flaky.cases, c.retired.names, c.retired.base) for path, c in comparisons.items()
     }

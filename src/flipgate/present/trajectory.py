@@ -21,7 +21,7 @@ import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
@@ -59,7 +59,7 @@ class Turn:
     def label(self) -> str:
         return f"{self.number} {self.role}" + (f" {self.tool}" if self.tool else "")
 
-    @property
+    @cached_property  # every alignment compares turns by it: a call's arguments dumped once
     def text(self) -> str:
         """The turn as shown and diffed: its text, then one line per call, or the tool's error."""
         lines = [self.content] if self.content else []
@@ -68,7 +68,7 @@ class Turn:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
 
-    @property
+    @cached_property
     def kind(self) -> tuple[str, ...]:
         """What the alignment pairs on: the role, and the tools a turn calls or answers for."""
         return (self.role, *(call.name for call in self.calls), *([self.tool] if self.tool else []))
@@ -418,16 +418,27 @@ def wobble(baseline: Sequence[tuple[Turn, ...]], candidate: Sequence[tuple[Turn,
     """The arms' parting against each arm's own, from each arm's repetitions' turns."""
     arms = {"baseline": [t for t in baseline if t], "candidate": [t for t in candidate if t]}
     own = {
-        arm: min(
-            (turn for a, b in combinations(reps, 2) if (turn := parted_at(align(a, b)))),
-            default=None,
-        )
+        arm: [parted_at(align(a, b)) for a, b in combinations(reps, 2)]
         for arm, reps in arms.items()
     }
     crossed = [parted_at(align(b, c)) for b in arms["baseline"] for c in arms["candidate"]]
-    parted = [turn for turn in crossed if turn is not None]
+    return partings(own, crossed, {arm: len(reps) for arm, reps in arms.items()})
+
+
+def partings(
+    own: Mapping[str, Sequence[int | None]],
+    crossed: Sequence[int | None],
+    trajectories: dict[str, int],
+) -> Wobble:
+    """`Wobble` from where each pair of repetitions parts (None: it does not): `own`, the pairs
+    within each arm; `crossed`, every baseline repetition with every candidate one. Any ordered
+    measure of "where" does: a turn number, or a row of the every-repetition view."""
+    firsts = {
+        arm: min((at for at in pairs if at is not None), default=None) for arm, pairs in own.items()
+    }
+    parted = [at for at in crossed if at is not None]
     between = max(parted) if parted and len(parted) == len(crossed) else None
-    return Wobble(between, own, {arm: len(reps) for arm, reps in arms.items()})
+    return Wobble(between, firsts, trajectories)
 
 
 @lru_cache(maxsize=8)  # the drill-down asks again at each redraw; a 240 KB output takes 50 ms
@@ -452,6 +463,7 @@ __all__ = [
     "Wobble",
     "align",
     "parse_turns",
+    "partings",
     "readable",
     "wobble",
 ]

@@ -42,6 +42,7 @@ from flipgate.tui.format import literal, passed_word
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.reach import Focused
 from flipgate.tui.review import Reviewed
+from flipgate.tui.screens.repetitions import RepetitionsScreen
 from flipgate.tui.widgets.case_format import Palette, rep_pattern
 from flipgate.tui.widgets.decisions import DecisionsView, verdict_cell
 from flipgate.tui.widgets.key_bar import KeyBar
@@ -547,6 +548,11 @@ class CaseScreen(Screen[str]):
             text = self.query_one(OutputsView).diff_text()
             return Focused(f"diff of rep {rep} ({case})", text)
         return Focused(f"case id {case}", case)
+
+    def action_every_repetition(self) -> None:
+        """Every repetition of both arms, a column each, aligned by turn."""
+        if self._trajectory():
+            self.app.push_screen(RepetitionsScreen(self.detail))
 
     def action_turn_diff(self) -> None:
         if trajectory := self._trajectory():
