@@ -72,9 +72,9 @@ class TriageScreen(Screen[None]):
     TriageScreen #finding-area { height: auto; padding: 0 1; border-top: solid $panel; }
     TriageScreen #step-title { text-style: bold; }
     TriageScreen #step-summary { margin-bottom: 1; }
-    TriageScreen #step-facts { margin-top: 1; }
+    TriageScreen #step-facts { margin-bottom: 1; }
     TriageScreen #cases-title { color: $text-muted; }
-    TriageScreen #step-cases { height: auto; max-height: 6; border: none; }
+    TriageScreen #step-cases { height: 1fr; min-height: 6; border: none; }
     TriageScreen #finding-row { height: auto; }
     TriageScreen #finding-row Button { margin-right: 2; }
     TriageScreen #finding-row Button.-chosen { text-style: bold reverse; }
@@ -125,9 +125,11 @@ class TriageScreen(Screen[None]):
                 with VerticalScroll(id="step-body"):
                     yield Static(id="step-title")
                     yield Static(id="step-summary")
-                    yield Static(id="cases-title")
-                    yield OptionList(id="step-cases")
                     yield Static(id="step-facts")
+                    yield Static(id="cases-title")
+                    # Below the facts, the list takes the rest of the pane (it scrolls on its
+                    # own only when its cases do not fit there).
+                    yield OptionList(id="step-cases")
                 # The finding stays in view while the evidence scrolls above it.
                 with Vertical(id="finding-area"):
                     with Horizontal(id="finding-row"):
