@@ -12,6 +12,7 @@ name fixed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from flipgate.core.plural import plural
+from flipgate.present.export import frame_of
 from flipgate.present.glossary import CANDIDATES_TERMS
 from flipgate.present.ranking import (
     COLUMNS,
@@ -41,6 +43,7 @@ from flipgate.present.ranking import (
 from flipgate.session import Ranking
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.reach import Shown
 from flipgate.tui.widgets.key_bar import KeyBar
 
 COMPLETE = [name for name, _ in COLUMNS].index("complete")
@@ -189,10 +192,16 @@ class CandidatesScreen(Screen[None]):
         summary.rstrip()
         self.query_one("#summary", Static).update(summary)
 
-    def _ordered(self, cells: list[Text | str]) -> list[Text | str]:
+    def shown_table(self) -> Shown:
+        """The table in its full words, whatever the width shows: `flipgate rank`'s columns."""
+        return Shown(
+            "candidates", frame_of([name for name, _ in COLUMNS], table_rows(self.ranking))
+        )
+
+    def _ordered(self, cells: Sequence[Text | str]) -> list[Text | str]:
         """A row's cells in the order of the columns shown: compact puts completeness last."""
         if not self.compact:
-            return cells
+            return list(cells)
         return [*cells[:COMPLETE], *cells[COMPLETE + 1 :], cells[COMPLETE]]
 
     @on(DataTable.RowSelected)

@@ -32,6 +32,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, evidence, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding, TriageClass
+from flipgate.present.export import frame_of
 from flipgate.present.glossary import TRIAGE_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, placements, summary_of
@@ -39,6 +40,7 @@ from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.reach import Shown
 from flipgate.tui.review import Reviewed, log_of
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
@@ -424,6 +426,17 @@ class TriageScreen(Screen[None]):
         cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
         if case in cases[:SHOWN]:
             self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
+
+    def shown_table(self) -> Shown | None:
+        """The step's cases, every one (the list shows the first `SHOWN`), and whether this
+        class explains each."""
+        if self.current >= len(self.steps):
+            return None
+        step = self.steps[self.current]
+        explained = set(step.explains)
+        rows = ((case, "yes" if case in explained else "") for case in step.cases)
+        header = ("case", f"explained by {TITLES[step.klass].lower()}")
+        return Shown(f"triage-{step.klass.replace('_', '-')}", frame_of(header, rows))
 
     def _uncommitted_note(self) -> str | None:
         """The note typed for the current class, when it differs from the one in the walk."""
