@@ -169,7 +169,7 @@ class CandidatesScreen(Screen[None]):
                 Text(
                     f"{VERDICT_SYMBOL[verdict]} {verdict}", style=f"bold {verdict_colour[verdict]}"
                 ),
-                Text(p, justify="right"),
+                Text(p),
             ]
             table.add_row(*self._ordered(cells), key=standing.name)
         name, _labels, mean, key, *rest = rows[-1]
