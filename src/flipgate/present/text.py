@@ -7,7 +7,8 @@ report or a JSON document may carry. One escaper per format, and every writer us
   a case id cannot forge a line of the log), DEL ␡, and C1 controls, bidi overrides (U+202E
   turns text around), zero-width and line-separator characters and tag characters are written
   as `\\u202e`; so are the emoji modifiers whose width terminals disagree on (a skin tone, the
-  variation selectors), so that a line of model text keeps the borders beside it in place. Wrapped in `rich.text.Text`, markup such as `[bold red]` stays brackets.
+  variation selectors), so that a line of model text keeps the borders beside it in place.
+  Wrapped in `rich.text.Text`, markup such as `[bold red]` stays brackets.
   Multi-line text (a stored output, a note) keeps its newlines and tabs with `lines=True`.
 - Markdown (`markdown`, `markdown_code`): no markup, no HTML, no mention that pings anyone, and
   in a code span no escapes at all, just a fence the text cannot close.
