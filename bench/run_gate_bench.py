@@ -2,7 +2,8 @@
 bare read of the same two files.
 
     python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
-                                   [--no-app]
+                                   [--no-app] [--formats parquet,jsonl] [--before SRC]
+                                   [--no-reference]
 
 Generates the pair of runs if it is missing (tests/reference/generate.py), then runs each
 command as a whole process, once untimed and then in --repeat rounds, each command in turn:
@@ -173,7 +174,11 @@ def disagreements(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
         for field in ("verdict", "rule", "b", "c")
         if got.get(field) != want[field]
     ]
-    p = got.get("p")
+    # The reference reads p by case; the gate by template where the runs have templates
+    # (`clusters: template`, the default), and gives its p by case beside it. Against another
+    # gate's answer (`--before`), p is p.
+    by_case = "clusters" not in want
+    p = (got.get("clusters") or {}).get("p_by_case") if by_case else got.get("p")
     if not isinstance(p, int | float) or abs(p - want["p"]) > P_TOLERANCE:
         found.append(f"p: flipgate {p!r}, reference {want['p']!r}")
     cells = {k: (got.get("cells") or {}).get(k) for k in CELLS}
@@ -270,28 +275,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command")
     parser.add_argument("--data", type=Path, default=BENCH / "data")
     parser.add_argument("--no-app", action="store_true", help="leave out the app's first paint")
+    parser.add_argument(
+        "--formats",
+        type=lambda text: [f for f in FORMATS if f.lower() in text.lower().split(",")],
+        default=list(FORMATS),
+        help="parquet,jsonl (default both)",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout's src/: its `flipgate gate` timed too, in the same rounds",
+    )
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the plain-Python reference (minutes at a million cases): the answers are "
+        "then checked against --before's",
+    )
     args = parser.parse_args(argv)
 
     ensure_data(args.data, args.cases, args.reps)
-    pair = {fmt: [str(args.data / fmt.lower() / arm) for arm in ARMS] for fmt in FORMATS}
+    formats: list[str] = args.formats
+    pair = {fmt: [str(args.data / fmt.lower() / arm) for arm in ARMS] for fmt in formats}
     python = ["uv", "run", "--no-sync", "python"]
-    want = reference_answer(args.data, pair["JSONL"], args.cases, args.reps)
+    want = None
+    if not args.no_reference:
+        jsonl = [str(args.data / "jsonl" / arm) for arm in ARMS]
+        want = reference_answer(args.data, jsonl, args.cases, args.reps)
     if missing := flipgate_unavailable():
         print(f"`flipgate gate` is not available yet: {missing}")
         return 2
 
     commands = {}
-    for fmt in FORMATS:
-        commands[f"gate, {fmt}"] = [
-            "uv",
-            "run",
-            "--no-sync",
-            "flipgate",
-            "gate",
-            *pair[fmt],
-            "--format",
-            "json",
-        ]
+    for fmt in formats:
+        gating = ["uv", "run", "--no-sync", "flipgate", "gate", *pair[fmt], "--format", "json"]
+        commands[f"gate, {fmt}"] = gating
+        if args.before is not None:
+            commands[f"gate before, {fmt}"] = ["env", f"PYTHONPATH={args.before}", *gating]
         commands[f"bare read, {fmt}"] = [
             *python,
             str(BENCH / "bare_read.py"),
@@ -300,28 +320,39 @@ def main(argv: list[str] | None = None) -> int:
         ]
     timings = time_commands(commands, args.repeat)
     print(f"\n{args.cases:,} cases x {args.reps} reps, {args.repeat} timed runs of each command")
-    print(f"{'reference:':<19}{verdict_line(want)}")
-    problems = []
-    for fmt in FORMATS:
-        last = timings[f"gate, {fmt}"].samples[-1]
+    if want is not None:
+        print(f"{'reference:':<19}{verdict_line(want)}")
+    problems: list[str] = []
+    answers: dict[str, dict[str, Any]] = {}
+    for label in (label for label in timings if label.startswith("gate")):
+        last = timings[label].samples[-1]
         if last.returncode not in GATE_EXIT_CODES:
-            problems.append(f"{fmt}: flipgate gate exited {last.returncode}: {last.stderr.strip()}")
+            problems.append(f"{label}: exited {last.returncode}: {last.stderr.strip()}")
             continue
-        got = json.loads(last.stdout)
-        print(f"{f'flipgate, {fmt}:':<19}{verdict_line(got)}")
-        problems += [f"{fmt}: {d}" for d in disagreements(got, want)]
+        answers[label] = got = json.loads(last.stdout)
+        print(f"{label + ':':<19}{verdict_line(got)}")
+        if want is not None:
+            problems += [f"{label}: {d}" for d in disagreements(got, want)]
+    for fmt in formats:  # with no reference, the answer must not move from --before's
+        now, before = answers.get(f"gate, {fmt}"), answers.get(f"gate before, {fmt}")
+        if want is None and now is not None and before is not None:
+            problems += [f"{fmt}: {d}" for d in disagreements(now, before)]
 
     print()
     print(row("what", "wall: median (min), cpu, peak RSS", "target", None) + "result")
     for label, timing in timings.items():
         print(row(label, timing_cell(timing), "", None))
     met = []
-    for fmt in FORMATS:
+    for fmt in formats:
         gate, floor = timings[f"gate, {fmt}"], timings[f"bare read, {fmt}"]
         ratio, cpu = ratio_in_turns(gate, floor), ratio_in_turns(gate, floor, cpu=True)
         met.append(ratio <= TIME_RATIO)
         times = f"{ratio:.2f}x wall, {cpu:.2f}x cpu"
         print(row(f"gate / bare read, {fmt}: time", times, f"<= {TIME_RATIO:g}x", met[-1]))
+        if (earlier := timings.get(f"gate before, {fmt}")) is not None:
+            was = f"{ratio_in_turns(earlier, floor):.2f}x wall, "
+            was += f"{ratio_in_turns(earlier, floor, cpu=True):.2f}x cpu"
+            print(row(f"  before / bare read, {fmt}", was, "", None))
         memory = gate.peak_rss_bytes / floor.peak_rss_bytes
         met.append(memory <= MEMORY_RATIO)
         print(
@@ -334,7 +365,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.no_app:
         print(row("app: overview painted, Parquet", first_paint(args.data / "parquet"), "", None))
-    print(row("answers agree with reference", "yes" if not problems else "NO", "", not problems))
+    yardstick = "reference" if want is not None else "--before" if args.before else "nothing"
+    print(row(f"answers agree with {yardstick}", "yes" if not problems else "NO", "", not problems))
     for problem in problems:
         print(f"  - {problem}")
     if problems:

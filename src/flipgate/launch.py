@@ -53,6 +53,9 @@ def run() -> None:
             file=sys.stderr,
         )
         code = INTERNAL_ERROR
+    from flipgate.core.io.remote import remove_copies  # os._exit runs no atexit handler
+
+    remove_copies()
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -9,6 +9,7 @@ import pytest
 
 from flipgate.cli import main
 from flipgate.core.decision.file import verify_decision
+from tests.cli.conftest import ANA, Signer, written_in
 from tests.conftest import KeyMaker, copy_sample
 
 
@@ -17,27 +18,22 @@ def workspace(tmp_path: Path) -> Path:
     return copy_sample("agent-suite", tmp_path / "ws")
 
 
-def _decide(workspace: Path, key: Path, *extra: str) -> int:
+def _decide(workspace: Path, ana: Signer, *extra: str) -> int:
     return main(
         [
             "decide", str(workspace), "--decision", "reject", "--cause", "regression",
             "--reason", "Refunds regressed — 7 of 9 broke again; רגרסיה ✓",
-            "--reviewer", "Ana Reviewer <ana@example.com>", "--key", str(key),
+            "--reviewer", ANA, "--key", str(ana.key),
             "--case", "case-012", *extra,
         ]
     )  # fmt: skip
 
 
 def test_decide_then_verify(
-    workspace: Path,
-    isolated_git: Path,
-    make_key: KeyMaker,
-    allow: Callable[[str, Path], Path],
-    capsys: pytest.CaptureFixture[str],
+    workspace: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key = make_key("ana")
-    assert _decide(workspace, key) == 0
-    [written] = (workspace / "decisions").iterdir()
+    assert _decide(workspace, ana) == 0
+    written = written_in(workspace / "decisions")
     text = written.read_text(encoding="utf-8")
     assert "verdict: INCONCLUSIVE" in text and "רגרסיה ✓" in text
     # each of the nine broken cases with the class its evidence put it in, and why
@@ -54,26 +50,23 @@ def test_decide_then_verify(
         "grader",
         "rep 0: output identical; baseline passed, candidate failed (9 such pairs of repetitions)",
     )
-    signers = allow("ana@example.com", key)
     capsys.readouterr()
-    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 0
+    assert ana.verify(written) == 0
     assert "verified" in capsys.readouterr().out
 
     # a changed run fails verification, naming the run
     with (workspace / "candidate" / "results.jsonl").open("a") as handle:
         handle.write("\n")
-    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 1
+    assert ana.verify(written) == 1
     assert "✗ candidate run" in capsys.readouterr().out
 
 
 def test_unknown_signer_fails(
     workspace: Path, isolated_git: Path, make_key: KeyMaker, allow: Callable[[str, Path], Path]
 ) -> None:
-    key = make_key("ana")
-    assert _decide(workspace, key) == 0
-    [written] = (workspace / "decisions").iterdir()
-    signers = allow("bob@example.com", make_key("bob"))
-    assert main(["verify", str(written), "--allowed-signers", str(signers)]) == 1
+    unlisted = Signer(make_key("ana"), allow("bob@example.com", make_key("bob")))
+    assert _decide(workspace, unlisted) == 0
+    assert unlisted.verify(written_in(workspace / "decisions")) == 1
 
 
 def test_no_key_is_a_clear_error_and_nothing_written(
@@ -89,12 +82,11 @@ def test_no_key_is_a_clear_error_and_nothing_written(
 
 
 def test_empty_reason_and_bad_choice(
-    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+    workspace: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    key = make_key("ana")
     code = main(
         ["decide", str(workspace), "--decision", "accept", "--cause", "flaky", "--reason", "  ",
-         "--reviewer", "A <a@example.com>", "--key", str(key)]
+         "--reviewer", "A <a@example.com>", "--key", str(ana.key)]
     )  # fmt: skip
     assert code == 2 and "reason" in capsys.readouterr().err
     with pytest.raises(SystemExit):
@@ -105,59 +97,50 @@ def test_verify_missing_file_exits_2(tmp_path: Path) -> None:
     assert main(["verify", str(tmp_path / "nope.yaml")]) == 2
 
 
-def test_a_saved_triage_walk_goes_into_the_decision(
-    workspace: Path, isolated_git: Path, make_key: KeyMaker
-) -> None:
+def test_a_saved_triage_walk_goes_into_the_decision(workspace: Path, ana: Signer) -> None:
     from flipgate.core.triage.walk import save_walk, start_walk, walk_path
     from flipgate.session import GateRequest, gate, read
 
     walk = start_walk(gate(read(GateRequest.of([workspace]))))
     walk = walk.record("infra", finding="ruled_out", note="one timeout, on a case that passed")
     save_walk(walk_path(workspace), walk.record("regression", finding="cause", note="refunds"))
-    assert _decide(workspace, make_key("ana")) == 0
-    [written] = (workspace / "decisions").iterdir()
+    assert _decide(workspace, ana) == 0
+    written = written_in(workspace / "decisions")
     text = written.read_text(encoding="utf-8")
     assert "finding: ruled_out" in text and "one timeout, on a case that passed" in text
     assert "finding: cause" in text
 
 
 def test_verify_shows_a_hostile_run_id_without_obeying_it(
-    workspace: Path,
-    isolated_git: Path,
-    make_key: KeyMaker,
-    allow: Callable[[str, Path], Path],
-    capsys: pytest.CaptureFixture[str],
+    workspace: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A run_id of `\\e]0;PWNED\\a\\e[2J` retitled and cleared the terminal verify ran in."""
     manifest = workspace / "candidate" / "run.yaml"
     text = manifest.read_text(encoding="utf-8")
     run_id = next(line for line in text.splitlines() if line.startswith("run_id:"))
     manifest.write_text(text.replace(run_id, 'run_id: "\\e]0;PWNED\\a\\e[2J"'), encoding="utf-8")
-    key = make_key("ana")
-    assert _decide(workspace, key) == 0
-    [written] = (workspace / "decisions").iterdir()
+    assert _decide(workspace, ana) == 0
+    written = written_in(workspace / "decisions")
     capsys.readouterr()
-    assert (
-        main(["verify", str(written), "--allowed-signers", str(allow("ana@example.com", key))]) == 0
-    )
+    assert ana.verify(written) == 0
     out = capsys.readouterr().out
     assert "␛]0;PWNED␇␛[2J" in out and "\x1b" not in out and "\x07" not in out
 
 
 def test_a_decision_that_cannot_be_written_after_signing_says_why(
-    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+    workspace: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     blocker = workspace / "a-file"
     blocker.write_text("")
     out = blocker / "decision.yaml"
-    assert _decide(workspace, make_key("ana"), "--out", str(out)) == 2
+    assert _decide(workspace, ana, "--out", str(out)) == 2
     assert f"{out}: cannot be written" in capsys.readouterr().err
     assert not (workspace / "decisions").exists()
 
 
 def test_a_case_reviewed_must_be_in_a_run(
-    workspace: Path, isolated_git: Path, make_key: KeyMaker, capsys: pytest.CaptureFixture[str]
+    workspace: Path, ana: Signer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _decide(workspace, make_key("ana"), "--case", "case-999") == 2
+    assert _decide(workspace, ana, "--case", "case-999") == 2
     assert "--case: in neither run: 'case-999'" in capsys.readouterr().err
     assert not (workspace / "decisions").exists()

@@ -291,16 +291,19 @@ def test_a_large_gate_reads_whole_in_an_80_column_log(
     assert all(f"{outcomes[arm]['decisions']:,}" in decisions for arm in ("baseline", "candidate"))
 
 
-def test_the_gate_on_parquet_starts_without_pyarrow(tmp_path: Path) -> None:
+def test_the_gate_on_parquet_starts_without_pyarrow_or_scipy_stats(tmp_path: Path) -> None:
     """Arrow's reader is for JSONL: loading pyarrow costs the gate on Parquet a tenth of a second
-    of start-up, so nothing on that path may import it (the suite manifest's reader does)."""
+    of start-up, so nothing on that path may import it (the suite manifest's reader does).
+    scipy.stats costs a second of CPU: the gate's sums are its own or scipy.special's, even
+    where an INCONCLUSIVE (this pair's) prices its reruns."""
     generate(tmp_path, 50, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     code = (
         "import sys\n"
         "from flipgate.cli import main\n"
-        f"main(['gate', *{pair!r}, '--format', 'json'])\n"
+        f"assert main(['gate', *{pair!r}, '--format', 'json']) == 3\n"
         "assert 'pyarrow' not in sys.modules, 'pyarrow was imported'\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 

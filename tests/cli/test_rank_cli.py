@@ -67,7 +67,8 @@ def test_the_default_gate_is_the_workspace_s(
     # two repetitions, but the JSON says which rule it used.
     w = Path(SAMPLE)
     main(["rank", str(w / "baseline"), str(w / "candidates/CLAUDE"), "--format", "json"])
-    assert "strict majority" in json.loads(capsys.readouterr().out)["release_rule"]
+    rule = json.loads(capsys.readouterr().out)["release_rule"]
+    assert rule["ordinary"] == "majority" and "strict majority" in rule["message"]
 
 
 @pytest.mark.parametrize(

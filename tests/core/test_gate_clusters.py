@@ -193,6 +193,33 @@ def test_a_candidate_cannot_put_every_case_in_one_template(
     assert (same.verdict, same.changes.edited) == ("INCONCLUSIVE", {})
 
 
+def test_a_moved_template_is_found_whatever_order_the_lines_are_written_in(
+    run_writer: RunWriter,
+) -> None:
+    """The template per case is grouped in place when a run is written case by case, and hashed
+    when not: both find the same edits, over gradable repetitions only (a template named on an
+    infra line alone is no template)."""
+    base_rows = [
+        {"case": "a", "rep": 0, "passed": True, "template": "t"},
+        {"case": "b", "rep": 0, "passed": True, "template": "t"},
+        {"case": "c", "rep": 0, "status": "infra", "infra": "timeout", "template": "t"},
+        {"case": "c", "rep": 1, "passed": True},
+        {"case": "d", "rep": 0, "passed": True},
+    ]
+    cand_rows = [
+        {"case": "a", "rep": 0, "passed": True, "template": "u"},
+        {"case": "b", "rep": 0, "passed": True, "template": "t"},
+        {"case": "c", "rep": 0, "passed": True},
+        {"case": "c", "rep": 1, "passed": True},
+        {"case": "d", "rep": 0, "passed": True, "template": "v"},
+    ]
+    expected = {"a": (TemplateEdit("t", "u"),), "d": (TemplateEdit(None, "v"),)}
+    for step in (1, -1):  # as written, then last line first
+        baseline = load_run(run_writer("b", base_rows[::step]))
+        candidate = load_run(run_writer("c", cand_rows[::step]))
+        assert compare(baseline, candidate, default_spec()).result.changes.edited == expected
+
+
 @pytest.mark.parametrize(
     ("rows", "line", "message"),
     [

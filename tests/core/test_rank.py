@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
-from flipgate.core.rank.ranking import Clearance, Ranking, holm, rank
+from flipgate.core.rank.ranking import Clearance, Disagreement, Ranking, holm, rank
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import Aggregate
-from flipgate.present.ranking import why
+from flipgate.present.ranking import disagreement_words, why
 from tests.conftest import passfail_rows, write_run
 
 T, F = True, False
@@ -88,7 +88,8 @@ def test_seed_table_mean_picks_merge_and_the_key_picks_claude(every_rep: GateSpe
     assert ranking.highest_mean == ("MERGE",)
     assert ranking.winner == "CLAUDE"
     assert [s.name for s in ranking.standings] == ["CLAUDE", "MERGE"]
-    assert ranking.disagreement is not None and "disagree" in ranking.disagreement
+    assert ranking.disagreement == Disagreement("release_key_decides", "MERGE", "CLAUDE")
+    assert "The release key decides: CLAUDE" in disagreement_words(ranking, ranking.disagreement)
     # CLAUDE passes 2 cases to the incumbent's 1, and the gate passes it: it clears.
     assert ranking.incumbent.release_key == 1
     assert claude.gate.verdict == "PASS" and ranking.clears
@@ -125,7 +126,10 @@ def test_an_incomplete_candidate_with_the_best_mean_is_not_the_winner(every_rep:
     assert ranking.highest_mean == ("HURRIED",)
     assert not rushed.eligible and rushed.gaps.describe() == "1 repetition missing"
     assert ranking.winner == "CLAUDE" and ranking.standings[-1].name == "HURRIED"
-    assert ranking.disagreement is not None and "incomplete" in ranking.disagreement
+    assert ranking.disagreement == Disagreement("highest_mean_incomplete", "HURRIED", "CLAUDE")
+    assert "HURRIED has the highest mean (0.727, 8 of 11 cells) but is incomplete" in (
+        disagreement_words(ranking, ranking.disagreement)
+    )
 
 
 def test_infra_and_a_missing_case_make_a_candidate_incomplete(every_rep: GateSpec) -> None:

@@ -138,7 +138,7 @@ def test_the_plan_is_priced_from_the_runs_usage(tmp_path: Path) -> None:
     arm_mean = (30 * 0.01 + 6 * 0.02) / 36
     assert plan.usage["baseline"].cost_usd == pytest.approx(5 * (6 * 0.02 + arm_mean))
     assert plan.usage["candidate"].cost_usd is None  # the candidate records no usage
-    assert plan.total("cost_usd") is None
+    assert plan.cost_usd is None
     assert [r.baseline for r in priced.rates][:2] == [pytest.approx(2 / 3)] * 2
     if priced.cheapest is not None:
         assert priced.cheapest.chance.resolves >= 0.8

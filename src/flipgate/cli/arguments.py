@@ -19,6 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from flipgate.core.io.remote import is_url
 from flipgate.core.vocab import ARMS
 from flipgate.session import (
     DEFAULT_RERUN_TARGET,
@@ -33,6 +34,7 @@ from flipgate.session import (
 # The app's themes (tui/themes.py), named again so that parsing a command starts no Textual.
 THEMES = ("dark", "light", "high-contrast")
 
+URLS = "s3://, gs://, az://, https:// (README: Runs where they are stored)"  # what `place` takes
 BAD_INPUT = 2  # the exit status of bad usage (argparse's own) and of bad input
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # where each adds its
@@ -44,18 +46,20 @@ def add_comparison_arguments(
     """RUN ..., --gate, --flaky, --suite, --change, the base and the importers' options (a RUN
     may be a log). `runs` says what the RUNs are, `spec` what else the gate spec is read for,
     `candidate` which run a declared change moves."""
-    parser.add_argument("runs", nargs="+", metavar="RUN", help=runs)
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN", help=f"{runs}; each a path, or a URL: {URLS}"
+    )
     parser.add_argument(
         "--gate",
-        type=Path,
+        type=place,
         help=f"gate spec{spec} (default: the workspace's gate.yaml, else the defaults)",
     )
     parser.add_argument(
-        "--flaky", type=Path, help="flaky list (default: the workspace's flaky.yaml, else none)"
+        "--flaky", type=place, help="flaky list (default: the workspace's flaky.yaml, else none)"
     )
     parser.add_argument(
         "--suite",
-        type=Path,
+        type=place,
         metavar="FILE",
         help="suite manifest: its retired cases are left out of b and c (default: the "
         "workspace's suite.yaml)",
@@ -70,7 +74,7 @@ def add_comparison_arguments(
     )
     parser.add_argument(
         "--rejudged",
-        type=Path,
+        type=place,
         metavar="DIR",
         help="judging passes of the arms' stored outputs (DIR/baseline/, DIR/candidate/: each "
         "pass a run or an `inspect score` log): the judge's flip rate per rule (default: the "
@@ -117,7 +121,7 @@ def add_rerun_arguments(parser: argparse.ArgumentParser) -> None:
     for arm in ARMS:
         parser.add_argument(
             f"--rerun-{arm}",
-            type=Path,
+            type=place,
             metavar="RUN",
             help=f"the escalation's rerun results of the flipped cases, {arm} arm: the rule is "
             "applied again with them",
@@ -137,7 +141,7 @@ def add_repeat_arguments(parser: argparse.ArgumentParser) -> None:
         "--baseline-repeat",
         action="append",
         default=[],
-        type=Path,
+        type=place,
         metavar="RUN",
         help="an identical baseline run, for the triage walk and flaky curation (repeatable; "
         "default: the workspace's baseline-repeats/)",
@@ -173,6 +177,12 @@ def add_record_arguments(parser: argparse.ArgumentParser) -> None:
         help="the change gated, e.g. the PR's number or head commit (default: the candidate's "
         "cache key)",
     )
+
+
+def place(text: str) -> Path | str:
+    """A file or a run where a path is taken: a path, or a URL of a store (`s3://`, `gs://`,
+    `az://`, `https://`), kept as written for the session to copy (a Path folds its `//`)."""
+    return text if is_url(text) else Path(text)
 
 
 def look(text: str) -> int:

@@ -41,7 +41,14 @@ from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.decision import rule_words
 from flipgate.present.text import literal, safe
-from flipgate.session import choice_refusal, gate, ranking_seen, read, verify_choice_file
+from flipgate.session import (
+    choice_refusal,
+    chosen_clearance,
+    gate,
+    ranking_seen,
+    read,
+    verify_choice_file,
+)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
@@ -89,6 +96,7 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
 def _choose(args: argparse.Namespace) -> tuple[str, Path]:
     from flipgate.core.decision.choice import ChoiceRecord, write_choice
     from flipgate.core.decision.record import now_utc
+    from flipgate.present.ranking import own_clearance_line
 
     given = [flag for flag in _DECISION_ONLY if getattr(args, flag.lstrip("-").replace("-", "_"))]
     if given:
@@ -101,9 +109,12 @@ def _choose(args: argparse.Namespace) -> tuple[str, Path]:
     refused = choice_refusal(ranking, args.choose)
     if refused is not None:
         raise InputError(Path("--choose"), refused)
-    record = ChoiceRecord(args.choose, args.reason, reviewer, now_utc(), seen)
+    own = chosen_clearance(ranking, args.choose)
+    record = ChoiceRecord(args.choose, args.reason, reviewer, now_utc(), seen, own.code)
     with writing(out):
-        return "choice", write_choice(record, key, out, allow_prompt=sys.stdin.isatty())
+        written = write_choice(record, key, out, allow_prompt=sys.stdin.isatty())
+    print(f"flipgate: {safe(own_clearance_line(ranking, own))}")
+    return "choice", written
 
 
 # A gate decision's flags, refused beside --choose: a choice is not a gate of one change.

@@ -263,3 +263,8 @@ ClearanceCode = Literal[
     "clears",
 ]
 CLEARANCE_CODES: tuple[ClearanceCode, ...] = get_args(ClearanceCode)
+
+# Why the highest mean is not the winner (`core/rank/ranking.py`, `Disagreement`): its holder is
+# incomplete and cannot win, or it is complete and the release key ranks another first.
+DisagreementCode = Literal["highest_mean_incomplete", "release_key_decides"]
+DISAGREEMENT_CODES: tuple[DisagreementCode, ...] = get_args(DisagreementCode)

@@ -93,10 +93,11 @@ def written_percent(share: Number) -> str:
     return f"{_plain(_decimal(written(share) * 100, MAX_DIGITS), separators=False)}%"
 
 
-def percent_beside(share: Fraction, limit: Number | None = None, places: int = 1) -> str:
+def percent_beside(share: Fraction | float, limit: Number | None = None, places: int = 1) -> str:
     """A measured share in percent to `places` decimals, with more where fewer would print it on
-    the other side of `limit` (or equal to it) than it is: 0.0625 beside 0.062 is `6.25%`."""
-    exact = share * 100
+    the other side of `limit` (or equal to it) than it is: 0.0625 beside 0.062 is `6.25%`. A
+    float share is read as the binary value it is (a measured share, never a written one)."""
+    exact = Fraction(share) * 100
     bound = None if limit is None else written(limit) * 100
     for digits in range(places, MAX_DIGITS + 1):
         shown = _decimal(exact, digits)

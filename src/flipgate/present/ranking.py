@@ -16,9 +16,16 @@ from rich.text import Text
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.io.remote import where
 from flipgate.core.plural import plural
-from flipgate.core.rank.ranking import Cells, Ranking, Standing
+from flipgate.core.rank.ranking import (
+    Cells,
+    Clearance,
+    Disagreement,
+    Ranking,
+    ReleaseRule,
+    Standing,
+)
 from flipgate.core.rank.separation import Lead
-from flipgate.core.vocab import RankLabel
+from flipgate.core.vocab import Aggregate, RankLabel
 from flipgate.present.numbers import written_percent
 from flipgate.present.reasons import series, summary
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
@@ -45,17 +52,17 @@ def exit_code(ranking: Ranking) -> int:
 INELIGIBLE_MARK = "✗ incomplete"  # beside the labels: shown, never the winner
 
 
-def marks(ranking: Ranking, name: str, *, words: bool = True) -> str:
+def marks(ranking: Ranking, name: str, between: str = " ", *, words: bool = True) -> str:
     """The labels a candidate holds, each as its mark and word: `▲ highest mean`; an incomplete
-    candidate says so, whatever its key. Without `words`, the marks alone (`★ ✓`), which
-    `MARK_LEGEND` reads out."""
+    candidate says so, whatever its key. `between` joins them (the text table: a line each).
+    Without `words`, the marks alone (`★ ✓`), which `MARK_LEGEND` reads out."""
     held = [
         f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" if words else LABEL_MARKS[label]
         for label in ranking.labels(name)
     ]
     if not ranking.standing(name).eligible:
         held.append(INELIGIBLE_MARK if words else INELIGIBLE_MARK.split()[0])
-    return " ".join(held)
+    return between.join(held)
 
 
 MARK_LEGEND = " ".join(
@@ -73,6 +80,38 @@ def _key_words(ranking: Ranking, standing: Standing) -> str:
             f"mean {cells.mean:.3f}, {cells.passing} of {cells.graded} cells; {resolved} resolved"
         )
     return f"{resolved} pass the release rule; mean {cells.mean:.3f}"
+
+
+def release_rule_words(rule: ReleaseRule) -> str:
+    """The release rule in words: when a case passes."""
+
+    def when(aggregate: Aggregate) -> str:
+        if aggregate == "all":
+            return "every repetition passes"
+        return "a strict majority of its repetitions pass (a tie fails)"
+
+    ordinary = f"a case passes when {when(rule.ordinary)}"
+    if rule.safety == rule.ordinary:
+        return f"{ordinary}, safety cases too"
+    return f"{ordinary}; a safety case when {when(rule.safety)}"
+
+
+def disagreement_words(ranking: Ranking, disagreement: Disagreement) -> str:
+    """Why the highest mean is not the winner, with both candidates' figures."""
+    best, winner = ranking.standing(disagreement.best), ranking.standing(disagreement.winner)
+    cells = best.cells
+    mean = f"the highest mean ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells)"
+    if disagreement.code == "highest_mean_incomplete":
+        return (
+            f"{best.name} has {mean} but is incomplete ({best.gaps.describe()}): judged on fewer "
+            f"cells than the others, it cannot win; the release key picks {winner.name}"
+        )
+    return (
+        f"the mean and the release key disagree: {best.name} has {mean} but passes "
+        f"{best.release_key} of {ranking.cases} cases under the release rule; {winner.name} "
+        f"passes {winner.release_key} with a mean of {winner.cells.mean:.3f}. The release key "
+        f"decides: {winner.name}"
+    )
 
 
 def _winner_line(ranking: Ranking) -> str:
@@ -186,9 +225,10 @@ def multiplicity_words(ranking: Ranking) -> str:
     )
 
 
-def why(ranking: Ranking) -> str:
-    """Whether the winner clears the incumbent, and why, in words (one sentence per code)."""
-    c = ranking.clearance
+def why(ranking: Ranking, clearance: Clearance | None = None) -> str:
+    """Whether the winner clears the incumbent, and why, in words (one sentence per code); or,
+    given a candidate's own `clearance` (`rank.own_clearance`), whether that one would."""
+    c = clearance or ranking.clearance
     if c.code == "no_complete_candidate":
         return "no candidate is complete, so none can win: the incumbent stays"
     if c.code == "tied":
@@ -203,7 +243,7 @@ def why(ranking: Ranking) -> str:
     if c.code == "invalid":
         return f"rejected: the comparison with the incumbent is {gate}"
     if c.by == "mean":
-        return _why_by_mean(ranking, gate)
+        return _why_by_mean(c, gate)
     passes = f"{c.winner} passes {plural(c.release_key, 'case')}"
     if c.code == "not_better":
         how = "ties" if c.release_key == c.incumbent_key else "falls short of"
@@ -222,10 +262,9 @@ def why(ranking: Ranking) -> str:
     )
 
 
-def _why_by_mean(ranking: Ranking, gate: str) -> str:
+def _why_by_mean(c: Clearance, gate: str) -> str:
     """`why` where the key is the mean (`release.key: mean`), for a winner not rejected outright
     (`gate`: its verdict against the incumbent in words)."""
-    c = ranking.clearance
     assert c.winner is not None and c.mean is not None
     mean = f"{c.winner}'s mean {c.mean:.3f}"
     if c.code == "not_better":
@@ -246,6 +285,13 @@ def _why_by_mean(ranking: Ranking, gate: str) -> str:
     )
 
 
+def own_clearance_line(ranking: Ranking, clearance: Clearance) -> str:
+    """A chosen candidate's own clearance: `MERGE on its own: does not clear the incumbent
+    (...)`, said beside the signed choice of it."""
+    clears = "clears" if clearance.code == "clears" else "does not clear"
+    return f"{clearance.winner} on its own: {clears} the incumbent ({why(ranking, clearance)})"
+
+
 def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
     """The three labels and what qualifies them, as (heading, words), in reading order."""
     lines = [
@@ -257,7 +303,7 @@ def summary_lines(ranking: Ranking) -> list[tuple[str, str]]:
         # "clears" is permission by the release rule; the evidence is a test, said beside it
         lines.append(("evidence the winner beats the incumbent", _evidence(ranking)))
     if ranking.disagreement:
-        lines.append(("mean against key", ranking.disagreement))
+        lines.append(("mean against key", disagreement_words(ranking, ranking.disagreement)))
     lines += [("passed over", passed_over_line(ranking, name)) for name in ranking.passed_over]
     if ranking.lead:
         lines.append(("the lead", lead_words(ranking.lead)))
@@ -281,7 +327,11 @@ def _partial_allowed(ranking: Ranking) -> bool:
 def to_json(ranking: Ranking) -> dict[str, Any]:
     incumbent = ranking.incumbent
     return {
-        "release_rule": ranking.rule,
+        "release_rule": {
+            "ordinary": ranking.rule.ordinary,
+            "safety": ranking.rule.safety,
+            "message": release_rule_words(ranking.rule),
+        },
         "cases": ranking.cases,
         "repetitions": ranking.repetitions,
         "alpha": ranking.alpha,
@@ -309,7 +359,14 @@ def to_json(ranking: Ranking) -> dict[str, Any]:
                 **asdict(ranking.clearance),
             },
         },
-        "disagreement": ranking.disagreement,
+        "disagreement": None
+        if ranking.disagreement is None
+        else {
+            "code": ranking.disagreement.code,
+            "message": disagreement_words(ranking, ranking.disagreement),
+            "highest_mean": ranking.disagreement.best,
+            "winner": ranking.disagreement.winner,
+        },
         "passed_over": [
             {"name": name, "message": passed_over_line(ranking, name)}
             for name in ranking.passed_over
@@ -406,7 +463,7 @@ def _head(ranking: Ranking) -> str:
     return (
         f"{plural(len(ranking.standings), 'candidate')} against the incumbent "
         f"{ranking.incumbent.run_id} on {grid_words(ranking)}. Release rule: "
-        f"{ranking.rule}. Key: {key_words(ranking)}. Evidence: whether "
+        f"{release_rule_words(ranking.rule)}. Key: {key_words(ranking)}. Evidence: whether "
         "the candidate beats the incumbent beyond noise, by the gate's one-sided test on its "
         f"flips, Holm-adjusted across the candidates that could win, at alpha {ranking.alpha:g}."
     )
@@ -447,17 +504,29 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
     return rows
 
 
+# In the text table a label, a key and a verdict keep their lines whole; the mean and its cells
+# take a line each, and the rest wraps, so that the table fits 80 columns.
+_UNWRAPPED = frozenset({"labels", "key", "gate"})
+_MEAN_WIDTH = len("0.417")
+
+
 def to_text(ranking: Ranking) -> RenderableType:
     table = Table(show_edge=False, pad_edge=False)
     for column, justify in COLUMNS:
-        table.add_column(column, justify=justify)
+        table.add_column(
+            column,
+            justify=justify,
+            no_wrap=column in _UNWRAPPED,
+            max_width=_MEAN_WIDTH if column == "mean" else None,
+            overflow="fold",
+        )
     rows = table_rows(ranking)
-    for s, (name, labels, mean, key, group, complete, verdict, p) in zip(
+    for s, (name, _, mean, key, group, complete, verdict, p) in zip(
         ranking.standings, rows, strict=False
     ):
         table.add_row(
             literal(name, style="bold" if s.name == ranking.winner else ""),
-            labels,
+            marks(ranking, s.name, between="\n"),
             mean,
             key,
             group,

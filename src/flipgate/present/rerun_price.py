@@ -11,8 +11,8 @@ from flipgate.core.plural import plural
 UNKNOWN = "unknown"
 
 
-def tokens_words(value: float | None) -> str:
-    return UNKNOWN if value is None else f"{value:,.0f} tokens"
+def tokens_words(value: int | None) -> str:
+    return UNKNOWN if value is None else f"{value:,} tokens"
 
 
 def cost_words(value: float | None) -> str:
@@ -23,8 +23,8 @@ def takes(plan: PricedPlan) -> str:
     """`12 cases x 5 repetitions x 2 arms = 120 repetitions · 84,000 tokens · $1.20`."""
     return (
         f"{plural(plan.cases, 'case')} x {plural(plan.runs, 'repetition')} x 2 arms = "
-        f"{plural(plan.repetitions, 'repetition')} · {tokens_words(plan.total('tokens'))} · "
-        f"cost {cost_words(plan.total('cost_usd'))}"
+        f"{plural(plan.repetitions, 'repetition')} · {tokens_words(plan.tokens)} · "
+        f"cost {cost_words(plan.cost_usd)}"
     )
 
 

@@ -48,10 +48,6 @@ class Section:
     key: str = ""  # its name in `SECTIONS`: the app draws each with its own picture
 
 
-def percent(share: float) -> str:
-    return f"{share:.1%}"
-
-
 def _cases(cases: list[str]) -> str:
     shown = ", ".join(cases[:NAMED])
     return shown + (f" and {len(cases) - NAMED} more" if len(cases) > NAMED else "")
@@ -76,9 +72,15 @@ def _coverage(audit: SuiteAudit) -> Section:
         )
     ]
     for intent, share, cases in cov.gaps.select("intent", "share", "cases").iter_rows():
-        lines.append(Line(f"{intent}: {percent(share)} of traffic, {plural(cases, 'case')}", "GAP"))
-    rest = f" ({percent(cov.unclassified)} of traffic has no intent)" if cov.unclassified else ""
-    lines.append(Line(f"covered: {percent(cov.covered_share)} of traffic{rest}"))
+        lines.append(
+            Line(f"{intent}: {percent_beside(share)} of traffic, {plural(cases, 'case')}", "GAP")
+        )
+    rest = (
+        f" ({percent_beside(cov.unclassified)} of traffic has no intent)"
+        if cov.unclassified
+        else ""
+    )
+    lines.append(Line(f"covered: {percent_beside(cov.covered_share)} of traffic{rest}"))
     for intent, cases in cov.untrafficked.iter_rows():
         lines.append(Line(f"{intent}: {plural(cases, 'case')}, no traffic in the window"))
     return Section(title, tuple(lines))
@@ -316,7 +318,7 @@ def _intake(audit: SuiteAudit) -> Section:
     for intent, share, quota, added, draws, short in found.intents.iter_rows():
         lines.append(
             Line(
-                f"{intent}: {percent(share)} of traffic, quota {quota}, added {added}; "
+                f"{intent}: {percent_beside(share)} of traffic, quota {quota}, added {added}; "
                 f"draw {draws} next month",
                 "QUOTA" if short else None,
                 row=True,

@@ -26,7 +26,12 @@ from flipgate.core.importers import takers as import_option_takers
 from flipgate.core.io.remote import located
 from flipgate.core.rank.ranking import Ranking
 from flipgate.session.attempts import gate_and_record
-from flipgate.session.choosing import choice_refusal, ranking_seen, verify_choice_file
+from flipgate.session.choosing import (
+    choice_refusal,
+    chosen_clearance,
+    ranking_seen,
+    verify_choice_file,
+)
 from flipgate.session.curation import (
     CurationRequest,
     read_arms,
@@ -75,6 +80,7 @@ __all__ = [
     "Terms",
     "bundled_samples",
     "choice_refusal",
+    "chosen_clearance",
     "copy_samples",
     "gate",
     "gate_again",

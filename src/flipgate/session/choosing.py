@@ -18,7 +18,7 @@ from flipgate.core.decision.file import VerifyResult
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
 from flipgate.core.rank.choice import differences, refusal, seen
-from flipgate.core.rank.ranking import Ranking
+from flipgate.core.rank.ranking import Clearance, Ranking, own_clearance
 from flipgate.core.runs.model import Progress
 from flipgate.session.gating import rank
 from flipgate.session.reading import silent
@@ -50,12 +50,21 @@ def verify_choice_file(path: Path, allowed_signers: Path | None = None) -> Verif
     return verify_choice(path, _recompute, differences, allowed_signers)
 
 
-def _recompute(record: ChoiceRecord, workspace: Path) -> tuple[Mapping[str, Any], str | None]:
+def chosen_clearance(ranking: Ranking, name: str) -> Clearance:
+    """Whether `name` on its own would clear the incumbent (core/rank/ranking.py), as a choice
+    of it records."""
+    return own_clearance(ranking, name)
+
+
+def _recompute(
+    record: ChoiceRecord, workspace: Path
+) -> tuple[Mapping[str, Any], str | None, str | None]:
     inputs = record.ranking.get("inputs")
     if not isinstance(inputs, dict):
         raise ValueError("the ranking signed names no inputs")
     ranking, now = ranking_seen(_request(workspace, inputs))
-    return now, refusal(ranking, record.chosen)
+    refused = refusal(ranking, record.chosen)
+    return now, refused, None if refused else own_clearance(ranking, record.chosen).code
 
 
 def _inputs(request: GateRequest, workspace: Path) -> dict[str, Any]:

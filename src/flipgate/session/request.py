@@ -19,7 +19,8 @@ from typing import Literal
 
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, detect_format
-from flipgate.core.io.remote import fetched
+from flipgate.core.io.digest import RESULTS_FILES, RUN_FILE
+from flipgate.core.io.remote import fetched, is_copy
 from flipgate.core.rank.campaign import is_campaign, load_campaign
 from flipgate.core.runs.workspace import (
     FLAKY_LIST,
@@ -88,20 +89,20 @@ class GateRequest:
         runs: Sequence[str | Path],
         *,
         shape: Shape = "pair",
-        gate: Path | None = None,
-        flaky: Path | None = None,
-        suite: Path | None = None,
+        gate: Place | None = None,
+        flaky: Place | None = None,
+        suite: Place | None = None,
         base_ref: str | None = None,
         base_gate: Path | None = None,
         base_flaky: Path | None = None,
         base_suite: Path | None = None,
         change: Iterable[str] = (),
         import_options: ImportOptions | None = None,
-        repeats: Sequence[Path] = (),
-        rerun_baseline: Path | None = None,
-        rerun_candidate: Path | None = None,
+        repeats: Sequence[Place] = (),
+        rerun_baseline: Place | None = None,
+        rerun_candidate: Place | None = None,
         rerun_target: float = DEFAULT_RERUN_TARGET,
-        rejudged: Path | None = None,
+        rejudged: Place | None = None,
         prereg: Path | None = None,
         allowed_signers: Path | None = None,
         ledger: str | None = None,
@@ -110,18 +111,22 @@ class GateRequest:
         allow_partial: bool = False,
     ) -> GateRequest:
         """The request for `runs` (a workspace, or the runs themselves) as `shape` allows, with
-        every file not given taken from the workspace. Bad input (no such workspace, a campaign
-        where a pair is wanted, half a base or half the reruns) is an `InputError`."""
+        every file not given taken from the workspace. A run or a file may be a URL: it is read
+        from a local copy (`core.io.remote`). Bad input (no such workspace, a campaign where a
+        pair is wanted, half a base or half the reruns, a URL that cannot be read) is an
+        `InputError`."""
         baseline, candidate, candidates, workspace = _runs(runs, shape)
+        gate, flaky, suite, rejudged = (_local(p) for p in (gate, flaky, suite, rejudged))
+        repeat_runs = tuple(fetched(run) for run in repeats)
+        reruns = _reruns(_local(rerun_baseline), _local(rerun_candidate))
         if workspace is not None:
             gate = gate or existing_file(workspace / GATE_SPEC)
             flaky = flaky or existing_file(workspace / FLAKY_LIST)
             suite = suite or existing_file(workspace / SUITE_MANIFEST)
-            repeats = repeats or find_repeats(workspace)
+            repeat_runs = repeat_runs or find_repeats(workspace)
             rejudged = rejudged or _folder(workspace / REJUDGED_FOLDER)
         if rejudged is not None and not rejudged.is_dir():
             raise InputError(rejudged, "no such folder (rejudged/ holds baseline/ and candidate/)")
-        reruns = _reruns(rerun_baseline, rerun_candidate)
         if reruns is not None and candidates:
             raise InputError(
                 Path("--rerun-candidate"),
@@ -145,9 +150,9 @@ class GateRequest:
             base=_base(base_ref, base_gate, base_flaky, base_suite, gate, flaky, workspace),
             declared_change=declared_components(change),
             import_options=import_options or ImportOptions(),
-            repeats=tuple(repeats),
+            repeats=repeat_runs,
             reruns=reruns,
-            folder=workspace or _holder(candidate),
+            folder=_writable(workspace or _holder(candidate)),
             workspace=workspace,
             candidates=candidates,
             rerun_target=_target(rerun_target),
@@ -194,11 +199,38 @@ class GateRequest:
 
     def rerun_paths(self) -> tuple[Path, Path] | None:
         """The rerun results given on the command line, else the request's `reruns/` folder
-        when it holds both arms (put there after the plan was exported, say)."""
-        if self.reruns is not None:
-            return self.reruns
-        pair = (self.rerun_folder / ARMS[0], self.rerun_folder / ARMS[1])
-        return pair if all(path.exists() for path in pair) else None
+        when it holds both arms (put there after the plan was exported, say), else a workspace
+        read from a URL's."""
+        copied = self.workspace if self.workspace and self.workspace != self.folder else None
+        return self.reruns or _rerun_pair(self.folder) or (_rerun_pair(copied) if copied else None)
+
+
+Place = Path | str  # a path, or a URL (`core.io.remote`): what a command line hands `of`
+
+# A workspace's files, asked for by name when it is served over HTTP without a files.txt: its
+# runs and the gate's files (baseline-repeats/, reruns/ and rejudged/ need the listing).
+_OVER_HTTP = (
+    GATE_SPEC,
+    FLAKY_LIST,
+    SUITE_MANIFEST,
+    *(f"{arm}/{name}" for arm in ARMS for name in (RUN_FILE, *RESULTS_FILES)),
+)
+
+
+def _local(place: Place | None) -> Path | None:
+    return None if place is None else fetched(place)
+
+
+def _rerun_pair(folder: Path) -> tuple[Path, Path] | None:
+    """FOLDER/reruns/baseline and FOLDER/reruns/candidate, when both are there."""
+    pair = (folder / RERUNS_FOLDER / ARMS[0], folder / RERUNS_FOLDER / ARMS[1])
+    return pair if all(path.exists() for path in pair) else None
+
+
+def _writable(folder: Path) -> Path:
+    """Where what the request writes goes: the folder of its runs, or for runs read from URLs
+    (a copy that is removed on exit; a store is never written), the current folder."""
+    return Path.cwd() if is_copy(folder) else folder
 
 
 def _runs(
@@ -206,7 +238,7 @@ def _runs(
 ) -> tuple[Path, Path, tuple[tuple[str | None, Path], ...], Path | None]:
     """The baseline, the candidate, a ranking's candidates and the workspace, from the RUNs (a
     RUN given as a URL is read from a local copy)."""
-    paths = [fetched(p) for p in given]
+    paths = [fetched(p, _OVER_HTTP) for p in given]
     if not paths:
         raise InputError(Path("RUN"), "give a workspace, or the runs")
     first = paths[0]

@@ -25,29 +25,38 @@ from flipgate.core.decision.document import (
     parse_time,
     render_yaml,
 )
-from flipgate.core.decision.fields import InvalidDecision, checked_text, one_line, text_field
+from flipgate.core.decision.fields import (
+    InvalidDecision,
+    checked_text,
+    one_line,
+    one_of,
+    text_field,
+)
 from flipgate.core.decision.file import (
     Check,
+    SignedKind,
     VerifyResult,
     decision_workspace,
     is_folder,
-    open_signed,
-    read_document,
-    signature_check,
-    signer_check,
+    signed_checks,
     write_signed,
 )
 from flipgate.core.decision.record import Reviewer
 from flipgate.core.decision.signing import SigningKey
 from flipgate.core.errors import InputError
+from flipgate.core.vocab import CLEARANCE_CODES
 
 FORMAT_VERSION = 1
 KIND = "flipgate_choice"  # the first key of a choice file
 _TOP_KEYS = (KIND, "chosen", "reason", "reviewer", "created", "ranking")
+# The chosen candidate's own clearance (a `vocab.ClearanceCode`): absent from the files written
+# before it was recorded, which verify as they did.
+_CLEARANCE = "clearance"
 
 # What `verify_choice` is given: the choice and its workspace -> the ranking of the same runs now
-# (as `core.rank.choice.seen` writes it) and why the choice would be refused on it, or None.
-Recompute = Callable[["ChoiceRecord", Path], tuple[Mapping[str, Any], str | None]]
+# (as `core.rank.choice.seen` writes it), why the choice would be refused on it (or None), and
+# the chosen candidate's own clearance on it (None where it is refused).
+Recompute = Callable[["ChoiceRecord", Path], tuple[Mapping[str, Any], str | None, str | None]]
 # The fields of the recorded ranking and the ranking now that differ (`core.rank.choice`).
 Compare = Callable[[object, object], list[str]]
 
@@ -61,9 +70,14 @@ class ChoiceRecord:
     reviewer: Reviewer
     created: datetime
     ranking: Mapping[str, Any]  # the ranking seen: `core.rank.choice.seen`
+    # whether the chosen candidate on its own clears the incumbent (`rank.own_clearance`'s code);
+    # None in a file written before it was recorded
+    clearance: str | None = None
 
     def __post_init__(self) -> None:
         one_line("chosen", self.chosen)
+        if self.clearance is not None:
+            one_of(_CLEARANCE, self.clearance, CLEARANCE_CODES)
         if not checked_text("reason", self.reason).strip():
             raise InvalidDecision("reason", "a choice needs a reason; it is empty")
         if self.created.utcoffset() is None:
@@ -97,6 +111,7 @@ def render_choice(record: ChoiceRecord) -> str:
         {
             KIND: FORMAT_VERSION,
             "chosen": record.chosen,
+            **({} if record.clearance is None else {_CLEARANCE: record.clearance}),
             "reason": record.reason,
             "reviewer": {"name": record.reviewer.name, "email": record.reviewer.email},
             "created": record.created.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -124,7 +139,7 @@ def write_choice(
 
 def parse_choice(document: object) -> ChoiceRecord:
     """A `ChoiceRecord` from the safe-loaded message part of a choice file."""
-    top = expect_keys(document, "", _TOP_KEYS)
+    top = expect_keys(document, "", _TOP_KEYS, optional=(_CLEARANCE,))
     if top[KIND] != FORMAT_VERSION:
         raise InvalidDecision(KIND, f"format version {top[KIND]!r} is not {FORMAT_VERSION}")
     ranking = top["ranking"]
@@ -136,7 +151,11 @@ def parse_choice(document: object) -> ChoiceRecord:
         reviewer=parse_reviewer(top["reviewer"]),
         created=parse_time(top["created"]),
         ranking=ranking,
+        clearance=None if _CLEARANCE not in top else text_field(top[_CLEARANCE], _CLEARANCE),
     )
+
+
+_CHOICE = SignedKind("choice", parse_choice, lambda record: record.reviewer.email)
 
 
 def verify_choice(
@@ -145,18 +164,11 @@ def verify_choice(
     """Check a choice file: its form, its signature and signer (as a decision's), that the
     ranking computed again from the same runs is the one signed (`recompute`, compared field by
     field by `compare`), and that the choice is one the ranking allows."""
-    opened = open_signed(path)
-    if isinstance(opened, Check):
-        return VerifyResult(path, (opened,), None)
-    checks = [opened.block]
-    message, armor = opened.message, opened.armor
-    record, document = read_document(opened, path, parse_choice, "choice")
-    checks.append(document)
-    checks.append(signature_check(message, armor))
-    email = None if record is None else record.reviewer.email
-    checks.append(signer_check(message, armor, email, allowed_signers))
-    checks += _ranking_checks(record, decision_workspace(path), recompute, compare)
-    return VerifyResult(path, tuple(checks), None)
+    signed = signed_checks(path, _CHOICE, allowed_signers)
+    if signed.unread:
+        return VerifyResult(path, signed.checks, None)
+    ranking = _ranking_checks(signed.record, decision_workspace(path), recompute, compare)
+    return VerifyResult(path, (*signed.checks, *ranking), None)
 
 
 def _ranking_checks(
@@ -168,7 +180,7 @@ def _ranking_checks(
             for name in ("ranking", "choice")
         ]
     try:
-        now, refused = recompute(record, workspace)
+        now, refused, clearance = recompute(record, workspace)
     except (InputError, OSError, LookupError, ValueError) as unable:
         why = unable.within_file() if isinstance(unable, InputError) else str(unable)
         return [
@@ -187,9 +199,19 @@ def _ranking_checks(
             "ranking", True, f"the runs ranked again give the ranking signed ({digest})"
         )
     group = " = ".join(record.top_group)
-    choice = (
-        Check("choice", False, f"{record.chosen} may not be chosen: {refused}")
-        if refused is not None
-        else Check("choice", True, f"{record.chosen}, in the first tie group ({group})")
-    )
+    if refused is not None:
+        choice = Check("choice", False, f"{record.chosen} may not be chosen: {refused}")
+    elif record.clearance is not None and record.clearance != clearance:
+        choice = Check(
+            "choice",
+            False,
+            f"{record.chosen}'s own clearance is recorded as {record.clearance}; the runs ranked "
+            f"again give {clearance}",
+        )
+    else:
+        choice = Check(
+            "choice",
+            True,
+            f"{record.chosen}, in the first tie group ({group}); its own clearance: {clearance}",
+        )
     return [ranking, choice]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from flipgate.core.decision.document import parse_decision, render_decision
 from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
@@ -213,20 +213,55 @@ def verify_decision(
     `allowed_signers` defaults to git's `gpg.ssh.allowedSignersFile`. Runs are found by
     `resolve_run(run_id)` when given, else at their recorded path under the decision's workspace.
     """
+    signed = signed_checks(path, DECISION, allowed_signers)
+    if signed.unread:
+        return VerifyResult(path, signed.checks, None)
+    workspace = decision_workspace(path)
+    runs = (_run_check(arm, signed.record, workspace, resolve_run) for arm in ARMS)
+    return VerifyResult(path, (*signed.checks, *runs), signed.record)
+
+
+@dataclass(frozen=True)
+class SignedKind(Generic[Parsed]):
+    """What a kind of signed file is, for the checks every one of them goes through."""
+
+    what: str  # in words: a decision, a choice, a registration
+    parse: Callable[[object], Parsed]  # its safe-loaded document -> its record
+    signer: Callable[[Parsed], str]  # the email of the person whose key must have signed it
+    namespace: str = NAMESPACE
+
+
+DECISION = SignedKind("decision", parse_decision, lambda record: record.reviewer.email)
+
+
+@dataclass(frozen=True)
+class SignedChecks(Generic[Parsed]):
+    """The checks of a signed file's envelope, and its record (None: not read or malformed)."""
+
+    checks: tuple[Check, ...]
+    record: Parsed | None
+    unread: bool  # the file could not be read: nothing more of it can be checked
+
+
+def signed_checks(
+    path: Path, kind: SignedKind[Parsed], allowed_signers: Path | None
+) -> SignedChecks[Parsed]:
+    """What every signed file is checked for, in this order: it is read; one signature block
+    ends it; its document is safe YAML of its kind; the signature holds over the message in the
+    kind's namespace; and a key the allowed signers list for the signer made it."""
     opened = open_signed(path)
     if isinstance(opened, Check):
-        return VerifyResult(path, (opened,), None)
-    checks = [opened.block]
+        return SignedChecks((opened,), None, unread=True)
     message, armor = opened.message, opened.armor
-    record, document = read_document(opened, path, parse_decision, "decision")
-    checks.append(document)
-    checks.append(signature_check(message, armor))
-    email = None if record is None else record.reviewer.email
-    checks.append(signer_check(message, armor, email, allowed_signers))
-    workspace = decision_workspace(path)
-    for arm in ARMS:
-        checks.append(_run_check(arm, record, workspace, resolve_run))
-    return VerifyResult(path, tuple(checks), record)
+    record, document = read_document(opened, path, kind.parse, kind.what)
+    email = None if record is None else kind.signer(record)
+    checks = (
+        opened.block,
+        document,
+        signature_check(message, armor, kind.namespace),
+        signer_check(message, armor, email, allowed_signers, kind.namespace),
+    )
+    return SignedChecks(checks, record, unread=False)
 
 
 def read_document(

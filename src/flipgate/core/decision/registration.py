@@ -24,12 +24,10 @@ from flipgate.core.decision.document import (
 )
 from flipgate.core.decision.fields import InvalidDecision, digest_field, one_line, text_field
 from flipgate.core.decision.file import (
-    Check,
+    SignedChecks,
+    SignedKind,
     VerifyResult,
-    open_signed,
-    signature_check,
-    signer_check,
-    split_signed,
+    signed_checks,
     write_signed,
 )
 from flipgate.core.decision.record import Reviewer
@@ -39,7 +37,6 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.spec import GateSpec, Setting
 from flipgate.core.io.digest import bytes_digest
-from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.runs.model import Run
 
 FORMAT_VERSION = 1
@@ -106,49 +103,34 @@ def _written(value: Setting) -> Any:
 def verify_registration(path: Path, allowed_signers: Path | None = None) -> VerifyResult:
     """Check a registration file: its form, its signature and that its signer is allowed
     (`allowed_signers`, else git's `gpg.ssh.allowedSignersFile`)."""
-    opened = open_signed(path)
-    if isinstance(opened, Check):
-        return VerifyResult(path, (opened,), None)
-    checks = [opened.block]
-    message, armor = opened.message, opened.armor
-    email = None
-    try:
-        registration = _parse(opened.text, path)
-        email = _email(registration.signer)
-        checks.append(Check("document", True, "safe YAML, a well-formed registration"))
-    except InputError as bad:
-        checks.append(Check("document", False, bad.within_file()))
-    checks.append(signature_check(message, armor, PREREG_NAMESPACE))
-    checks.append(signer_check(message, armor, email, allowed_signers, PREREG_NAMESPACE))
-    return VerifyResult(path, tuple(checks), None)
+    return VerifyResult(path, _checked(path, allowed_signers).checks, None)
 
 
 def read_registration(path: Path, allowed_signers: Path | None = None) -> Registration:
     """The registration at `path`, once its form, signature and signer check; otherwise bad
     input naming the file and what failed (the gate exits 2, having judged nothing)."""
-    verified = verify_registration(path, allowed_signers)
-    for check in verified.checks:
+    checked = _checked(path, allowed_signers)
+    for check in checked.checks:
         if not check.ok:
             field = {"signer": "signer.email", "document": None}.get(check.name, "signature")
             raise InputError(path, f"the registration does not verify: {check.why}", field=field)
-    message, _ = split_signed(path.read_bytes())
-    return _parse(message, path)
+    assert checked.record is not None  # every check held, the document's among them
+    return checked.record
+
+
+def _checked(path: Path, allowed_signers: Path | None) -> SignedChecks[Registration]:
+    kind = SignedKind(
+        "registration",
+        lambda document: _registration(document, path, bytes_digest(path.read_bytes())),
+        lambda registration: Reviewer.parse(registration.signer).email,
+        PREREG_NAMESPACE,
+    )
+    return signed_checks(path, kind, allowed_signers)
 
 
 def is_registration(data: bytes) -> bool:
     """Does a signed file's text begin as a registration (for `flipgate verify`)?"""
     return data.lstrip().startswith(b"flipgate_prereg:")
-
-
-def _parse(message: bytes, path: Path) -> Registration:
-    try:
-        document, _ = parse_yaml(message.decode("utf-8"), path)
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text") from None
-    try:
-        return _registration(document, path, bytes_digest(path.read_bytes()))
-    except InvalidDecision as bad:
-        raise InputError(path, bad.message, field=bad.field) from None
 
 
 def _registration(document: object, path: Path, digest: str) -> Registration:
@@ -218,7 +200,3 @@ def _key(value: object) -> Mapping[str, str]:
     if not isinstance(value, dict):
         raise InvalidDecision("baseline.key", "expected the cache key's components")
     return {str(name): text_field(part, f"baseline.key.{name}") for name, part in value.items()}
-
-
-def _email(signer: str) -> str:
-    return Reviewer.parse(signer).email

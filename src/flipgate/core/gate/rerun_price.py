@@ -35,7 +35,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy.stats import binom
 
 from flipgate.core.gate.power import FlipRule, critical_flips
 from flipgate.core.runs.model import Run
@@ -59,10 +58,11 @@ class CaseRates:
 
 @dataclass(frozen=True)
 class Usage:
-    """What the plan's repetitions of one arm take; None: the run records no such usage."""
+    """What the plan's repetitions of one arm take; None: the run records no such usage. The
+    tokens are an estimate from the run's means, said in whole tokens as a count is."""
 
     repetitions: int
-    tokens: float | None
+    tokens: int | None
     cost_usd: float | None
 
 
@@ -89,10 +89,17 @@ class PricedPlan:
     def repetitions(self) -> int:
         return sum(u.repetitions for u in self.usage.values())
 
-    def total(self, field: str) -> float | None:
-        """Both arms' tokens or cost; None when either arm's is unknown."""
-        values = [getattr(u, field) for u in self.usage.values()]
-        return None if any(v is None for v in values) else float(sum(values))
+    @property
+    def tokens(self) -> int | None:
+        """Both arms' tokens, the sum of their whole tokens; None when either arm's is unknown."""
+        values = [u.tokens for u in self.usage.values()]
+        return None if any(v is None for v in values) else sum(v or 0 for v in values)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Both arms' cost; None when either arm's is unknown."""
+        values = [u.cost_usd for u in self.usage.values()]
+        return None if any(v is None for v in values) else float(sum(v or 0 for v in values))
 
 
 @dataclass(frozen=True)
@@ -129,8 +136,8 @@ def _plan_data(plan: PricedPlan) -> dict[str, object]:
         "runs": plan.runs,
         "cases": plan.cases,
         "repetitions": plan.repetitions,
-        "tokens": plan.total("tokens"),
-        "cost_usd": plan.total("cost_usd"),
+        "tokens": plan.tokens,
+        "cost_usd": plan.cost_usd,
         "by_arm": {
             arm: {"repetitions": u.repetitions, "tokens": u.tokens, "cost_usd": u.cost_usd}
             for arm, u in plan.usage.items()
@@ -166,8 +173,11 @@ def case_rates(reps: Mapping[str, pl.DataFrame], cases: Sequence[str]) -> tuple[
 
 def majority_passes(rate: np.ndarray, runs: int) -> np.ndarray:
     """The chance a case passes with `runs` repetitions each passing at `rate`: a strict
-    majority of them (a tie fails)."""
-    return np.asarray(binom.sf(runs // 2, runs, rate), dtype=float)
+    majority of them (a tie fails): the binomial's tail past half, from scipy.special, not
+    scipy.stats, whose import is a second of CPU on every `flipgate gate` that uses none of it."""
+    from scipy.special import bdtrc  # P(X > k): only an INCONCLUSIVE prices its reruns
+
+    return np.asarray(bdtrc(runs // 2, runs, rate), dtype=float)
 
 
 def flip_chances(rates: Sequence[CaseRates], runs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -249,7 +259,8 @@ def arm_usage(run: Run, cases: Sequence[str], runs: int) -> Usage:
         )
         means = (per_case.get(case) for case in cases)
         totals[field] = runs * sum(float(arm_mean if m is None else m) for m in means)
-    return Usage(runs * len(cases), totals["tokens"], totals["cost_usd"])
+    tokens = totals["tokens"]
+    return Usage(runs * len(cases), None if tokens is None else round(tokens), totals["cost_usd"])
 
 
 def price(

@@ -19,8 +19,8 @@ from typing import Any
 
 from flipgate.core.decision.record import RunRef
 from flipgate.core.io.digest import bytes_digest
-from flipgate.core.rank.ranking import Ranking, Standing
-from flipgate.core.vocab import Verdict
+from flipgate.core.rank.ranking import Ranking, ReleaseRule, Standing
+from flipgate.core.vocab import Aggregate, Verdict
 
 FLOAT_TOLERANCE = 1e-9  # relative: a p-value recomputed elsewhere may differ in its last digits
 _ABSENT = object()  # a field one side lacks differs even from a null on the other
@@ -69,7 +69,7 @@ def seen(ranking: Ranking, workspace: Path, inputs: Mapping[str, Any]) -> dict[s
     incumbent = ranking.incumbent
     block: dict[str, Any] = {
         "inputs": dict(inputs),
-        "rule": ranking.rule,
+        "rule": _signed_rule(ranking.rule),
         "release": {
             "key": ranking.release.key,
             "repetitions": ranking.release.repetitions,
@@ -93,6 +93,26 @@ def seen(ranking: Ranking, workspace: Path, inputs: Mapping[str, Any]) -> dict[s
         "top_group": list(top_group(ranking)),
     }
     return {"digest": ranking_digest(block), **block}
+
+
+def _signed_rule(rule: ReleaseRule) -> str:
+    """The release rule as format 1 of a choice file records it."""
+    return _SIGNED_RULES[rule.ordinary, rule.safety]
+
+
+_EVERY, _MAJORITY = (
+    "every repetition passes",
+    "a strict majority of its repetitions pass (a tie fails)",
+)
+# The words `flipgate rank` printed for the rule when format 1 was made. A record, not a report
+# (present/ranking.py words the rule for a person): frozen, so that each choice signed with them
+# still verifies.
+_SIGNED_RULES: dict[tuple[Aggregate, Aggregate], str] = {
+    ("all", "all"): f"a case passes when {_EVERY}, safety cases too",
+    ("majority", "majority"): f"a case passes when {_MAJORITY}, safety cases too",
+    ("majority", "all"): f"a case passes when {_MAJORITY}; a safety case when {_EVERY}",
+    ("all", "majority"): f"a case passes when {_EVERY}; a safety case when {_MAJORITY}",
+}
 
 
 def ranking_digest(block: Mapping[str, Any]) -> str:

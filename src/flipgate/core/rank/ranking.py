@@ -44,23 +44,28 @@ from flipgate.core.gate.spec import GateSpec, Release, ReleaseKey
 from flipgate.core.plural import plural
 from flipgate.core.rank.separation import Lead, holm, improvement_p, lead, tie_groups
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import RANK_LABELS, Aggregate, ClearanceCode, RankLabel
+from flipgate.core.vocab import (
+    RANK_LABELS,
+    Aggregate,
+    ClearanceCode,
+    DisagreementCode,
+    RankLabel,
+)
 
 Compared = Callable[[str, Comparison], None]
 
 
-def release_rule(spec: GateSpec) -> str:
-    """The gate's collapse in words: when a case passes."""
+@dataclass(frozen=True)
+class ReleaseRule:
+    """When a case passes under the release rule: the gate's collapse (`aggregate` in gate.yaml)
+    for ordinary cases and for safety cases."""
 
-    def when(aggregate: Aggregate) -> str:
-        if aggregate == "all":
-            return "every repetition passes"
-        return "a strict majority of its repetitions pass (a tie fails)"
+    ordinary: Aggregate
+    safety: Aggregate
 
-    ordinary = f"a case passes when {when(spec.aggregate_ordinary)}"
-    if spec.aggregate_safety == spec.aggregate_ordinary:
-        return f"{ordinary}, safety cases too"
-    return f"{ordinary}; a safety case when {when(spec.aggregate_safety)}"
+    @classmethod
+    def of(cls, spec: GateSpec) -> ReleaseRule:
+        return cls(spec.aggregate_ordinary, spec.aggregate_safety)
 
 
 @dataclass(frozen=True)
@@ -175,17 +180,27 @@ class Clearance:
 
 
 @dataclass(frozen=True)
+class Disagreement:
+    """The mean and the release key pick differently: `best` holds the highest mean (the first
+    named when tied), and `winner` is the winner by the key."""
+
+    code: DisagreementCode
+    best: str
+    winner: str
+
+
+@dataclass(frozen=True)
 class Ranking:
     incumbent: Incumbent
     standings: tuple[Standing, ...]  # the eligible by key, then the incomplete
     cases: int  # the cases a key counts: graded for the incumbent, not flaky-listed
     repetitions: int  # the repetitions asked of each candidate: see Gaps
-    rule: str  # the release rule in words
+    rule: ReleaseRule
     alpha: float
     highest_mean: tuple[str, ...]  # several when tied
     winner: str | None
     clearance: Clearance  # whether the winner clears the incumbent, and why
-    disagreement: str | None  # when the mean and the release key pick differently
+    disagreement: Disagreement | None  # when the mean and the release key pick differently
     lead: Lead | None  # the winner against the runner-up; None without both
     release: Release = field(default_factory=Release)
     # incomplete candidates whose key is above the winner's (or, in a tie, the first complete
@@ -421,12 +436,12 @@ def _label(
         standings=standings,
         cases=cases,
         repetitions=grid,
-        rule=release_rule(spec),
+        rule=ReleaseRule.of(spec),
         alpha=spec.alpha,
         highest_mean=highest_mean,
         winner=winner.name if winner else None,
         clearance=_clearance(winner, tied, incumbent, spec.release),
-        disagreement=_disagreement(standings, highest_mean, winner, cases),
+        disagreement=_disagreement(standings, highest_mean, winner),
         lead=leads[0] if winner is not None and leads else None,
         release=spec.release,
         passed_over=passed_over,
@@ -481,38 +496,37 @@ def _clearance(
     )
 
 
+def own_clearance(ranking: Ranking, name: str) -> Clearance:
+    """Whether candidate `name` on its own would clear the incumbent, as if it were the winner:
+    what a person's choice of it after a tie is told (the ranking's `clearance` is the
+    winner's, or `tied`)."""
+    standing = ranking.standing(name)
+    alone = [standing] if standing.eligible else []
+    return _clearance(standing if alone else None, alone, ranking.incumbent, ranking.release)
+
+
 def _disagreement(
-    standings: tuple[Standing, ...],
-    highest_mean: tuple[str, ...],
-    winner: Standing | None,
-    cases: int,
-) -> str | None:
+    standings: tuple[Standing, ...], highest_mean: tuple[str, ...], winner: Standing | None
+) -> Disagreement | None:
     if winner is None or winner.name in highest_mean:
         return None
     best = next(s for s in standings if s.name == highest_mean[0])
-    mean = f"the highest mean ({best.cells.mean:.3f}, {best.cells.passing} of {best.cells.graded} cells)"
-    if not best.eligible:
-        return (
-            f"{best.name} has {mean} but is incomplete ({best.gaps.describe()}): judged on fewer "
-            f"cells than the others, it cannot win; the release key picks {winner.name}"
-        )
-    return (
-        f"the mean and the release key disagree: {best.name} has {mean} but passes "
-        f"{best.release_key} of {cases} cases under the release rule; {winner.name} passes "
-        f"{winner.release_key} with a mean of {winner.cells.mean:.3f}. The release key decides: "
-        f"{winner.name}"
-    )
+    code: DisagreementCode = "release_key_decides" if best.eligible else "highest_mean_incomplete"
+    return Disagreement(code, best.name, winner.name)
 
 
 __all__ = [
     "Cells",
     "Clearance",
+    "Disagreement",
     "Gaps",
     "Incumbent",
     "Lead",
     "Ranking",
+    "ReleaseRule",
     "Standing",
     "holm",
+    "own_clearance",
     "plural",
     "rank",
 ]

@@ -37,6 +37,7 @@ from flipgate.present.ranking import (
     grid_words,
     key_words,
     marks,
+    release_rule_words,
     summary_lines,
     table_rows,
 )
@@ -134,7 +135,7 @@ class CandidatesScreen(Screen[None]):
             f"{plural(len(ranking.standings), 'candidate')} against the incumbent ",
             literal(ranking.incumbent.run_id, "bold"),
             f" on {grid_words(ranking)}",
-            f" · release rule: {ranking.rule}",
+            f" · release rule: {release_rule_words(ranking.rule)}",
         )
         if self.compact:  # the key, which the border has no room for
             heading.append(f" · key: {key_words(ranking)}")

@@ -16,7 +16,8 @@ from rich.text import Text
 from textual.widget import Widget
 
 from flipgate.core.suite.audit import SuiteAudit
-from flipgate.present.suite_findings import READING_WORDS, Section, percent
+from flipgate.present.numbers import percent_beside
+from flipgate.present.suite_findings import READING_WORDS, Section
 from flipgate.tui.format import literal
 
 STYLES = ("traffic", "cases", "flag", "muted", "heading")
@@ -104,7 +105,7 @@ class CoverageChart(SuiteChart):
             table.add_row(
                 literal(intent, self.style("") if covered else self.style("flag")),
                 Text(bar(share, most_share, bars), self.style("traffic")),
-                Text(percent(share)),
+                Text(percent_beside(share)),
                 Text(bar(cases, most_cases, bars) or "·", self.style("cases")),
                 Text(f"{cases}", self.style("") if covered else self.style("flag")),
             )
