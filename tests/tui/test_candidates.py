@@ -96,3 +96,27 @@ async def test_a_bad_candidate_is_shown_with_its_file_and_line(tmp_path: Path) -
         await settled(pilot)
         assert isinstance(app.screen, LoadingScreen) and app.load_error is not None
         assert str(results) in str(app.load_error) and "passed" in str(app.load_error)
+
+
+async def test_at_80_columns_the_gate_and_holm_columns_are_in_view_and_the_name_stays() -> None:
+    """Issue 29 item 11: at 80x24 the gate and Holm columns were cut off the screen."""
+    app = open_app(WINNER_RULE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        table = app.screen.query_one(DataTable)
+        shown = [column.label.plain for column in table.columns.values()]
+        assert shown == [*shown[:5], "gate", "evidence", "complete"]
+        left = sum(column.get_render_width(table) for column in list(table.columns.values())[:7])
+        assert left <= table.scrollable_content_region.width  # up to the evidence, in view
+        assert cell(table, "CLAUDE", "labels") == "★ ✓"  # the marks, read out in the border
+        assert "★ winner ✓ clears" in str(table.border_title)
+        assert cell(table, "CLAUDE", "evidence") == "none, Holm p 1.000"
+        assert cell(table, "HURRIED", "evidence") == "— incomplete"
+        # the rest sideways, the candidate's name fixed
+        table.scroll_to(x=table.max_scroll_x, animate=False)
+        await pilot.pause()
+        assert table.scroll_x > 0
+        assert table.render_line(1).text.startswith(" CLAUDE")
+        assert "1 repetition missing" in "".join(
+            table.render_line(y).text for y in range(table.size.height)
+        )

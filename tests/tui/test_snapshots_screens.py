@@ -1,6 +1,8 @@
-"""Snapshots of the screens a reviewer walks from the overview: the triage checklist, the signed
-decision, the flaky list and the rerun-plan question, at 140x45 and 80x24, reached by their keys
-in the app on a copy of the agent-suite sample (INCONCLUSIVE, with repeats and a flaky list).
+"""Snapshots of the screens a reviewer walks from the overview: the case list, the triage
+checklist, the signed decision, the flaky list, the rerun-plan question, calibration, help and go
+to case, each at 140x45 and 80x24 in the dark and light themes, reached by their keys in the app
+on a copy of the agent-suite sample (INCONCLUSIVE, with repeats and a flaky list). The overview,
+the case, the candidates and suite health have theirs beside their own tests.
 
 Paths on screen are relative (the test runs beside its copy), the reviewer comes from a throwaway
 git config and the flaky list's ages from a fixed day, so the pictures are the same everywhere.
@@ -41,6 +43,7 @@ def beside_a_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 SCREENS = {
+    "case-list": ("r",),
     "triage": ("c",),
     "triage-second-step": ("c", "o", "right_square_bracket"),
     "decision": ("c", "d"),
@@ -49,24 +52,34 @@ SCREENS = {
     "rerun-plan-target": ("e", "minus", "minus"),
     "plan-confirm": ("e", "enter"),
     "calibration": ("k",),
+    "help": ("question_mark",),
+    "go-to-case": ("colon", "c", "a", "s", "e", "minus", "0", "6"),
 }
+# Every screen in each theme at each size (issue 29: the 80x24 ones looked at as PNGs first) ...
+MATRIX = (
+    "case-list",
+    "triage",
+    "decision",
+    "flaky-list",
+    "rerun-plan",
+    "calibration",
+    "help",
+    "go-to-case",
+)
 CASES = [
-    ("triage", "dark", NARROW),
+    (screen, theme, size)
+    for screen in MATRIX
+    for theme in ("dark", "light")
+    for size in (WIDE, NARROW)
+]
+# ... and a few states and the high-contrast theme besides.
+CASES += [
     ("triage-second-step", "dark", WIDE),
     ("triage-second-step", "light", WIDE),
-    ("decision", "dark", WIDE),
-    ("decision", "dark", NARROW),
-    ("flaky-list", "dark", WIDE),
     ("flaky-list", "high-contrast", NARROW),
-    ("rerun-plan", "dark", WIDE),
-    ("rerun-plan", "dark", NARROW),
-    ("rerun-plan", "light", WIDE),
-    ("rerun-plan", "light", NARROW),
     ("rerun-plan-target", "dark", WIDE),
     ("plan-confirm", "dark", WIDE),
     ("plan-confirm", "dark", NARROW),
-    ("calibration", "dark", WIDE),
-    ("calibration", "light", NARROW),
 ]
 
 

@@ -186,7 +186,7 @@ async def test_a_broken_file_of_the_workspace_is_named_on_the_screen(tmp_path: P
 
 @pytest.mark.parametrize(
     ("theme", "size"),
-    [("dark", WIDE), ("light", NARROW), ("high-contrast", WIDE), ("dark", NARROW)],
+    [("dark", WIDE), ("light", NARROW), ("high-contrast", WIDE), ("dark", NARROW), ("light", WIDE)],
     ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else v,
 )
 def test_snapshot(snap_compare: Any, theme: str, size: tuple[int, int]) -> None:

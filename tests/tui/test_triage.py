@@ -201,6 +201,26 @@ async def test_a_named_case_opens_the_drill_down(workspace: Path) -> None:
         assert on_top(app) is screen
 
 
+async def test_a_step_s_case_list_fills_the_pane_below_its_facts(workspace: Path) -> None:
+    """Issue 29 item 8: the list was a 6-row box with its own scrollbar above empty rows."""
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        screen.query_one("#steps", OptionList).highlighted = 4  # regression
+        await pilot.pause()
+        body = screen.query_one("#step-body")
+        cases = screen.query_one("#step-cases", OptionList)
+        facts = screen.query_one("#step-facts")
+        assert cases.option_count == 3
+        assert cases.region.y > facts.region.bottom
+        assert cases.region.bottom == body.region.bottom
+        assert cases.region.height > 6
+        assert body.max_scroll_y == 0  # one pane, no scrollbar of its own
+
+
 async def test_the_decision_line_leads_to_the_decision_screen(workspace: Path) -> None:
     comparison = load_comparison(workspace)
     app = triage_app(comparison, workspace)

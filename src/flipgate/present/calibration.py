@@ -11,9 +11,30 @@ from flipgate.core.curation.calibrate import Calibration
 from flipgate.core.curation.noise import Proposal
 from flipgate.present.text import literal
 
+FLIPPED_WORDS = "flipped between identical runs"
+PAIR_COLUMNS = ("baseline", "candidate", "b", "c", "verdict")
 
-def calibration_report(calibration: Calibration) -> RenderableType:
-    """Every pair's b and c and verdict, the largest counts, the proposal, the cases that flipped."""
+
+def pair_rows(calibration: Calibration) -> list[tuple[str, ...]]:
+    """Each ordered pair of identical runs gated: its runs, b, c and verdict, as text."""
+    return [
+        (pair.baseline, pair.candidate, str(pair.b), str(pair.c), pair.verdict)
+        for pair in calibration.pairs
+    ]
+
+
+def flip_counts(calibration: Calibration) -> dict[str, int]:
+    """Each case that flipped, in `Calibration.flipped`'s order, and in how many pairs."""
+    counts = dict.fromkeys(calibration.flipped, 0)
+    for pair in calibration.pairs:
+        for case in pair.flipped:
+            counts[case] += 1
+    return counts
+
+
+def calibration_report(calibration: Calibration, *, list_flipped: bool = True) -> RenderableType:
+    """Every pair's b and c and verdict, the largest counts, the proposal, the cases that flipped
+    (left to the caller without `list_flipped`: the app lists them to open)."""
     table = Table(
         title=(
             f"{len(calibration.runs)} identical baseline runs, every ordered pair gated "
@@ -21,15 +42,10 @@ def calibration_report(calibration: Calibration) -> RenderableType:
         ),
         title_justify="left",
     )
-    table.add_column("baseline")
-    table.add_column("candidate")
-    table.add_column("b", justify="right")
-    table.add_column("c", justify="right")
-    table.add_column("verdict")
-    for pair in calibration.pairs:
-        table.add_row(
-            literal(pair.baseline), literal(pair.candidate), str(pair.b), str(pair.c), pair.verdict
-        )
+    for column in PAIR_COLUMNS:
+        table.add_column(column, justify="right" if column in ("b", "c") else "left")
+    for baseline, candidate, b, c, verdict in pair_rows(calibration):
+        table.add_row(literal(baseline), literal(candidate), b, c, verdict)
     verdicts = calibration.verdicts
     current, proposed = calibration.current, calibration.proposed
     noise, proposal = calibration.noise, calibration.proposal
@@ -66,9 +82,10 @@ def calibration_report(calibration: Calibration) -> RenderableType:
     ]
     flipped = calibration.flipped
     if flipped:
-        line = Text(f"flipped between identical runs ({len(flipped)}): ")
-        line.append_text(literal(", ".join(flipped)))
-        lines.append(line)
+        if list_flipped:
+            line = Text(f"{FLIPPED_WORDS} ({len(flipped)}): ")
+            line.append_text(literal(", ".join(flipped)))
+            lines.append(line)
         lines.append(
             Text.assemble(
                 ("next: ", "bold"),

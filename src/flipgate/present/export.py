@@ -9,6 +9,7 @@ its format, vectorised (the case list may hold a million rows).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import polars as pl
@@ -19,6 +20,13 @@ Format = Literal["csv", "markdown"]
 SUFFIX: dict[Format, str] = {"csv": ".csv", "markdown": ".md"}
 _NUMBER = r"^[+-]?(\d[\d,]*)?(\.\d+)?%?$"
 _FORMULA = r"^[=+\-@]"  # a tab or carriage return is shown as ␉ or ␍ by `safe` already
+
+
+def frame_of(header: Sequence[str], rows: Iterable[Sequence[object]]) -> pl.DataFrame:
+    """Rows as a screen shows them, under its column labels, every cell as its text (a Rich
+    `Text` as its plain text): the frame `render` writes."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    return pl.DataFrame(cells, schema=[(name, pl.String) for name in header], orient="row")
 
 
 def as_csv(table: pl.DataFrame) -> str:

@@ -52,13 +52,22 @@ def exit_code(ranking: Ranking) -> int:
 INELIGIBLE_MARK = "✗ incomplete"  # beside the labels: shown, never the winner
 
 
-def marks(ranking: Ranking, name: str, between: str = " ") -> str:
+def marks(ranking: Ranking, name: str, between: str = " ", *, words: bool = True) -> str:
     """The labels a candidate holds, each as its mark and word: `▲ highest mean`; an incomplete
-    candidate says so, whatever its key. `between` joins them (the text table: a line each)."""
-    held = [f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in ranking.labels(name)]
+    candidate says so, whatever its key. `between` joins them (the text table: a line each).
+    Without `words`, the marks alone (`★ ✓`), which `MARK_LEGEND` reads out."""
+    held = [
+        f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" if words else LABEL_MARKS[label]
+        for label in ranking.labels(name)
+    ]
     if not ranking.standing(name).eligible:
-        held.append(INELIGIBLE_MARK)
+        held.append(INELIGIBLE_MARK if words else INELIGIBLE_MARK.split()[0])
     return between.join(held)
+
+
+MARK_LEGEND = " ".join(
+    [*(f"{LABEL_MARKS[label]} {LABEL_SHORT[label]}" for label in LABEL_MARKS), INELIGIBLE_MARK]
+)
 
 
 def _key_words(ranking: Ranking, standing: Standing) -> str:
@@ -138,6 +147,16 @@ def evidence_words(standing: Standing) -> str:
     return (
         f"{'yes' if standing.evidence else 'none'}, Holm p {format_p(standing.improvement_p_holm)}"
     )
+
+
+def evidence_short(standing: Standing) -> str:
+    """`evidence_words` for a narrow column: `yes, Holm p 0.004`, or why there is no Holm p
+    (`— incomplete`, `— INVALID`); the summary under the table says it in full."""
+    if standing.improvement_p is None:
+        return "— INVALID"
+    if standing.improvement_p_holm is None:
+        return "— incomplete"
+    return evidence_words(standing)
 
 
 def _evidence(ranking: Ranking) -> str:

@@ -6,7 +6,9 @@ report or a JSON document may carry. One escaper per format, and every writer us
   shown instead. C0 controls become Unicode control pictures (ESC -> ␛, a newline -> ␊, so that
   a case id cannot forge a line of the log), DEL ␡, and C1 controls, bidi overrides (U+202E
   turns text around), zero-width and line-separator characters and tag characters are written
-  as `\\u202e`. Wrapped in `rich.text.Text`, markup such as `[bold red]` stays brackets.
+  as `\\u202e`; so are the emoji modifiers whose width terminals disagree on (a skin tone, the
+  variation selectors), so that a line of model text keeps the borders beside it in place.
+  Wrapped in `rich.text.Text`, markup such as `[bold red]` stays brackets.
   Multi-line text (a stored output, a note) keeps its newlines and tabs with `lines=True`.
 - Markdown (`markdown`, `markdown_code`): no markup, no HTML, no mention that pings anyone, and
   in a code span no escapes at all, just a fence the text cannot close.
@@ -42,6 +44,11 @@ _HIDDEN_RANGES = (
     (0xFFF9, 0xFFFB),  # interlinear annotation
     (0xFFFE, 0xFFFF),  # not characters: XML refuses them
     (0xE0000, 0xE007F),  # tag characters: invisible ASCII
+    # Shown, but measured differently by Rich (which joins them to the emoji before them) and by
+    # a terminal that measures each character (tmux: a skin tone is two more cells, a heart with
+    # VS16 one fewer): the line's border would move. As escapes, every terminal measures alike.
+    (0xFE0E, 0xFE0F),  # variation selectors 15 and 16: text or emoji presentation
+    (0x1F3FB, 0x1F3FF),  # emoji skin-tone modifiers
 )
 HIDDEN = tuple(chr(c) for low, high in _HIDDEN_RANGES for c in range(low, high + 1))
 # A polars string is UTF-8: it never holds a surrogate, and cannot be given one to look for.

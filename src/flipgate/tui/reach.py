@@ -35,11 +35,11 @@ from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from flipgate.core.io.atomic import make_folder, write_atomic
-from flipgate.present.export import SUFFIX, Format, render
+from flipgate.present.export import SUFFIX, Format, frame_of, render
 from flipgate.present.text import safe
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -65,6 +65,12 @@ class Shown:
 
     name: str
     frame: pl.DataFrame
+
+    @classmethod
+    def of(cls, name: str, table: DataTable[Any]) -> Shown:
+        """A table on screen as it shows it: its column labels, each row's cells as text."""
+        header = [column.label.plain for column in table.ordered_columns]
+        return cls(name, frame_of(header, map(table.get_row_at, range(table.row_count))))
 
 
 def export(shown: Shown, form: Format, folder: Path, *, now: datetime | None = None) -> Path:

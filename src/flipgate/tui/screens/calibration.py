@@ -1,6 +1,7 @@
 """The gate calibrated from identical baseline runs (the workspace's `baseline-repeats/`): every
 pair's flips, how often the current spec cried wolf on them, and a proposed margin and flip cap
-that `w` writes to a new file beside gate.yaml, never over it.
+that `w` writes to a new file beside gate.yaml, never over it. The cases that flipped are listed
+under it: enter (or a click) opens one in the runs open.
 
 The pairs are gated in a thread worker; `flipgate.core.curation.calibrate` does all the counting.
 """
@@ -12,12 +13,13 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
 from flipgate.core.curation.calibrate import (
@@ -32,10 +34,18 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.workspace import REPEATS_FOLDER
-from flipgate.present.calibration import calibration_report
+from flipgate.present.calibration import (
+    FLIPPED_WORDS,
+    PAIR_COLUMNS,
+    calibration_report,
+    flip_counts,
+    pair_rows,
+)
+from flipgate.present.export import frame_of
 from flipgate.present.glossary import CALIBRATION_TERMS
 from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import literal
+from flipgate.tui.reach import Shown, open_case
 from flipgate.tui.widgets.key_bar import KeyBar
 
 
@@ -45,6 +55,8 @@ class CalibrationScreen(Screen[None]):
     DEFAULT_CSS = """
     CalibrationScreen #calibration-header { height: auto; padding: 0 1; background: $boost; }
     CalibrationScreen VerticalScroll { padding: 0 1; }
+    CalibrationScreen #flipped-title { margin-top: 1; color: $text-muted; }
+    CalibrationScreen #flipped { height: auto; max-height: 12; border: none; padding: 0; }
     """
 
     def __init__(
@@ -90,11 +102,40 @@ class CalibrationScreen(Screen[None]):
         if event.state == WorkerState.SUCCESS and isinstance(event.worker.result, Calibration):
             self.calibration = event.worker.result
             text = Text("\nw writes the proposed spec to a new file beside gate.yaml", style="dim")
-            body.update(calibration_report(self.calibration))
-            self.query_one(VerticalScroll).mount(Static(text))
+            body.update(calibration_report(self.calibration, list_flipped=False))
+            scroll = self.query_one(VerticalScroll)
+            scroll.mount_all([*self._flipped(self.calibration), Static(text)])
             self.refresh_bindings()  # `w` now has something to write
         elif event.state == WorkerState.ERROR:
             body.update(literal(f"Not calibrated: {event.worker.error}"))
+
+    def _flipped(self, calibration: Calibration) -> list[Static | OptionList]:
+        """The cases that flipped, each with how many pairs it flipped in, to open."""
+        counts = flip_counts(calibration)
+        if not counts:
+            return []
+        pairs = len(calibration.pairs)
+        title = f"{FLIPPED_WORDS} ({len(counts)}): enter opens one in the runs open"
+        listed = OptionList(
+            *(
+                Option(literal(case) + Text(f"  in {n} of {pairs} pairs", style="dim"), id=case)
+                for case, n in counts.items()
+            ),
+            id="flipped",
+        )
+        self.call_after_refresh(listed.focus)
+        return [Static(title, id="flipped-title"), listed]
+
+    @on(OptionList.OptionSelected, "#flipped")
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        if self.calibration is not None and event.option.id is not None:
+            open_case(self.app, event.option.id, self.calibration.flipped)
+
+    def shown_table(self) -> Shown | None:
+        """Each pair gated, as the table at the top shows it."""
+        if self.calibration is None:
+            return None
+        return Shown("calibration-pairs", frame_of(PAIR_COLUMNS, pair_rows(self.calibration)))
 
     def offers(self, action: str) -> bool:
         """The footer offers `w` once there is a proposal to write."""

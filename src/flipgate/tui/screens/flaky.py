@@ -36,7 +36,7 @@ from flipgate.present.glossary import FLAKY_TERMS
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
-from flipgate.tui.reach import Focused, open_case
+from flipgate.tui.reach import Focused, Shown, open_case
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
@@ -392,6 +392,13 @@ class FlakyScreen(Screen[None]):
         proposed = None if entries.has_focus else self._proposal_under_cursor()
         case = review.entry.case if review else proposed.case if proposed else None
         return None if case is None else Focused(f"case id {case}", case)
+
+    def shown_table(self) -> Shown:
+        """The list in focus: the entries, or the proposals."""
+        entries = self.query_one("#flaky-entries", DataTable)
+        if entries.has_focus:
+            return Shown.of("flaky-list", entries)
+        return Shown.of("flaky-proposals", self.query_one("#flaky-proposals", DataTable))
 
     def on_descendant_focus(self) -> None:
         self._show_detail()

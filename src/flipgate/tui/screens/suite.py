@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import ClassVar
 
+import polars as pl
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -36,6 +37,7 @@ from flipgate.session.suite import read_suite
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.reach import Shown, open_case
 from flipgate.tui.screens.flaky import FlakyForm
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
@@ -166,6 +168,24 @@ class SuiteScreen(Screen[bool]):
             self.notify(str(message.problem), title="suite", severity="error", markup=False)
         self._show_header()
         self.query_one(ProgressLine).finish()
+
+    # ------------------------------------------------------------------ open and export
+
+    @on(DataTable.RowSelected, "#suite-proposals")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        """Enter or a click on a proposal opens its case, where the runs open hold it."""
+        stale = self.result.stale if self.result else None
+        if stale is not None:
+            cases = stale.proposals["case"].to_list()
+            open_case(self.app, cases[event.cursor_row], cases)
+
+    def shown_table(self) -> Shown | None:
+        """The retirement proposals, under the labels on screen."""
+        stale = self.result.stale if self.result else None
+        if stale is None:
+            return None
+        labels = [pl.col(column).alias(label) for column, label in PROPOSAL_COLUMNS.items()]
+        return Shown("retirement-proposals", stale.proposals.select(labels))
 
     # ------------------------------------------------------------------ retire
 

@@ -32,6 +32,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.triage.evidence import TriageStep, named_cases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, start_walk
 from flipgate.core.vocab import FINDINGS, Finding, TriageClass
+from flipgate.present.export import frame_of
 from flipgate.present.glossary import TRIAGE_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, placements, summary_of
@@ -39,6 +40,7 @@ from flipgate.session import Comparison, triage
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.reach import Shown
 from flipgate.tui.review import Reviewed, log_of
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
@@ -72,9 +74,9 @@ class TriageScreen(Screen[None]):
     TriageScreen #finding-area { height: auto; padding: 0 1; border-top: solid $panel; }
     TriageScreen #step-title { text-style: bold; }
     TriageScreen #step-summary { margin-bottom: 1; }
-    TriageScreen #step-facts { margin-top: 1; }
+    TriageScreen #step-facts { margin-bottom: 1; }
     TriageScreen #cases-title { color: $text-muted; }
-    TriageScreen #step-cases { height: auto; max-height: 6; border: none; }
+    TriageScreen #step-cases { height: 1fr; min-height: 6; border: none; }
     TriageScreen #finding-row { height: auto; }
     TriageScreen #finding-row Button { margin-right: 2; }
     TriageScreen #finding-row Button.-chosen { text-style: bold reverse; }
@@ -125,9 +127,11 @@ class TriageScreen(Screen[None]):
                 with VerticalScroll(id="step-body"):
                     yield Static(id="step-title")
                     yield Static(id="step-summary")
-                    yield Static(id="cases-title")
-                    yield OptionList(id="step-cases")
                     yield Static(id="step-facts")
+                    yield Static(id="cases-title")
+                    # Below the facts, the list takes the rest of the pane (it scrolls on its
+                    # own only when its cases do not fit there).
+                    yield OptionList(id="step-cases")
                 # The finding stays in view while the evidence scrolls above it.
                 with Vertical(id="finding-area"):
                     with Horizontal(id="finding-row"):
@@ -421,6 +425,17 @@ class TriageScreen(Screen[None]):
         cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
         if case in cases[:SHOWN]:
             self.query_one("#step-cases", OptionList).highlighted = cases.index(case)
+
+    def shown_table(self) -> Shown | None:
+        """The step's cases, every one (the list shows the first `SHOWN`), and whether this
+        class explains each."""
+        if self.current >= len(self.steps):
+            return None
+        step = self.steps[self.current]
+        explained = set(step.explains)
+        rows = ((case, "yes" if case in explained else "") for case in step.cases)
+        header = ("case", f"explained by {TITLES[step.klass].lower()}")
+        return Shown(f"triage-{step.klass.replace('_', '-')}", frame_of(header, rows))
 
     def _uncommitted_note(self) -> str | None:
         """The note typed for the current class, when it differs from the one in the walk."""
