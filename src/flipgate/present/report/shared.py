@@ -133,8 +133,7 @@ def looks_line(result: GateResult, looks: Looks) -> str:
     level = result.blocks_at if result.family is None else result.family.level
     return (
         f"looks: alpha {result.alpha:g} spent across the looks at this change, each spending "
-        f"{looks.share:.0%} of what is left: look {result.look} blocks at p <= {level:.3g}"
-        + family
+        f"{looks.share:.0%} of what is left: look {result.look} blocks at p <= {level:.3g}" + family
     )
 
 
