@@ -265,9 +265,10 @@ def compare(
     p = clusters.p_by_template if by_template else clusters.p_by_case
     # The paths to BLOCK share the look's boundary (family.py): the flips, the false negatives
     # against the baseline's where the runs are labelled, each relative budget.
-    tested = spec.limits.false_negative_max == "baseline" and outcomes["candidate"].decisions > 0
+    tested = spec.limits.false_negative_max == "baseline"
     fn = false_negative_test(reps, decisions, clustered, spec.test, counted) if tested else None
-    shared = share_alpha(spec.family, spec.alpha, boundary, p, fn, budgets)
+    labelled = outcomes["candidate"].decisions > 0
+    shared = share_alpha(spec.family, spec.alpha, boundary, p, fn, budgets, labelled=labelled)
     judged, budgets = replace(judged, false_negatives=shared.false_negatives), shared.budgets
     boundary = shared.family.significance.boundary
     evidence.check_limit_rules(spec, decisions.values())

@@ -122,11 +122,17 @@ def share_alpha(
     p: float,
     false_negatives: OutcomeExcess | None,
     budgets: tuple[BudgetCheck, ...],
+    *,
+    labelled: bool = True,
 ) -> Shared:
     """Hold each path to its boundary: the flips' `p`, the false negatives against the baseline's
-    (None: not a path here) and every relative budget (`max_increase`), sharing the look's
+    (None: no such limit) and every relative budget (`max_increase`), sharing the look's
     boundary `level` by Holm, or each on its own (`per_path`: the flips at `level`, the others at
-    `alpha`)."""
+    `alpha`). On runs with no labelled decision (`labelled` false) there is no false negative to
+    count: the limit is no path, and its empty test is held to alpha as it stands."""
+    if false_negatives is not None and not labelled:
+        shared = share_alpha(rule, alpha, level, p, None, budgets)
+        return Shared(shared.family, false_negatives.held(alpha), shared.budgets)
     relative = [check for check in budgets if check.noise is not None]
     kinds: list[tuple[PathKind, float, str | None]] = [("significance", p, None)]
     if false_negatives is not None:
