@@ -58,7 +58,7 @@ def test_one_path_keeps_the_look_s_boundary() -> None:
     b = 10, c = 2 (p = 79/4096) still blocks at the first look's 0.025."""
     shared = share_alpha("holm", 0.05, 0.025, 79 / 4096, None, ())
     assert shared.family.significance.boundary == 0.025
-    assert shared.family.significance.blocks and not shared.family.shared
+    assert shared.family.significance.blocks and len(shared.family.paths) == 1
 
 
 def test_two_paths_share_the_look_s_boundary() -> None:

@@ -100,11 +100,6 @@ class Family:
     def significance(self) -> HeldPath:
         return self.paths[0]
 
-    @property
-    def shared(self) -> bool:
-        """The paths shared alpha: Holm over more than one."""
-        return self.rule == "holm" and len(self.paths) > 1
-
 
 @dataclass(frozen=True)
 class Shared:
@@ -144,8 +139,8 @@ def share_alpha(
     own = (level, *[alpha] * (len(ps) - 1))  # per_path: the flips at the look's, others at alpha
     bounds = holm_boundaries(ps, level) if rule == "holm" else own
     paths = tuple(
-        HeldPath(kind, p, bound, metric)
-        for (kind, p, metric), bound in zip(kinds, bounds, strict=True)
+        HeldPath(kind, tested, bound, metric)
+        for (kind, tested, metric), bound in zip(kinds, bounds, strict=True)
     )
     held = iter(paths[1 + (false_negatives is not None) :])
     rebudgeted = tuple(
