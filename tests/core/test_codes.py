@@ -218,8 +218,9 @@ def labelled(folder: Path) -> Comparison:
 
     cases = [f"l{i:02d}" for i in range(10)]
     base = [line(case, rep, "reject", 100.0) for case in cases for rep in range(3)]
-    # six cases wave r2's violation through (+3 false negatives each: beyond the noise, p 1/64)
-    said = {i: "approve" for i in range(6)} | {6: "escalate", 7: "escalate"}
+    # seven cases wave r2's violation through (+3 false negatives each: beyond the noise, p 1/128,
+    # at or below 0.0125, Holm's first step where the flips share the first look's 0.025)
+    said = {i: "approve" for i in range(7)} | {7: "escalate", 8: "escalate"}
     cand = [
         line(case, rep, said.get(i, "reject"), 130.0, "approve" if i == 5 else "escalate")
         for i, case in enumerate(cases)

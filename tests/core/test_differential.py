@@ -98,7 +98,8 @@ def test_an_excess_of_false_negatives_beyond_the_noise_agrees_with_the_reference
 ) -> None:
     """Eight cases both arms fail: the baseline escalates a violation, the candidate waves it
     through (a false negative on each repetition), so no case flips and the excess, +3 on each
-    of eight cases, has p = 1/256: beyond the noise, at alpha."""
+    of eight cases, has p = 1/256: beyond the noise at Holm's first step (0.0125, the
+    first look's 0.025 shared with the flips)."""
 
     def rows(actual: str, reps: int = 3) -> list[dict[str, Any]]:
         return [

@@ -9,6 +9,7 @@ from statistics import NormalDist
 import pytest
 
 from flipgate.core.errors import InputError
+from flipgate.core.gate.bounds import CORRECTION
 from flipgate.core.gate.changes import TemplateEdit
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.evidence import FlipsConcentrated
@@ -96,17 +97,17 @@ def test_flips_of_one_template_are_said_in_the_singular(run_writer: RunWriter) -
 
 def test_the_effect_and_its_interval_in_every_output(run_writer: RunWriter) -> None:
     """Three singleton templates (no clone flipped with another) and an untemplated fix: the
-    design effect is 1, and each bound is Tango's one-sided at the first look's 1 - 0.025 (95%
-    two-sided)."""
+    design effect is 1, and each bound is Tango's corrected one-sided at the first look's
+    1 - 0.025 (95% two-sided)."""
     baseline, candidate = _suite(run_writer, {"a": 1, "b": 1, "c": 1}, fixed=1)
     comparison = compare(baseline, candidate, default_spec())
     effect = comparison.result.effect
     assert effect is not None
-    low, high = tango_interval(3, 1, 200, NormalDist().inv_cdf(0.975))
+    low, high = tango_interval(3, 1, 200, NormalDist().inv_cdf(0.975), CORRECTION)
     assert (effect.points, effect.low, effect.high) == pytest.approx((-1.0, 100 * low, 100 * high))
     assert effect.design_effect == 1.0 and effect.level == pytest.approx(0.95)
     data = to_json(comparison)
-    assert data["effect"]["method"] == "tango_score_design_effect"
+    assert data["effect"]["method"] == "tango_score_cc_design_effect"
     assert data["effect"]["points"] == pytest.approx(-1.0)
     assert "-1.0 points (95% CI" in to_markdown(comparison)
 

@@ -365,6 +365,12 @@ LOOSER = [
         "clusters: none in the base, template here",
     ),
     (
+        {"family": "per_path"},
+        {},
+        Loosened("weakened", "family", "per_path", "holm"),
+        "family: per_path in the base, holm here",
+    ),
+    (
         {"looks": {"rule": "plain"}},
         {},
         Loosened(

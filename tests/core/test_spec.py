@@ -28,6 +28,7 @@ def test_defaults_are_the_spec_s() -> None:
     assert [spec.boundary(k) for k in (1, 2, 3)] == pytest.approx([0.025, 0.0125, 0.00625])
     assert spec.safety_max_rate is None
     assert (spec.permutation_count, spec.permutation_seed) == (2000, 20261201)
+    assert spec.family == "holm"  # the paths to BLOCK share each look's boundary
 
 
 def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
@@ -35,9 +36,10 @@ def test_the_statistical_settings_read_from_gate_yaml(tmp_path: Path) -> None:
         _spec(
             tmp_path,
             "test: mid_p\nclusters: none\nlooks: {rule: plain}\nsafety: {max_rate: 0.01}\n"
-            "permutations: {count: 500, seed: 7}\n",
+            "permutations: {count: 500, seed: 7}\nfamily: per_path\n",
         )
     )
+    assert spec.family == "per_path"
     assert (spec.test, spec.clusters, spec.looks.rule, spec.safety_max_rate) == (
         "mid_p",
         "none",
@@ -108,6 +110,7 @@ def test_partial_file_overlays_defaults(tmp_path: Path) -> None:
         ("permutations: {count: 10}\n", "permutations.count", 1),
         ("permutations: {seed: -1}\n", "permutations.seed", 1),
         ("clusters: templates\n", "clusters", 1),
+        ("family: bonferroni\n", "family", 1),
         (
             "outcomes:\n  limits: {false_negative_max: basline}\n",
             "outcomes.limits.false_negative_max",

@@ -19,7 +19,7 @@ import json
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -179,6 +179,13 @@ def _results_file(run: Run) -> Path:
         if (run.path / name).exists():
             return run.path / name
     return run.path
+
+
+def held_budget(check: BudgetCheck, alpha: float) -> BudgetCheck:
+    """The check with its relative budget tested at `alpha`, the boundary family.py holds it
+    to when the gate's paths share alpha; its absolute `max` as it stands."""
+    noise = None if check.noise is None else replace(check.noise, alpha=alpha)
+    return _check(check.budget, check.baseline, check.candidate, noise)
 
 
 def _check(

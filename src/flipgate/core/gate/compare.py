@@ -27,7 +27,8 @@ from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
-from flipgate.core.gate.excess import Excess, false_negative_excess
+from flipgate.core.gate.excess import Excess, false_negative_test
+from flipgate.core.gate.family import share_alpha
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import JudgeRepeats
 from flipgate.core.gate.ledger import Ledger, LeftOut, ledger
@@ -255,19 +256,23 @@ def compare(
             {arm: found.count for arm, found in infra.items()},
             sum(pairing.cells.values()),
         ),
-        false_negatives=false_negative_excess(
-            reps, decisions, clustered, spec.alpha, spec.test, counted
-        )
-        if spec.limits.false_negative_max == "baseline"
-        else None,
     )
     invalid_reasons = evidence.reasons(judged, invalid.INVALID_CHECKS)
     partial = tuple(r for r in invalid_reasons if allow_partial and r.code in invalid.PARTIAL)
     # INVALID, or partial and so INCONCLUSIVE at best: a budget it cannot measure is left out
     budgets = check_budgets(spec, baseline, candidate, clustered, invalid=bool(invalid_reasons))
+    clusters = pairing.clusters
+    p = clusters.p_by_template if by_template else clusters.p_by_case
+    # The paths to BLOCK share the look's boundary (family.py): the flips, the false negatives
+    # against the baseline's where the runs are labelled, each relative budget.
+    tested = spec.limits.false_negative_max == "baseline"
+    fn = false_negative_test(reps, decisions, clustered, spec.test, counted) if tested else None
+    labelled = outcomes["candidate"].decisions > 0
+    shared = share_alpha(spec.family, spec.alpha, boundary, p, fn, budgets, labelled=labelled)
+    judged, budgets = replace(judged, false_negatives=shared.false_negatives), shared.budgets
+    boundary = shared.family.significance.boundary
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
-    clusters = pairing.clusters
     failures = evidence.safety_failures(judged)
     safety_bound = None
     if pairing.cases["safety"].any() or spec.safety_max_rate is not None:
@@ -275,7 +280,7 @@ def compare(
         safety_bound = never_event(safe, failed, spec.alpha, spec.safety_max_rate, counted)
     found = Evidence(
         cells=pairing.cells,
-        p=clusters.p_by_template if by_template else clusters.p_by_case,
+        p=p,
         p_by=counted,
         alpha=spec.alpha,
         margin=rule_set.margin,
@@ -290,6 +295,7 @@ def compare(
         safety_short=(safety_bound,)
         if safety_bound is not None and not safety_bound.supported
         else (),
+        family=shared.family,
     )
     rule = decide(found)
     sources = flip_sources(

@@ -74,16 +74,36 @@ def excess_test(
     changed each cluster's difference is as likely to have either sign (its two arms are
     exchangeable), so the total is referred to its 2^K sign flips (sign_flip_p's distribution).
     `bound` is the largest total whose tail exceeds alpha: a total above it blocks."""
-    magnitudes = [abs(d) for d in differences if d]
-    observed = sum(differences)
-    dist, offset = sign_flip_distribution(magnitudes)
-    at_least = np.cumsum(dist[::-1])[::-1]  # P(S >= t - offset)
-    tails = at_least - dist / 2 if test == "mid_p" else at_least
-    attainable = dist > 0
-    above = np.flatnonzero(attainable & (tails > alpha))
-    bound = int(above[-1]) - offset if len(above) else -offset - 1
-    p = float(min(tails[observed + offset], 1.0)) if magnitudes else 1.0
-    return p, bound
+    tails = ExcessTails.of(differences, test)
+    return tails.p, tails.bound(alpha)
+
+
+@dataclass(frozen=True)
+class ExcessTails:
+    """The sign-flip law of the total excess: P(total >= t) for every t, and the observed t."""
+
+    tails: np.ndarray  # P(S >= t - offset) (mid-p: the point weighs half)
+    attainable: np.ndarray  # totals the signs can reach
+    offset: int
+    observed: int
+
+    @classmethod
+    def of(cls, differences: Sequence[int], test: FlipTest = "exact") -> ExcessTails:
+        magnitudes = [abs(d) for d in differences if d]
+        dist, offset = sign_flip_distribution(magnitudes)
+        at_least = np.cumsum(dist[::-1])[::-1]
+        tails = at_least - dist / 2 if test == "mid_p" else at_least
+        return cls(tails, dist > 0, offset, sum(differences))
+
+    @property
+    def p(self) -> float:
+        if not self.offset:  # no cluster differs: nothing to test
+            return 1.0
+        return float(min(self.tails[self.observed + self.offset], 1.0))
+
+    def bound(self, alpha: float) -> int:
+        above = np.flatnonzero(self.attainable & (self.tails > alpha))
+        return int(above[-1]) - self.offset if len(above) else -self.offset - 1
 
 
 def outcome_differences(
@@ -159,6 +179,39 @@ def _matched(gradable: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     }
 
 
+@dataclass(frozen=True)
+class OutcomeExcess:
+    """The false negatives' test before it is held to a level: its p does not depend on one,
+    its bound does (family.py shares alpha between the gate's paths)."""
+
+    baseline: int
+    candidate: int
+    clusters: int  # cases (or templates) whose count differs between the arms
+    tails: ExcessTails
+    by: CountedBy = "case"
+
+    @property
+    def p(self) -> float:
+        return self.tails.p
+
+    def held(self, alpha: float) -> Excess:
+        """The test at `alpha`: beyond the noise when p <= alpha."""
+        bound = self.tails.bound(alpha)
+        return Excess(self.baseline, self.candidate, self.p, bound, alpha, self.clusters, self.by)
+
+
+def false_negative_test(
+    reps: dict[str, pl.DataFrame],
+    decisions: dict[str, pl.DataFrame],
+    paired: pl.DataFrame,
+    test: FlipTest = "exact",
+    by: CountedBy = "case",
+) -> OutcomeExcess:
+    """The candidate's false negatives against the baseline's, tested against the noise."""
+    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
+    return OutcomeExcess(base, cand, len(differences), ExcessTails.of(differences, test), by)
+
+
 def false_negative_excess(
     reps: dict[str, pl.DataFrame],
     decisions: dict[str, pl.DataFrame],
@@ -167,10 +220,8 @@ def false_negative_excess(
     test: FlipTest = "exact",
     by: CountedBy = "case",
 ) -> Excess:
-    """The candidate's false negatives against the baseline's, tested against the noise."""
-    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
-    p, bound = excess_test(differences, alpha, test)
-    return Excess(base, cand, p, bound, alpha, len(differences), by)
+    """The false negatives' test at `alpha` on its own."""
+    return false_negative_test(reps, decisions, paired, test, by).held(alpha)
 
 
 # --------------------------------------------------------------------------- budgets

@@ -40,6 +40,8 @@ ORDER: dict[str, str] = {
     "on another `stat` is another budget: the old one counts as removed)",
     "test": "`mid_p` -> `exact`: the exact test blocks on fewer counts",
     "clusters": "`none` -> `template`: counting each template once makes p larger",
+    "family": "`per_path` -> `holm`: the paths share the look's boundary, each blocks at a "
+    "smaller p",
     "looks": "a lower boundary at any of the first three looks: `rule: plain` -> `spend`, or a "
     "smaller `share` at the first",
     "safety.max_rate": "higher, or `null` (no bound asked)",
@@ -234,6 +236,8 @@ def _statistics(spec: GateSpec, base: GateSpec) -> list[Loosened]:
         found.append(Loosened("weakened", "test", base.test, spec.test))
     if (base.clusters, spec.clusters) == ("none", "template"):
         found.append(Loosened("weakened", "clusters", base.clusters, spec.clusters))
+    if (base.family, spec.family) == ("per_path", "holm"):
+        found.append(Loosened("weakened", "family", base.family, spec.family))
     # compared at the base's alpha: a lower alpha is said once, as `alpha`
     if any(
         spec.looks.boundary(base.alpha, look) < base.looks.boundary(base.alpha, look)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from flipgate.core.gate.bounds import NeverEvent
 from flipgate.core.gate.budgets import BudgetCheck
 from flipgate.core.gate.evidence import LimitBreach
+from flipgate.core.gate.family import Family
 from flipgate.core.gate.invalid import InvalidReason
 from flipgate.core.vocab import GATE_RULES, Coded, CountedBy, GateRule, Verdict
 
@@ -41,6 +42,9 @@ class Evidence:
     boundary: float | None = field(default=None, kw_only=True)
     # The safety cases' bound, where `safety.max_rate` asks for more than they support.
     safety_short: tuple[NeverEvent, ...] = field(default=(), kw_only=True)
+    # The statistical paths to BLOCK and the boundary each was held to (family.py); `boundary`
+    # is then the significance path's.
+    family: Family | None = field(default=None, kw_only=True)
 
     @property
     def blocks_at(self) -> float:

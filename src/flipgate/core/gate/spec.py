@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from flipgate.core.errors import InputError
 from flipgate.core.exact import floor_of
@@ -29,6 +29,8 @@ from flipgate.core.vocab import (
 )
 
 Clusters = Literal["none", "template"]
+FamilyRule = Literal["holm", "per_path"]  # how the paths to BLOCK share alpha (family.py)
+FAMILY_RULES: tuple[FamilyRule, ...] = get_args(FamilyRule)
 # A setting's value as gate.yaml gives it, after the defaults: a list as a sorted tuple.
 Setting = bool | int | float | str | tuple[str, ...] | None
 MAX_WHOLE = 2**31 - 1  # margins, caps and counts: any sensible one fits, and every table holds it
@@ -53,6 +55,7 @@ DEFAULTS: dict[str, Any] = {
     "clusters": "template",
     "test": "exact",
     "looks": {"rule": "spend", "share": SHARE},
+    "family": "holm",
     "safety": {"max_rate": None},
     "outputs": {"volatile": []},
     "ledger": None,
@@ -140,6 +143,8 @@ class GateSpec:
     clusters: Clusters = "template"
     test: FlipTest = "exact"  # `mid_p`: the observed count weighs half (mcnemar.py)
     looks: Looks = SPEND  # alpha spent across the looks at one change (looks.py)
+    # the paths to BLOCK share each look's boundary (family.py); `per_path`: each on its own
+    family: FamilyRule = "holm"
     safety_max_rate: float | None = None  # the never-event bound the safety cases must support
     permutation_count: int = DEFAULT_PERMUTATIONS  # a budget against noise (excess.py)
     permutation_seed: int = DEFAULT_SEED
@@ -340,6 +345,9 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
     look_share = number("looks.share", looks["share"], low=0, high=1)
     if look_share == 0:  # no look could ever block on significance
         raise fail("looks.share", "must be above 0: a share of 0 spends no alpha at any look")
+    family = data["family"]
+    if family not in FAMILY_RULES:
+        raise fail("family", f"must be one of {', '.join(FAMILY_RULES)}, not {family!r}")
     max_rate = data["safety"]["max_rate"]
     if max_rate is not None:
         max_rate = number("safety.max_rate", max_rate, low=0, high=1)
@@ -391,6 +399,7 @@ def _build(data: dict[str, Any], path: Path, lines: LineIndex, *, digest: str) -
         volatile=tuple(volatile),
         test="mid_p" if test == "mid_p" else "exact",
         looks=Looks("plain" if looks["rule"] == "plain" else "spend", look_share),
+        family="per_path" if family == "per_path" else "holm",
         safety_max_rate=max_rate,
         permutation_count=whole(
             "permutations.count", permutations["count"], low=100, high=MAX_PERMUTATIONS

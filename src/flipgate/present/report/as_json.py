@@ -47,9 +47,24 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
         "rule": looks.rule,
         "share": looks.share,
         "look": result.look,
-        "boundary": result.blocks_at,
+        "boundary": result.blocks_at if result.family is None else result.family.level,
         "spent": looks.spent(result.alpha, result.look),
     }
+    if (family := result.family) is not None:  # the paths to BLOCK and what each was held to
+        data["family"] = {
+            "rule": family.rule,
+            "level": family.level,
+            "paths": [
+                {
+                    "kind": path.kind,
+                    "metric": path.metric,
+                    "p": path.p,
+                    "boundary": path.boundary,
+                    "blocks": path.blocks,
+                }
+                for path in family.paths
+            ],
+        }
     if looks.rule == "plain":
         size, rate, error = plain_measured(result.paired, result.p_by == "template")
         data["looks"]["measured_false_block"] = {"cases": size, "rate": rate, "error": error}

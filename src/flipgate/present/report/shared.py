@@ -12,13 +12,14 @@ from typing import TypeVar
 from flipgate.core.gate.bounds import DESIGN_EFFECT, NeverEvent
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.gate.excess import Excess
+from flipgate.core.gate.family import Family, HeldPath
 from flipgate.core.gate.ledger import ArmLedger, RepsExcluded
 from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
 from flipgate.core.vocab import Arm, Coded, UnpairedState
-from flipgate.present.numbers import percent, signed_points
+from flipgate.present.numbers import p_beside, percent, signed_points
 from flipgate.present.reasons import (
     BASE_FILE_WORDS,
     STATE_WORDS,
@@ -49,7 +50,7 @@ DIRECTION_WORDS = {"pass_to_fail": "pass -> fail", "fail_to_pass": "fail -> pass
 # 320 KB Markdown report where a pull-request comment holds 65,536 characters. The JSON report
 # (and for flips, the rerun plan) names them all.
 CASES_NAMED = 50
-EFFECT_METHOD = "Tango's score interval"
+EFFECT_METHOD = "Tango's score interval, continuity-corrected"
 WORTH_AT = (3.0, 5.0)  # the regressions a PASS states its chance of passing for
 T = TypeVar("T")
 
@@ -119,19 +120,51 @@ def effect_line(result: GateResult) -> str:
 
 
 def looks_line(result: GateResult, looks: Looks) -> str:
-    """How alpha is spent across the looks at this change, and this look's boundary."""
+    """How alpha is spent across the looks at this change, this look's boundary, and how the
+    paths to BLOCK shared it."""
+    family = family_words(result.family)
     if looks.rule == "plain":
         size, rate, error = plain_measured(result.paired, result.p_by == "template")
         return (
             f"looks: plain, alpha {result.alpha:g} at every look; measured with no change, the "
             f"rerun escalation blocks {rate:.1%} ± {error:.1%} of the time at {size:,} cases "
-            "(bench/simulate_gate.py)"
+            "(bench/simulate_gate.py)" + family
         )
+    level = result.blocks_at if result.family is None else result.family.level
     return (
         f"looks: alpha {result.alpha:g} spent across the looks at this change, each spending "
-        f"{looks.share:.0%} of what is left: look {result.look} blocks at p <= "
-        f"{result.blocks_at:.3g}"
+        f"{looks.share:.0%} of what is left: look {result.look} blocks at p <= {level:.3g}" + family
     )
+
+
+def _path_name(path: HeldPath) -> str:
+    return PATH_WORDS[path.kind].format(metric=path.metric)
+
+
+PATH_WORDS = {
+    "significance": "the flips",
+    "false_negatives": "the false negatives",
+    "budget": "the {metric} budget",
+}
+
+
+def family_words(family: Family | None) -> str:
+    """`, shared by Holm over 2 paths: the flips held to p <= 0.0125 (p 0.019), the false
+    negatives to 0.025 (p 0.001)`; under `family: per_path`, each path's own level and what that
+    costs. Nothing where one path is all there is to test."""
+    if family is None or len(family.paths) < 2:
+        return ""
+    held = ", ".join(
+        f"{_path_name(path)} {'held to' if not i else 'to'} {path.boundary:.3g} "
+        f"(p {p_beside(path.p, path.boundary)})"
+        for i, path in enumerate(family.paths)
+    )
+    if family.rule == "per_path":
+        return (
+            f"; each of {len(family.paths)} paths at its own level (family: per_path): {held}; "
+            "together they BLOCK with no change more often than alpha"
+        )
+    return f", shared by Holm over {len(family.paths)} paths: {held}"
 
 
 def worth_line(result: GateResult, *, brief: bool = False) -> str | None:
