@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App
+from textual_fastdatatable.backend import PolarsBackend
 
 import flipgate.tui.screens.red_cases as red_cases
 from flipgate.core.gate.compare import Comparison
@@ -178,3 +179,21 @@ async def test_a_big_comparison_builds_its_lists_and_searches_in_workers(
         await pilot.press("escape", "slash", *"lst", "enter")  # escape clears the search
         await settled(pilot)
         assert header(app).startswith("“lst” · 7 of 9 cases to review")
+
+
+async def test_the_table_never_measures_its_rows(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The widths fit every case already: the table's own measure (every row, seconds at a
+    million) is never taken, when the table is built or at a keystroke of the search."""
+
+    def measured(*_: object) -> int:
+        raise AssertionError("the table measured its rows")
+
+    monkeypatch.setattr(PolarsBackend, "_measure", measured)
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", "l", "s", "t", "1")
+        await pilot.pause()
+        assert shown(app) == []
