@@ -102,13 +102,14 @@ class RedCasesScreen(Screen[None]):
         return self.lists.columns
 
     def compose(self) -> ComposeResult:
-        yield Static(self._building(), id="red-header")
+        yield Static(self._first_header(), id="red-header")
         yield Input(placeholder="/ search case id; enter: outputs and reasons too", id="search")
         if self.lists is not None:
             yield self._new_table(self.lists)
         yield KeyBar()
 
-    def _building(self) -> Text:
+    def _first_header(self) -> Text:
+        """The count and the sort, or, until a big comparison's lists are built, that."""
         if self.lists is not None:
             return self._header(select_cases(self.red, self.case_query).height)
         cases = count(self.comparison.cases.height)

@@ -64,8 +64,13 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
 
     @property
     def _plans(self) -> bool:
+        """A plan to price: a full run's rerun of the flipped cases (what `priced` prices)."""
         escalation = self.comparison.result.escalation
-        return escalation is not None and escalation.action == "rerun_flipped"
+        return (
+            escalation is not None
+            and escalation.action == "rerun_flipped"
+            and escalation.runs is not None
+        )
 
     def _body(self) -> Table | Text:
         escalation = self.comparison.result.escalation
