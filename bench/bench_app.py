@@ -1,25 +1,34 @@
-"""Time to first draw of the gate overview on a big pair of runs, headless.
+"""Time to first draw of the gate overview on a big pair of runs, and each screen after it, headless.
 
     uv run python tests/reference/generate.py --out bench/data   # once: 100,000 cases
     uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45] [--first-paint]
 
-Measures, from the moment the app starts: the overview mounted and painted (which includes the
-worker reading both runs and comparing them), split into the app's start (until the loading
-worker's first step), reading the spec, the flaky list and both runs (read and checked), `compare()`
-(until the worker posts the comparison) and the rest (the overview built and painted); then how long the app takes to answer a key press
-and a theme switch once the overview is up. Then it opens the triage checklist, the reviewer
-decision screen from it, and the flaky list (each computes in a worker) and leaving the flaky list
-(the gate is applied again): for each, the time until the screen is complete, and the longest the
-event loop went without answering, which is how long a key press or a repaint would have waited
-(the UI thread's longest stall). Last, outside the app, the triage evidence alone
-(`core.triage.evidence`, which the checklist's worker computes): its wall and CPU time, the best
-of `--repeat` rounds, on the pair as it is and on the pair made to crowd two steps (`crowded`).
+Measures, from the moment the app starts: the loading screen painted (what it reads, with its
+progress), then the overview mounted and painted (which includes the worker reading both runs
+and comparing them), split into the app's start (until the loading worker's first step),
+reading the spec, the flaky list and both runs (read and checked), `compare()` (until the
+worker posts the comparison) and the rest (the overview built and painted); then how long the
+app takes to answer a key press and a theme switch once the overview is up. Then it walks the
+screens as a reviewer would: the case list (`r`), typing a case id into its search (`/`, a key
+at a time), the search of the outputs and reasons (enter), the export of the list (`x`, into a
+temporary folder), a case opened (enter), the rerun plan priced (`e`), the triage checklist
+(`c`), the reviewer decision screen from it (`d`), and the flaky list (`f`) and leaving it (the
+gate is applied again). For each: the time until the screen is complete (every worker it started
+done and drawn), and the longest the event loop went without a turn, which is how long a key
+press or a repaint would have waited (the UI thread's longest stall). Last, outside the app, the
+triage evidence alone (`core.triage.evidence`, which the checklist's worker computes): its wall
+and CPU time, the best of `--repeat` rounds, on the pair as it is and on the pair made to crowd
+two steps (`crowded`).
+
+The suite-health screen needs a suite workspace (`bench/bench_suite_audit.py` times it) and the
+candidates screen a campaign (`bench/bench_rank.py`); neither is in a pair of runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +48,7 @@ from flipgate.core.vocab import FLIPS
 from flipgate.session import GateRequest
 from flipgate.tui.factory import make_app
 from flipgate.tui.messages import Loaded, Progress
+from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 
 DEFAULT = Path(__file__).resolve().parent / "data" / "jsonl"
@@ -110,6 +120,21 @@ def time_evidence(comparisons: dict[str, Comparison], repeat: int) -> dict[str, 
     return figures
 
 
+# The walk after the overview: (what is timed, the keys). The search types a case id that is
+# in every generated pair; `x` writes into a temporary folder (see `measure`).
+WALK: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("case list", ("r",)),
+    ("search, case id typed", ("slash", *"case-00042")),
+    ("search, outputs and reasons", ("enter",)),
+    ("export of the case list", ("x",)),
+    ("a case", ("escape", "enter")),  # escape clears the search, enter opens the case
+    ("rerun plan priced", ("escape", "escape", "e")),
+    ("triage", ("escape", "c")),
+    ("decision screen", ("d",)),
+    ("flaky list", ("escape", "escape", "f")),
+)
+
+
 async def measure(
     folder: Path, size: tuple[int, int], repeat: int, first_paint: bool = False
 ) -> dict[str, float]:
@@ -127,12 +152,17 @@ async def measure(
 
     start = time.perf_counter()
     async with app.run_test(size=size, message_hook=note) as pilot:
-        while not (isinstance(app.screen, OverviewScreen) and app.screen.is_mounted):
-            if app.load_error is not None:
-                raise SystemExit(f"could not open the runs: {app.load_error}")
-            await asyncio.sleep(0.005)
-        mounted = time.perf_counter()
-        await pilot.pause()  # let the first frame paint
+        while not isinstance(app.screen, LoadingScreen):
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        loading = time.perf_counter()
+        async with stall_watch() as loading_stall:
+            while not (isinstance(app.screen, OverviewScreen) and app.screen.is_mounted):
+                if app.load_error is not None:
+                    raise SystemExit(f"could not open the runs: {app.load_error}")
+                await asyncio.sleep(0.005)
+            mounted = time.perf_counter()
+            await pilot.pause()  # let the first frame paint
         painted = time.perf_counter()
         await pilot.press("tab")
         keyed = time.perf_counter()
@@ -140,26 +170,25 @@ async def measure(
         await pilot.pause()
         themed = time.perf_counter()
         figures = {
+            "loading screen painted": loading - start,
             "overview mounted": mounted - start,
             "overview painted": painted - start,
             "  app started": posted["read"] - start,
             "  spec, flaky list, runs read": posted["compare"] - posted["read"],
             "  compare()": posted["compared"] - posted["compare"],
             "  overview built and painted": painted - posted["compared"],
+            "  longest stall until painted": loading_stall[0],
             "key press answered": keyed - painted,
             "theme switched": themed - keyed,
         }
         if first_paint:
             return figures
-        steps = (
-            ("triage", ("c",)),
-            ("decision screen", ("d",)),
-            ("flaky list", ("escape", "escape", "f")),
-        )
-        for name, keys in steps:
-            figures[f"{name} complete"], figures[f"{name} longest stall"] = await timed_keys(
-                pilot, *keys
-            )
+        with tempfile.TemporaryDirectory() as exports:
+            type(app).export_folder = property(lambda _: Path(exports))  # type: ignore[method-assign,assignment]
+            for name, keys in WALK:
+                figures[f"{name} complete"], figures[f"{name} longest stall"] = await timed_keys(
+                    pilot, *keys
+                )
         regate = await timed_keys(pilot, "escape")
         figures["gate applied again"], figures["re-gate longest stall"] = regate
         assert isinstance(app.screen, OverviewScreen)

@@ -87,6 +87,15 @@ def test_the_judged_input_is_a_field_of_the_run_else_the_first_user_turn() -> No
     assert judged_input(case, 1) is None
 
 
+def test_the_first_user_turn_is_found_without_decoding_the_turns_after_it() -> None:
+    """The drill-down finds it on the event loop: a 50,000-turn trajectory must cost what its
+    first turns cost, so nothing past the first user turn is decoded (here it is not JSON)."""
+    head = json.dumps([{"role": "system", "content": "be fair"}, {"role": "user", "content": "go"}])
+    messages = head[:-1] + ", {not json at all" * 50_000 + "]"
+    case = detail((CHECK,), {"baseline": PLAIN, "candidate": (rep(1, messages=messages), rep(2))})
+    assert judged_input(case, 0) == ("the first user turn", "go")
+
+
 def test_fold_keeps_whole_lines_up_to_either_limit_and_counts_the_rest() -> None:
     assert fold("short", lines=3, chars=100).whole
     text = "\n".join(f"line {i}" for i in range(10))

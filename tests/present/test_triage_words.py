@@ -11,6 +11,7 @@ import pytest
 
 from flipgate.core.gate.changes import Asked, RuleEdit, TemplateEdit
 from flipgate.core.gate.sources import SourceCounts
+from flipgate.core.triage.evidence import evidence
 from flipgate.core.triage.flaky import (
     BaselineRepeats,
     FlakyFindings,
@@ -56,7 +57,9 @@ from flipgate.core.triage.stale import (
     StaleFindings,
 )
 from flipgate.core.vocab import TRIAGE_CLASSES, TRIAGE_FACT_CODES
-from flipgate.present.triage import fact_line, step_summary
+from flipgate.present.triage import SOURCE_WORDS, fact_line, placements, step_summary, summary_of
+from flipgate.session import GateRequest, gate, read
+from tests.conftest import SAMPLES
 
 RULE = RuleEdit("prohibited_items", Asked("labels", ("approve",)), Asked("labels", ("reject",)))
 ELEVEN = tuple(f"case-{i:02d}" for i in range(11))
@@ -275,3 +278,32 @@ def test_each_triage_fact_is_a_label_and_a_value(fact: Any, line: tuple[str, str
 @pytest.mark.parametrize(("findings", "words"), SUMMARIES, ids=lambda x: getattr(x, "code", None))
 def test_each_triage_step_is_summed_up_in_a_line(findings: Any, words: str) -> None:
     assert step_summary(findings) == words
+
+
+@pytest.mark.parametrize(
+    "sample", ["agent-suite", "listing-reviewer", "listing-reviewer-decisive", "support-assistant"]
+)
+def test_each_broken_case_is_placed_as_the_walk_reads_it(sample: str) -> None:
+    """`placements` (a look-up per case, linear at a million cases) says what reading the walk
+    case by case says: the first step that explains the case, and that step's first fact naming
+    it, else its findings; the regression step, who flipped it."""
+    comparison = gate(read(GateRequest.of([SAMPLES / sample])))
+    steps = evidence(comparison)
+    sources = comparison.result.sources
+
+    def by_hand(case: str) -> tuple[str, str]:
+        step = next((s for s in steps if case in s.explains), steps[-1])
+        if step.klass == "regression":
+            source = sources.source(case) if sources is not None else None
+            return step.klass, f"no earlier step explains it; {SOURCE_WORDS[source or 'unknown']}"
+        for fact in step.facts:
+            if getattr(fact, "case", None) == case:
+                return step.klass, fact_line(fact)[1]
+            if case in getattr(fact, "cases", ()):
+                return step.klass, " ".join(fact_line(fact))
+        return step.klass, summary_of(step)
+
+    broken = [case for case, direction in comparison.result.flipped if direction == "pass_to_fail"]
+    placed = placements(comparison, steps)
+    assert broken and [p.case for p in placed] == broken
+    assert [(p.triage_class, p.why) for p in placed] == [by_hand(case) for case in broken]

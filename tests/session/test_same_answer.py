@@ -34,6 +34,7 @@ from flipgate.session import (
     GateRequest,
     gate,
     gate_again,
+    priced,
     read,
     read_again,
 )
@@ -85,11 +86,12 @@ def opened(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> GateApp:
 
 
 def by_the_app(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> Comparison:
-    """What the overview of `flipgate open ARGS` shows: the loading worker's answer."""
+    """What the overview of `flipgate open ARGS` shows: the loading worker's answer, with the
+    rerun plan priced as its dialog prices it when opened (the app gates without pricing)."""
     app = opened(monkeypatch, args)
     loaded = app.read()
     assert isinstance(loaded, Loaded)
-    return loaded.comparison
+    return priced(loaded.comparison, app.request.rerun_target)
 
 
 def by_the_campaign(monkeypatch: pytest.MonkeyPatch, args: list[str], name: str) -> Comparison:
@@ -97,7 +99,7 @@ def by_the_campaign(monkeypatch: pytest.MonkeyPatch, args: list[str], name: str)
     app = opened(monkeypatch, args)
     assert isinstance(app, CampaignApp)
     assert isinstance(app.read(), Ranked)
-    return app.compare_candidate(name)
+    return priced(app.compare_candidate(name), app.request.rerun_target)
 
 
 def as_campaign(workspace: Path, folder: Path, *, files: bool = True) -> Path:
@@ -310,7 +312,8 @@ def test_identical_baseline_runs_leave_the_answer_alone(
     assert app.inputs is not None and [r.path for r in app.inputs.repeats] == [repeat]
     loaded = app.read()
     assert isinstance(loaded, Loaded)
-    assert_same(report, {"gate": printed, "open": loaded.comparison})
+    shown = priced(loaded.comparison, app.request.rerun_target)
+    assert_same(report, {"gate": printed, "open": shown})
 
 
 @pytest.mark.parametrize(
@@ -420,7 +423,8 @@ def test_after_an_edit_the_next_candidate_opened_is_judged_by_the_list_as_it_now
     runs += ["--gate", str(workspace / "gate.yaml"), "--flaky", str(workspace / "flaky.yaml")]
     report, printed = by_the_cli(monkeypatch, capsys, runs)
     assert printed.flaky.cases == {"i3"}
-    assert_same(report, {"gate": printed, "campaign": app.compare_candidate("MERGE")})
+    merge = priced(app.compare_candidate("MERGE"), app.request.rerun_target)
+    assert_same(report, {"gate": printed, "campaign": merge})
 
 
 def test_allow_partial_gives_one_answer_and_is_never_pass(

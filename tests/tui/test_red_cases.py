@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.app import App
+from textual_fastdatatable.backend import PolarsBackend
 
+import flipgate.tui.screens.red_cases as red_cases
 from flipgate.core.gate.compare import Comparison
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets.case_table import CaseTable
 
-from .conftest import ScreenApp, load_comparison
+from .conftest import ScreenApp, load_comparison, settled
 
 SIZE = (140, 45)
 
@@ -145,3 +148,52 @@ async def test_a_pass_fail_suite_shows_no_empty_columns_and_the_sort_has_an_arro
         await pilot.press("i", "i")
         labels = [str(column.label) for column in table.ordered_columns]
         assert labels[0] == "case ▼" and labels[1] == "direction"
+
+
+async def test_a_big_comparison_builds_its_lists_and_searches_in_workers(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `BIG_COMPARISON` cases the screen comes up at once, saying it builds the lists, and
+    shows the same table when they are built; a query typed meanwhile is applied to them; the
+    search of the outputs and reasons runs in a worker too."""
+    monkeypatch.setattr(red_cases, "BIG_COMPARISON", 1)
+    built = RedCasesScreen.__dict__["_build"]
+    started: list[RedCasesScreen] = []
+
+    def held_back(screen: RedCasesScreen) -> None:  # built only when the test says
+        started.append(screen)
+
+    monkeypatch.setattr(RedCasesScreen, "_build", held_back)
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RedCasesScreen) and started == [screen]
+        assert header(app) == f"building the list of {comparison.cases.height} cases …"
+        assert not screen.query(CaseTable)
+        await pilot.press("1")  # no list yet: the filter keys wait
+        await pilot.press("slash", "l", "s", "t", "-", "0", "0", "7")
+        built(screen)
+        await settled(pilot)
+        assert shown(app) == ["lst-007"]  # the search typed meanwhile, applied
+        await pilot.press("escape", "slash", *"lst", "enter")  # escape clears the search
+        await settled(pilot)
+        assert header(app).startswith("“lst” · 7 of 9 cases to review")
+
+
+async def test_the_table_never_measures_its_rows(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The widths fit every case already: the table's own measure (every row, seconds at a
+    million) is never taken, when the table is built or at a keystroke of the search."""
+
+    def measured(*_: object) -> int:
+        raise AssertionError("the table measured its rows")
+
+    monkeypatch.setattr(PolarsBackend, "_measure", measured)
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("slash", "l", "s", "t", "1")
+        await pilot.pause()
+        assert shown(app) == []

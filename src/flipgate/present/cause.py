@@ -18,7 +18,7 @@ from typing import Any
 
 from flipgate.core.vocab import ARMS
 from flipgate.present.casefile import CaseDetail, RuleLine, Verdict
-from flipgate.present.trajectory import parse_turns
+from flipgate.present.trajectory import each_turn
 
 # Extra fields that hold the input the model judged, by the names runs and importers give them.
 INPUT_FIELDS = (
@@ -90,7 +90,7 @@ def judged_input(detail: CaseDetail, focus: int) -> tuple[str, str] | None:
                 return name, readable_value(rep.extra[name])
     for rep in reps:
         if rep is not None and rep.messages:
-            user = next((t for t in parse_turns(rep.messages) if t.role == "user"), None)
+            user = next((t for t in each_turn(rep.messages) if t.role == "user"), None)
             if user is not None:
                 return "the first user turn", user.text
     return None

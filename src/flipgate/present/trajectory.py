@@ -129,10 +129,15 @@ def parse_turns(messages: str | None) -> tuple[Turn, ...]:
     """The turns a run stored (validated on load); a tool turn takes its tool's name from the
     call it answers when it does not give one. A null field is an absent one: a columnar reader
     gives every turn, and every call's arguments, the fields any of them has."""
+    return tuple(each_turn(messages))
+
+
+def each_turn(messages: str | None) -> Iterator[Turn]:
+    """`parse_turns`, a turn at a time: what needs only the first turns (the first user turn)
+    decodes only those, not the 50,000 of a long agent run."""
     if not messages:
-        return ()
+        return
     called: dict[str, str] = {}
-    turns = []
     for number, raw in enumerate(_each_turn(messages), start=1):
         calls = tuple(
             Call(
@@ -144,17 +149,14 @@ def parse_turns(messages: str | None) -> tuple[Turn, ...]:
         )
         called.update((call.id, call.name) for call in calls if call.id)
         tool = raw.get("name") or called.get(raw.get("tool_call_id") or "")
-        turns.append(
-            Turn(
-                number=number,
-                role=raw["role"],
-                content=raw.get("content") or "",
-                calls=calls,
-                tool=tool if raw["role"] == "tool" else None,
-                error=raw.get("error"),
-            )
+        yield Turn(
+            number=number,
+            role=raw["role"],
+            content=raw.get("content") or "",
+            calls=calls,
+            tool=tool if raw["role"] == "tool" else None,
+            error=raw.get("error"),
         )
-    return tuple(turns)
 
 
 _DECODER = json.JSONDecoder()

@@ -499,23 +499,31 @@ def _(s: RegressionFindings) -> str:
 def placements(comparison: Comparison, steps: Sequence[TriageStep]) -> tuple[CasePlacement, ...]:
     """Each broken case, the class whose step explains it first, and why in that step's words:
     the step's line about the case, else what it found; the regression step says who flipped."""
-    return tuple(
-        CasePlacement(case, step.klass, _why(case, step, comparison))
-        for case, step in placed(comparison, steps)
-    )
+    sources = comparison.result.sources
+    flipped = sources.cases.select("case", "source").rows() if sources is not None else ()
+    source_of: dict[str, str | None] = dict(flipped)  # a look-up, not a filter, per case
+    said: dict[int, dict[str, str]] = {}  # per step, each case's words: one pass over its facts
+    placements = []
+    for case, step in placed(comparison, steps):
+        if step.klass == "regression":
+            why = f"no earlier step explains it; {SOURCE_WORDS[source_of.get(case) or 'unknown']}"
+        else:
+            if id(step) not in said:
+                said[id(step)] = _said(step)
+            why = said[id(step)].get(case) or summary_of(step)
+        placements.append(CasePlacement(case, step.klass, why))
+    return tuple(placements)
 
 
-def _why(case: str, step: TriageStep, comparison: Comparison) -> str:
-    if step.klass == "regression":
-        sources = comparison.result.sources
-        source = sources.source(case) if sources is not None else None
-        return f"no earlier step explains it; {SOURCE_WORDS[source or 'unknown']}"
+def _said(step: TriageStep) -> dict[str, str]:
+    """Each case a fact of `step` names, with the words of the first such fact."""
+    words: dict[str, str] = {}
     for fact in step.facts:
-        if getattr(fact, "case", None) == case:
-            return fact_line(fact)[1]
-        if case in getattr(fact, "cases", ()):
-            return " ".join(fact_line(fact))
-    return summary_of(step)
+        if (case := getattr(fact, "case", None)) is not None:
+            words.setdefault(case, fact_line(fact)[1])
+        for named in getattr(fact, "cases", ()):
+            words.setdefault(named, " ".join(fact_line(fact)))
+    return words
 
 
 SOURCE_WORDS = {

@@ -33,11 +33,17 @@ RERUNNING = "applying the rule to the rerun results"
 
 
 def gate(
-    inputs: GateInputs, progress: Progress = silent, *, judged: ArmResults | None = None
+    inputs: GateInputs,
+    progress: Progress = silent,
+    *,
+    judged: ArmResults | None = None,
+    price: bool = True,
 ) -> Comparison:
     """The gate on the runs read; with rerun results read beside them, applied once more with
     those (the first verdict kept as `result.previous`): one step, or two. `judged` is the
-    baseline's side when a ranking already judged it."""
+    baseline's side when a ranking already judged it. Without `price` the rerun plan is left
+    unpriced: the app prices it (`priced`) when its screen opens, as pricing takes as long as
+    the rest of the gate at a million cases."""
     progress(PAIRING)
     terms = inputs.terms
     first = compare(
@@ -51,7 +57,7 @@ def gate(
     )
     first = _judged_again(first, inputs, progress)
     if inputs.reruns is None:
-        return priced(first, inputs.request.rerun_target)
+        return priced(first, inputs.request.rerun_target) if price else first
     progress(RERUNNING)
     second = compare_with_reruns(
         first, *inputs.reruns, declared_change=inputs.request.declared_change
@@ -73,11 +79,17 @@ def _judged_again(comparison: Comparison, inputs: GateInputs, progress: Progress
 
 
 def gate_again(
-    shown: Comparison, inputs: GateInputs, progress: Progress = silent, *, reruns: bool = False
+    shown: Comparison,
+    inputs: GateInputs,
+    progress: Progress = silent,
+    *,
+    reruns: bool = False,
+    price: bool = True,
 ) -> Comparison:
     """The comparison `shown` gated again under the terms of `inputs` (the flaky list and the
     retirements as they now are; its arms as they are, reruns and all, and its first verdict
-    kept); with `reruns`, the rerun results of `inputs` applied to it instead. One step."""
+    kept); with `reruns`, the rerun results of `inputs` applied to it instead. One step.
+    `price` as `gate` takes it."""
     request = inputs.request
     if reruns:
         if inputs.reruns is None:
@@ -96,7 +108,8 @@ def gate_again(
         look=shown.result.look,  # the look it was gated at (`--look`), not the first again
         **_held_to(inputs),
     )
-    return priced(replace(again, judge_repeats=shown.judge_repeats), request.rerun_target)
+    again = replace(again, judge_repeats=shown.judge_repeats)
+    return priced(again, request.rerun_target) if price else again
 
 
 def priced(comparison: Comparison, target: float) -> Comparison:

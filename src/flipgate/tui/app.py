@@ -264,7 +264,7 @@ class GateApp(FlipgateApp):
         reading = 0 if inputs is not None else reading_steps(self.request)
         progress = Steps(self, reading + 1 + reruns)  # the reads, the gate, the gate again
         inputs = self.inputs = inputs or read(self.request, progress)
-        return Loaded(gate(inputs, progress))
+        return Loaded(gate(inputs, progress, price=False))  # priced when its screen opens
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
     def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
@@ -285,7 +285,7 @@ class GateApp(FlipgateApp):
         fresh = reruns and inputs.reruns is None  # each rerun arm read and checked first
         progress = Steps(self, 2 + (self.request.suite is not None) + 4 * fresh)
         inputs = self.inputs = read_again(inputs, progress, reruns=reruns)
-        return gate_again(comparison, inputs, progress, reruns=reruns)
+        return gate_again(comparison, inputs, progress, reruns=reruns, price=False)
 
     def on_regate_requested(self, message: RegateRequested) -> None:
         self.regate(message.comparison, reruns=message.reruns)

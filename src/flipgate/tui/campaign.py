@@ -74,9 +74,10 @@ class CampaignApp(GateApp):
 
     def compare_candidate(self, name: str) -> Comparison:
         """The chosen candidate's worker's job: the incumbent against it, gated as `flipgate
-        open` gates the pair (the incumbent's side taken as the ranking judged it)."""
+        open` gates the pair (the incumbent's side taken as the ranking judged it; the rerun
+        plan priced when its screen opens)."""
         assert self.campaign is not None and self.judged is not None
-        return gate(self.campaign.pair(name), judged=self.judged)
+        return gate(self.campaign.pair(name), judged=self.judged, price=False)
 
     def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
         """The pair's re-gate; the next candidate opened is judged by the lists as they now are

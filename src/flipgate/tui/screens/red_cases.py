@@ -3,12 +3,16 @@ every case) in one table, with filters, sorting and a search by case id, then a 
 
 `casefile` makes the table and `case_query` computes which rows are shown and in which order
 (vectorised on the polars frame); this screen only turns keys into a `CaseQuery` and hands the
-result to the table. The cases whose arms diverge (`d`) are found once, on the first ask, in a
-worker with progress: it compares every repetition's outputs and trajectories.
+result to the table. The lists themselves (a row per case to review, and per case) take seconds
+at a million cases: past `BIG_COMPARISON` cases they are built in a worker, the header saying
+so, as is the search of the outputs and reasons; a filter, a sort and a search by case id on the
+lists built take milliseconds. The cases whose arms diverge (`d`) are found once, on the first
+ask, in a worker with progress: it compares every repetition's outputs and trajectories.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 import polars as pl
@@ -30,17 +34,34 @@ from flipgate.present.search import cases_holding
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.collector import building
-from flipgate.tui.format import literal
+from flipgate.tui.format import count, literal
 from flipgate.tui.messages import Progress, post_unless_cancelled
 from flipgate.tui.reach import Focused, Shown
 from flipgate.tui.screens.case import CaseScreen
-from flipgate.tui.widgets.case_table import CaseTable, column_widths, shown_columns
+from flipgate.tui.widgets.case_table import CaseTable, Column, column_widths, shown_columns
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
 # a filter stepped through (`cycle`) -> the table's column of its values
 CYCLED = {"outcome": "outcomes", "rule": "rules", "source": "source", "state": "state"}
+BIG_COMPARISON = 20_000  # cases: past this the lists and the full-text search are in workers
+
+
+@dataclass(frozen=True)
+class CaseLists:
+    """The rows of the table: the cases to review and every case, and the columns both fill."""
+
+    red: pl.DataFrame
+    every: pl.DataFrame
+    columns: tuple[Column, ...]
+    widths: list[int | None]
+
+    @classmethod
+    def of(cls, comparison: Comparison) -> CaseLists:
+        red, every = red_table(comparison), red_table(comparison, every=True)
+        columns = shown_columns(every)
+        return cls(red, every, columns, column_widths(every, columns))  # both lists fit
 
 
 class RedCasesScreen(Screen[None]):
@@ -63,24 +84,74 @@ class RedCasesScreen(Screen[None]):
             super().__init__()
             self.cases = cases
 
+    @dataclass
+    class Built(Message, bubble=False):
+        """The lists of a big comparison, built in a worker."""
+
+        lists: CaseLists
+
+    @dataclass
+    class Found(Message, bubble=False):
+        """The cases whose outputs or reasons hold `text`, found in a worker."""
+
+        text: str
+        held: frozenset[str]
+
     def __init__(self, comparison: Comparison, filter: str | None = None) -> None:
         super().__init__()
         self.comparison = comparison
         self.every = False  # `a`: every case, not only those to review
-        self.red = red_table(comparison)
-        every = red_table(comparison, every=True)
-        self.columns = shown_columns(every)
-        self.widths = column_widths(every, self.columns)  # both lists fit
+        self.big = comparison.cases.height > BIG_COMPARISON
+        self.lists = None if self.big else CaseLists.of(comparison)
         self.case_query = CaseQuery.from_filter(filter)
         self.diverging: frozenset[str] | None = None  # found on the first `d`
 
+    @property
+    def red(self) -> pl.DataFrame:
+        """The list shown: the cases to review, or (`a`) every case."""
+        assert self.lists is not None
+        return self.lists.every if self.every else self.lists.red
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        assert self.lists is not None
+        return self.lists.columns
+
     def compose(self) -> ComposeResult:
-        view = select_cases(self.red, self.case_query)
-        yield Static(self._header(view.height), id="red-header")
+        yield Static(self._first_header(), id="red-header")
         yield Input(placeholder="/ search case id; enter: outputs and reasons too", id="search")
-        yield CaseTable(view, self.columns, self.widths)
+        if self.lists is not None:
+            yield self._new_table(self.lists)
         yield ProgressLine()
         yield KeyBar()
+
+    def _first_header(self) -> Text:
+        """The count and the sort, or, until a big comparison's lists are built, that."""
+        if self.lists is not None:
+            return self._header(select_cases(self.red, self.case_query).height)
+        cases = count(self.comparison.cases.height)
+        return Text(f"building the list of {cases} cases …", "bold")
+
+    def _new_table(self, lists: CaseLists) -> CaseTable:
+        return CaseTable(select_cases(self.red, self.case_query), lists.columns, lists.widths)
+
+    @work(thread=True, exclusive=True, group="lists")
+    def _build(self) -> None:
+        post_unless_cancelled(self, self.Built(CaseLists.of(self.comparison)))
+
+    @on(Built)
+    def _built(self, message: Built) -> None:
+        self.lists = message.lists
+        table = self._new_table(message.lists)
+        self.mount(table, before=self.query_one(ProgressLine))
+        if not self.query_one("#search", Input).has_focus:
+            table.focus()
+        self._show()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Until a big comparison's lists are built, only the search box and leaving."""
+        return self.lists is not None or action in ("escape", "search")
 
     @property
     def table(self) -> CaseTable:
@@ -122,7 +193,10 @@ class RedCasesScreen(Screen[None]):
         self._mark_sort()
 
     def on_mount(self) -> None:
-        self._mark_sort()
+        if self.lists is None:
+            self._build()
+        else:
+            self._mark_sort()
 
     def _mark_sort(self) -> None:
         query = self.case_query
@@ -133,9 +207,9 @@ class RedCasesScreen(Screen[None]):
         return self.table.case_at(self.table.cursor_row)
 
     def _requery(self, query: CaseQuery) -> None:
-        keep = self._current_case()
         self.case_query = query
-        self._show(keep)
+        if self.lists is not None:  # else shown once the lists are built
+            self._show(self._current_case())
 
     # --------------------------------------------------------------------- opening a case
 
@@ -162,9 +236,8 @@ class RedCasesScreen(Screen[None]):
 
     def action_every_case(self) -> None:
         """Every case of the comparison, or again only those to review."""
-        self.every = not self.every
         keep = self._current_case()
-        self.red = red_table(self.comparison, every=self.every)
+        self.every = not self.every
         self._show(keep)
 
     # --------------------------------------------------------------------- copy and export
@@ -190,9 +263,23 @@ class RedCasesScreen(Screen[None]):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:
-        held = cases_holding(self.comparison, event.value)
-        self._requery(self.case_query.with_(search=event.value, held=held))
-        self.table.focus()
+        if self.big:
+            self.query_one("#red-header", Static).update(
+                literal(f"searching the outputs and reasons for {event.value!r} …", "bold")
+            )
+            self._search_text(event.value)
+        else:
+            self._found(self.Found(event.value, cases_holding(self.comparison, event.value)))
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search_text(self, text: str) -> None:
+        post_unless_cancelled(self, self.Found(text, cases_holding(self.comparison, text)))
+
+    @on(Found)
+    def _found(self, message: Found) -> None:
+        self._requery(self.case_query.with_(search=message.text, held=message.held))
+        if self.lists is not None:
+            self.table.focus()
 
     def action_escape(self) -> None:
         search = self.query_one("#search", Input)
@@ -272,7 +359,10 @@ class RedCasesScreen(Screen[None]):
         self._requery(self.case_query.cleared())
 
     def offers(self, action: str) -> bool:
-        """The footer leaves out the sorts by a column these runs leave out."""
+        """The footer leaves out the sorts by a column these runs leave out (and, until the
+        lists are built, every key that needs them)."""
+        if self.lists is None:
+            return action in ("escape", "search")
         shown = {f"sort('{sort}')" for *_, sort in self.columns}
         return not action.startswith("sort('") or action in shown or action == "sort('direction')"
 

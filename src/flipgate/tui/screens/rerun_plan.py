@@ -1,7 +1,9 @@
 """The rerun-plan dialog (issue 23 item 4): what the plan takes (repetitions, tokens, cost) and
 what it buys (the chance it resolves the verdict), the cheapest plan that reaches the target,
 and the key that writes it. The target moves in steps of 5 points; each step prices the plan
-again in a worker, through the session, as `flipgate gate --target` does."""
+again in a worker, through the session, as `flipgate gate --target` does. The app gates without
+pricing (at a million cases pricing takes as long as the rest of the gate), so the first opening
+prices it in that worker too, saying so meanwhile."""
 
 from __future__ import annotations
 
@@ -56,11 +58,28 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
                 yield Static(self._body(), id="plan-body")
         yield KeyBar()
 
+    def on_mount(self) -> None:
+        if self.comparison.rerun_price is None and self._plans:
+            self._price(self.target)
+
+    @property
+    def _plans(self) -> bool:
+        """A plan to price: a full run's rerun of the flipped cases (what `priced` prices)."""
+        escalation = self.comparison.result.escalation
+        return (
+            escalation is not None
+            and escalation.action == "rerun_flipped"
+            and escalation.runs is not None
+        )
+
     def _body(self) -> Table | Text:
         escalation = self.comparison.result.escalation
         price = self.comparison.rerun_price
-        if escalation is None or price is None:
+        if escalation is None or not self._plans:
             return Text("no rerun plan: the gate decided")
+        if price is None:
+            cases = len(escalation.cases)
+            return Text(f"pricing the plan for {cases:,} cases (what it takes and buys) …")
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column(overflow="fold")
@@ -71,6 +90,9 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
         return table
 
     def action_write(self) -> None:
+        if self.comparison.rerun_price is None:
+            self.notify("Still pricing the plan.", title="rerun plan", severity="warning")
+            return
         self.dismiss(self.comparison)
 
     def action_cancel(self) -> None:
