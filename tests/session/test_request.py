@@ -99,7 +99,8 @@ def test_bad_combinations_are_refused_before_a_file_is_read(
 
 
 def test_the_reading_steps_count_what_is_read() -> None:
-    """Spec, list, each run read and checked; the manifest, the base, the repeats, the reruns."""
+    """Spec, list, each run read and checked; the manifest, the base, the repeats, the reruns,
+    the judge's repeats (agent-suite holds rejudged/)."""
     assert reading_steps(GateRequest.of([AGENT / "baseline", AGENT / "candidate"])) == 6
     reruns = AGENT / "reruns"
     request = GateRequest.of(
@@ -108,7 +109,7 @@ def test_the_reading_steps_count_what_is_read() -> None:
         rerun_baseline=reruns / "baseline",
         rerun_candidate=reruns / "candidate",
     )
-    assert reading_steps(request) == 12
+    assert reading_steps(request) == 13
     assert reading_steps(GateRequest.of([CAMPAIGN], shape="pair_or_campaign")) == 10
 
 

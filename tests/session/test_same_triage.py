@@ -60,8 +60,10 @@ async def test_cli_and_app_place_the_broken_cases_alike(
     workspace = copy_sample(sample, tmp_path / "ws")
     cli = by_the_cli(workspace, make_key("ana"))
     assert cli == await by_the_app(workspace)
-    if sample == "agent-suite":  # the case a lean read put in regression, the repeats in flaky
+    if sample == "agent-suite":  # a lean read put 012 and 183 in regression, the repeats in
+        # flaky; 127 is there by the judge alone (rejudged/)
         assert sorted(case for case, klass in cli.items() if klass == "flaky") == [
             "case-012",
+            "case-127",
             "case-183",
         ]
