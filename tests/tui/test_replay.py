@@ -4,7 +4,9 @@ a decision that does not verify, or has no log, is bad input naming why."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList, Static
@@ -24,11 +26,18 @@ from tests.tui.test_app import plain
 
 from .conftest import load_comparison, settled
 
+# A fixed clock for the log and the record, so that the replay's pictures are the same everywhere.
+SIGNED = datetime(2026, 11, 24, 9, 30, tzinfo=UTC)
 LOG = (
-    Looked("case_opened", case="lst-001", rep=0),
-    Looked("outputs_viewed", case="lst-001", rep=1, view="unified"),
-    Looked("finding_recorded", triage_class="regression", finding="cause"),
-    Looked("case_added", case="lst-007"),
+    Looked("case_opened", at=SIGNED.replace(minute=12), case="lst-001", rep=0),
+    Looked("outputs_viewed", at=SIGNED.replace(minute=14), case="lst-001", rep=1, view="unified"),
+    Looked(
+        "finding_recorded",
+        at=SIGNED.replace(minute=21),
+        triage_class="regression",
+        finding="cause",
+    ),
+    Looked("case_added", at=SIGNED.replace(minute=25), case="lst-007"),
 )
 Sign = Callable[..., Path]
 
@@ -53,6 +62,7 @@ def sign(
             cases_reviewed=("lst-001", "lst-007") if review_log else ("lst-001",),
             cases_added=("lst-007",) if review_log else ("lst-001",),
             review_log=review_log,
+            created=SIGNED,
         )
         return write_decision(record, find_signing_key(key), workspace / "decisions")
 
@@ -125,3 +135,22 @@ def test_a_decision_that_does_not_verify_or_has_no_log_is_bad_input(
     stranger.write_text("")
     assert main(["replay", str(decision), "--allowed-signers", str(stranger)]) == 2
     assert "signer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+@pytest.mark.parametrize("size", [(140, 45), (80, 24)], ids=["140x45", "80x24"])
+def test_snapshot(
+    snap_compare: Any,
+    sign: Sign,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    theme: str,
+    size: tuple[int, int],
+) -> None:
+    """The list a replay opens on, its path relative (the test runs beside its copy) and its
+    times from the fixed clock: the same picture wherever it runs."""
+    decision = sign()
+    request, record = replay_request(decision, tmp_path / "allowed_signers")
+    monkeypatch.chdir(tmp_path)
+    app = ReplayApp(request, record, decision.relative_to(tmp_path), theme=theme)
+    assert snap_compare(app, terminal_size=size)
