@@ -212,7 +212,7 @@ FACTS: list[tuple[Any, tuple[str, str]]] = [
     ),
     (
         FlippedCases(3, 3, 0),
-        ("flipped cases", "3, listed ones included (counted: b = 3, c = 0)"),
+        ("flipped cases", "3, listed ones included (counted: b\u00a0=\u00a03, c\u00a0=\u00a00)"),
     ),
     (
         ExplainedEarlier((("infra", 1), ("flaky", 0)), 2, 2, 0),

@@ -30,9 +30,10 @@ from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import CaseList, DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.lines import LinesView
+from tests.conftest import copy_sample
 from tests.tui.test_app import plain
 
-from .conftest import ScreenApp, load_comparison, on_top, settled
+from .conftest import ScreenApp, keys, load_comparison, on_top, open_app, settled
 
 SIZE = (140, 45)
 REGRESSED: dict[str, tuple[TriageClass, ...]] = {"c1": ("regression",), "c2": ("regression",)}
@@ -508,3 +509,18 @@ async def test_a_missing_reason_is_refused_before_signing(workspace: Path) -> No
         assert "reason: a decision needs a reason" in str(
             screen.query_one("#outcome", Static).render()
         )
+
+
+async def test_a_figure_stays_with_its_label_at_80_columns(tmp_path: Path) -> None:
+    """Issue 29: at 80x24 the regression step's "(counted: b = 9, c = 3)" broke as "b" / "= 9"."""
+    app = open_app(copy_sample("agent-suite", tmp_path / "ws"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await keys("c")(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        screen.query_one("#steps", OptionList).highlighted = 4  # regression
+        await settled(pilot)
+        facts = screen.query_one("#step-facts", Static)
+        shown = plain(facts.content, width=facts.content_region.width).replace("\u00a0", " ")
+        assert "counted:" in shown
+        assert "b = 9" in shown and "c = 3" in shown, shown

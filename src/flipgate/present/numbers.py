@@ -20,6 +20,8 @@ from fractions import Fraction
 from flipgate.core.exact import Number, written
 from flipgate.core.gate.mcnemar import format_p
 
+NO_BREAK = "\u00a0"
+
 MAX_DIGITS = 12  # past this a float and its boundary are the same number, as far as anyone reads
 AMOUNT_PLACES = 6  # a millionth of a currency unit: past any price a team writes
 
@@ -42,6 +44,11 @@ def p_beside(p: float, boundary: float) -> str:
         if _p_same_side(shown, p, boundary):
             return shown
     return shown
+
+
+def labelled(label: str, value: object) -> str:
+    """`b = 9` joined by no-break spaces: a figure that a wrap never parts from its label."""
+    return f"{label}{NO_BREAK}={NO_BREAK}{value}"
 
 
 def signed_points(points: float) -> str:

@@ -59,6 +59,7 @@ from flipgate.core.triage.stale import (
 )
 from flipgate.core.triage.step import TriageStep
 from flipgate.present.judge import PROPOSE_COMMAND, flip_rate_text
+from flipgate.present.numbers import labelled
 from flipgate.present.reasons import sentence
 from flipgate.present.sources import cell_split
 
@@ -419,7 +420,8 @@ def _(s: StaleFindings) -> str:
 
 @fact_line.register
 def _(f: FlippedCases) -> Line:
-    return "flipped cases", f"{f.flips}, listed ones included (counted: b = {f.b}, c = {f.c})"
+    counted = f"{labelled('b', f.b)}, {labelled('c', f.c)}"
+    return "flipped cases", f"{f.flips}, listed ones included (counted: {counted})"
 
 
 @fact_line.register

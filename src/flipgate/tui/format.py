@@ -7,9 +7,12 @@ so a colour-blind reviewer (or a monochrome terminal) reads the same screen.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.text import Text
 
 from flipgate.core.gate.outcomes import OUTCOME_WORDS
@@ -97,3 +100,33 @@ def _cells(text: str, width: int) -> str:
             break
         out.append(char)
     return "".join(out)
+
+
+_WORD = re.compile(r"[^ ]+ *")  # a word and the ordinary spaces after it: a no-break space joins
+
+
+class Unparted:
+    """`text` wrapped at its ordinary spaces only, so that what a no-break space joins (`b = 9`,
+    `present.numbers.labelled`) stays on one line: Rich breaks at any whitespace, that one too.
+    A run wider than the whole column is still folded."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        for line in self.text.split("\n", allow_blank=True):
+            breaks, used = [], 0
+            for word in _WORD.finditer(line.plain):
+                if used and used + cell_len(word.group().rstrip(" ")) > options.max_width:
+                    breaks.append(word.start())
+                    used = 0
+                used += cell_len(word.group())
+            for part in line.divide(breaks):
+                part.rstrip()
+                yield part
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        lines = self.text.plain.split("\n")
+        runs = [run for line in lines for run in line.split(" ")]
+        widest = max(map(cell_len, lines))
+        return Measurement(max(map(cell_len, runs)), widest).with_maximum(options.max_width)

@@ -38,7 +38,7 @@ from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES, fact_line, placements, summary_of
 from flipgate.session import Comparison, triage
 from flipgate.tui.bindings import bindings_for, shown_keys
-from flipgate.tui.format import VERDICT_SYMBOL, literal
+from flipgate.tui.format import VERDICT_SYMBOL, Unparted, literal
 from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
 from flipgate.tui.reach import Shown
 from flipgate.tui.review import Reviewed, log_of
@@ -484,7 +484,7 @@ def _facts_table(step: TriageStep, label_width: int) -> Table:
     table.add_column(style="bold", max_width=label_width, overflow="fold")
     table.add_column(ratio=1, overflow="fold")
     for label, value in map(fact_line, step.facts[:SHOWN]):
-        table.add_row(literal(label), literal(value))
+        table.add_row(literal(label), Unparted(literal(value)))
     if len(step.facts) > SHOWN:
         table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))
     return table
