@@ -18,8 +18,10 @@ from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
 from flipgate.tui.screens.flaky import FlakyForm, FlakyScreen
+from tests.conftest import copy_sample
+from tests.tui.test_app import plain
 
-from .conftest import on_top, settled
+from .conftest import keys, on_top, open_app, settled
 
 TODAY = date(2026, 11, 24)
 KEY = {"model": "m1"}
@@ -157,3 +159,25 @@ async def test_a_full_disk_is_shown_in_the_form_and_the_app_runs_on(
         assert pilot.app.is_running
     assert path.read_text() == FLAKY
     assert [p.name for p in tmp_path.iterdir()] == ["flaky.yaml"]
+
+
+async def test_free_text_is_cut_with_an_ellipsis_to_the_width_and_shown_whole_on_focus(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: at 80 columns the reason ran off the screen, cut with no sign of it."""
+    app = open_app(copy_sample("agent-suite", tmp_path / "ws"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await keys("f")(pilot)
+        screen = app.screen
+        assert isinstance(screen, FlakyScreen) and screen.report is not None
+        reason = screen.report.entries[0].entry.reason
+        entries = screen.query_one("#flaky-entries", DataTable)
+        proposals = screen.query_one("#flaky-proposals", DataTable)
+        shown = entries.get_row_at(0)[4].plain
+        assert shown.endswith("…") and reason.startswith(shown[:-1])
+        assert proposals.get_row_at(0)[2].plain.endswith("…")
+        assert entries.max_scroll_x == proposals.max_scroll_x == 0  # nothing off the screen
+        assert reason in plain(screen.query_one("#flaky-detail", Static).content)
+        await pilot.resize_terminal(140, 45)
+        await settled(pilot)
+        assert entries.get_row_at(0)[4].plain == reason  # room for it whole now

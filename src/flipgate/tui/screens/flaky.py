@@ -9,7 +9,7 @@ stays as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -127,6 +127,31 @@ class FlakyForm(ModalScreen[str | None]):
         self.dismiss(None)
 
 
+MIN_LAST = 12  # cells the free-text column keeps however narrow the screen: a word or two and "…"
+
+
+def _fill(
+    table: DataTable[RenderableType], rows: Sequence[tuple[Text, ...]], keys: Sequence[str]
+) -> None:
+    """`rows` in `table`, its cursor kept, and the last column (a reason, evidence: free text) cut
+    with "…" to the width the others leave it, so that no row runs off the screen; the detail
+    under the tables shows the focused row's in full."""
+    cursor, pad = table.cursor_row, 2 * table.cell_padding
+    labels = [column.label for column in table.columns.values()]
+    used = sum(
+        max([label.cell_len, *(row[i].cell_len for row in rows)]) + pad
+        for i, label in enumerate(labels[:-1])
+    )
+    room = table.content_region.width - table.styles.scrollbar_size_vertical - used - pad
+    table.clear()
+    for key, (*fixed, free) in zip(keys, rows, strict=True):
+        cut = free.copy()
+        cut.truncate(max(room, MIN_LAST), overflow="ellipsis")
+        table.add_row(*fixed, cut, key=key)
+    if rows:
+        table.move_cursor(row=min(cursor, len(rows) - 1))
+
+
 class FlakyScreen(Screen[None]):
     """The flaky list at `flaky_path`, judged against the open runs and the baseline's repeats.
 
@@ -202,6 +227,10 @@ class FlakyScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return waiting(self, action)
 
+    def on_resize(self) -> None:
+        if self.report is not None:  # the free text cut again to the new width, once laid out
+            self.call_after_refresh(self._show)
+
     # ------------------------------------------------------------------ computing
 
     @property
@@ -268,28 +297,33 @@ class FlakyScreen(Screen[None]):
             self._status(self.problem, error=True)
 
         entries = self.query_one("#flaky-entries", DataTable)
-        entries.clear()
-        for row in report.entries if report else ():
-            entries.add_row(
+        listed = [
+            (
                 literal(row.entry.case),
                 literal(row.entry.owner),
                 Text(f"{row.age_days} d", justify="right", end=""),
                 Text(", ".join(row.flags) or "—", style="bold" if row.flags else "dim", end=""),
                 literal(row.entry.reason),
-                key=row.entry.case,
             )
+            for row in (report.entries if report else ())
+        ]
+        _fill(entries, listed, [row.entry.case for row in report.entries] if report else [])
         caption = "Listed" if report is None else f"Listed ({len(report.entries)})"
         self.query_one("#entries-caption", Static).update(caption)
 
-        proposals = self.query_one("#flaky-proposals", DataTable)
-        proposals.clear()
-        for entry in proposal.entries if proposal else ():
-            proposals.add_row(
-                literal(entry.case),
-                Text(str(entry.record.flips), justify="right", end=""),
-                literal(entry.evidence),
-                key=entry.case,
-            )
+        proposed = list(proposal.entries) if proposal else []
+        _fill(
+            self.query_one("#flaky-proposals", DataTable),
+            [
+                (
+                    literal(entry.case),
+                    Text(str(entry.record.flips), justify="right", end=""),
+                    literal(entry.evidence),
+                )
+                for entry in proposed
+            ],
+            [entry.case for entry in proposed],
+        )
         self.query_one("#proposals-caption", Static).update(self._proposals_caption())
         self._show_detail()
 
