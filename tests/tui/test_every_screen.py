@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList
 from textual_fastdatatable import DataTable as FastTable
@@ -21,6 +22,7 @@ from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.widgets.key_bar import KeyBar
 from tests.conftest import copy_sample
 from tests.tui.conftest import on_top, open_app, settled
 
@@ -49,6 +51,22 @@ async def test_enter_on_a_case_calibration_lists_opens_it(tmp_path: Path) -> Non
         assert case.cases == screen.calibration.flipped  # n and p walk the list
         await walk(pilot, "escape")
         assert on_top(app) is screen
+
+
+async def test_calibration_at_80x24_offers_export_and_shows_its_flipped_list(
+    tmp_path: Path,
+) -> None:
+    """Issue 29: at 80 columns the footer left `x` out, and the list sat below the fold."""
+    app = open_app(copy_sample("agent-suite", tmp_path / "ws"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk(pilot, "k")
+        screen = app.screen
+        assert isinstance(screen, CalibrationScreen)
+        footer = str(screen.query_one(KeyBar).render())
+        assert " x Export CSV " in footer and " w Write proposal " in footer, footer
+        flipped = screen.query_one("#flipped", OptionList)
+        page = screen.query_one(VerticalScroll).region
+        assert flipped.has_focus and page.contains_region(flipped.region)
 
 
 async def test_enter_on_a_retirement_proposal_opens_its_case(tmp_path: Path) -> None:

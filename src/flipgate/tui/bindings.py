@@ -8,7 +8,7 @@ the others. The ids let a user remap a key (`keymap:` in the settings file, appl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -237,8 +237,11 @@ WHERE = {
 }
 
 
-def priority(binding_id: str | None) -> int:
-    """The footer's priority of a binding (1 first); a binding not of this list (Textual's) last."""
+def priority(binding_id: str | None, first: Collection[str] = ()) -> int:
+    """The footer's priority of a binding (1 first); a binding not of this list (Textual's) last;
+    one of `first` (the ids a screen raises: `KeyBar`) 1."""
+    if binding_id in first:
+        return 1
     entry = BY_ID.get(binding_id or "")
     return entry.priority if entry is not None else 3
 

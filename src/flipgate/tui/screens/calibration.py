@@ -51,6 +51,7 @@ from flipgate.tui.widgets.key_bar import KeyBar
 
 class CalibrationScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("calibration")
+    FOOTER_FIRST = ("export-csv",)  # the pairs' table is what a reviewer takes away from here
     TERMS = CALIBRATION_TERMS
     DEFAULT_CSS = """
     CalibrationScreen #calibration-header { height: auto; padding: 0 1; background: $boost; }
@@ -123,8 +124,13 @@ class CalibrationScreen(Screen[None]):
             ),
             id="flipped",
         )
-        self.call_after_refresh(listed.focus)
+        self.call_after_refresh(self._reach, listed)
         return [Static(title, id="flipped-title"), listed]
+
+    def _reach(self, listed: OptionList) -> None:
+        """The list focused and scrolled into view: at 80x24 it sits below the pairs' table."""
+        listed.focus(scroll_visible=False)
+        listed.scroll_visible(animate=False)
 
     @on(OptionList.OptionSelected, "#flipped")
     def _open(self, event: OptionList.OptionSelected) -> None:

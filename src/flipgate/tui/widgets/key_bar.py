@@ -9,7 +9,8 @@ line of text, redrawn in place without a new layout.
 When the line is too short for every key, the keys of the lowest priority go first (`bindings.
 priority`: what the screen is for stays, then what a reviewer does often), the last of a
 priority before the first; a key is shown whole or not at all, and help (`?`, which lists
-every key) always stays.
+every key) always stays. A screen names in `FOOTER_FIRST` the app-wide keys (binding ids) that are
+what it is for there, of the first priority on it (calibration: `x`, its table exported).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class KeyBar(Widget):
         keys: dict[str, tuple[Content, int]] = {}
         palette: Content | None = None
         offers = getattr(self.screen, "offers", None)  # a screen may leave out keys of no use now
+        first = getattr(self.screen, "FOOTER_FIRST", ())  # and raise an app-wide key it is for
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             if offers is not None and not offers(binding.action):
                 continue
@@ -59,7 +61,7 @@ class KeyBar(Widget):
             if binding.action in PALETTE_ACTIONS:
                 palette = entry
             elif binding.show and binding.action not in keys:
-                rank = 0 if binding.action in HELP_ACTIONS else priority(binding.id)
+                rank = 0 if binding.action in HELP_ACTIONS else priority(binding.id, first)
                 keys[binding.action] = (entry, rank)
         if palette is None or not self.app.ENABLE_COMMAND_PALETTE:
             return fit(keys, self.size.width)
