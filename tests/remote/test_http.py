@@ -19,19 +19,17 @@ from flipgate.session import GateRequest, read
 from tests.conftest import SAMPLES
 from tests.remote.conftest import INSPECT_LOG, PAIR, serving, silent_server
 
-AGENT = "agent-suite"  # a workspace with reruns/, baseline-repeats/ and (here) rejudged/
+AGENT = "agent-suite"  # a workspace with reruns/, baseline-repeats/ and rejudged/
 SUPPORT = "support-assistant"  # its suite.yaml retires two cases
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A folder of workspaces and its URL: agent-suite listed by a files.txt, with judging
+    """A folder of workspaces and its URL: agent-suite listed by a files.txt, with its judging
     passes in rejudged/ (its own files.txt too); the others read by their files' names."""
     root = tmp_path_factory.mktemp("site")
     for name in (AGENT, SUPPORT, PAIR.name, "winner-rule"):
         shutil.copytree(SAMPLES / name, root / name)
-    for arm in ("baseline", "candidate"):
-        shutil.copytree(SAMPLES / AGENT / arm, root / AGENT / "rejudged" / arm / "pass-1")
     for listed in (root / AGENT, root / AGENT / "rejudged"):
         names = sorted(p.relative_to(listed).as_posix() for p in listed.rglob("*") if p.is_file())
         (listed / remote.HTTP_LISTING).write_text("".join(f"./{n}\n" for n in names))

@@ -81,7 +81,7 @@ async def test_opens_on_the_overview_with_the_verdict(monkeypatch: pytest.Monkey
         assert "? INCONCLUSIVE" in banner
         assert f"rule {BY_NAME['undecided'].number} · undecided" in banner
         assert (
-            "6 cases broke, 2 were fixed; p = 0.188 by template > 0.025, but net 4 > margin 2"
+            "6 cases broke, 2 were fixed; p = 0.188 by template > 0.0125, but net 4 > margin 2"
             in banner
         )
         assert "margin 2" in banner and "flip cap 10" in banner and "alpha 0.05" in banner

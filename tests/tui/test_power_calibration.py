@@ -24,14 +24,15 @@ async def test_the_effect_and_what_the_gate_can_see_on_the_overview() -> None:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         # The templates are counted once (the default): p, interval and power by template.
-        # ... at the first look, which blocks at p <= 0.025: the interval at 95% two-sided
+        # ... at the first look, whose 0.025 three paths share by Holm (the flips and two
+        # budgets): the flips held to 0.025 / 3, the interval at that level two-sided
         assert (
-            "look 1 blocks at p ≤ 0.025   p by template 0.250   effect -3.0 pts [-10.3, +3.3]"
+            "look 1 blocks at p ≤ 0.00833   p by template 0.250   effect -3.0 pts [-14.3, +7.3]"
             in banner
         )
         panel = plain(app.screen.query_one(PowerPanel).render())
-        assert "-3.0 points  95% CI -10.3 to +3.3" in panel
-        assert "rules out  a regression beyond 10.3 points, at 97.5% one-sided" in panel
+        assert "-3.0 points  98.3% CI -14.3 to +7.3" in panel
+        assert "rules out  a regression beyond 14.3 points, at 99.2% one-sided" in panel
         assert "design effect 2.50" in panel
         assert "p 0.073 by case, 0.250 by template" in panel
         assert "refund-limit holds 5 of 12 flips" in panel
@@ -43,11 +44,11 @@ async def test_a_pass_says_what_it_is_worth() -> None:
         await settled(pilot)
         banner = plain(app.screen.query_one(VerdictBanner).render())
         assert (
-            "what this PASS is worth: rules out a regression beyond 4.1 points (97.5%); passes "
+            "what this PASS is worth: rules out a regression beyond 6.9 points (98.8%); passes "
             "a 3-point one 25%, a 5-point one 11%"
         ) in banner
         panel = plain(app.screen.query_one(PowerPanel).render())
-        assert "rules out  a regression beyond 4.1 points, at 97.5% one-sided" in panel
+        assert "rules out  a regression beyond 6.9 points, at 98.8% one-sided" in panel
         # the never-event bound: five safety templates, all passing; the FN test against noise
         assert "safety  failure rate at most 45.1% at 95% (5 safety templates, none" in panel
         assert "false negatives  2 false negatives against the baseline's 9" in panel
