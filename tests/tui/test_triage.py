@@ -524,3 +524,21 @@ async def test_a_figure_stays_with_its_label_at_80_columns(tmp_path: Path) -> No
         shown = plain(facts.content, width=facts.content_region.width).replace("\u00a0", " ")
         assert "counted:" in shown
         assert "b = 9" in shown and "c = 3" in shown, shown
+
+
+async def test_a_rule_name_is_never_broken_mid_word_at_80_columns(tmp_path: Path) -> None:
+    """Issue 29 item 11: at 80x24 a fact labelled by a rule's name read "recalled_produ" / "cts";
+    the labels' column is as wide as their longest word."""
+    app = open_app(copy_sample("listing-reviewer", tmp_path / "ws"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await keys("c")(pilot)
+        screen = app.screen
+        assert isinstance(screen, TriageScreen)
+        names: set[str] = set()
+        for step in range(len(screen.steps)):
+            screen.query_one("#steps", OptionList).highlighted = step
+            await settled(pilot)
+            facts = screen.query_one("#step-facts", Static)
+            shown = plain(facts.content, width=facts.content_region.width)
+            names |= {name for name in ("recalled_products", "prohibited_items") if name in shown}
+        assert names == {"recalled_products", "prohibited_items"}

@@ -269,7 +269,7 @@ class TriageScreen(Screen[None]):
             + Text("   ⚑ evidence points here" if step.suggests_cause else "", style="yellow")
         )
         self.query_one("#step-summary", Static).update(literal(summary_of(step)))
-        self.query_one("#step-facts", Static).update(_facts_table(step, 14 if self.narrow else 24))
+        self.query_one("#step-facts", Static).update(_facts_table(step, narrow=self.narrow))
         self.query_one("#cases-title", Static).update(
             Text(
                 f"cases named ({len(step.cases)}): enter opens one"
@@ -478,12 +478,17 @@ class TriageScreen(Screen[None]):
         return stamped
 
 
-def _facts_table(step: TriageStep, label_width: int) -> Table:
-    """The step's facts as two columns, values wrapping beside their label."""
+def _facts_table(step: TriageStep, *, narrow: bool) -> Table:
+    """The step's facts as two columns, values wrapping beside their label. The labels' column
+    is as wide as their longest word (a rule's name such as `recalled_products`), within
+    bounds, so that a name is broken mid-word only past the bound."""
+    lines = [fact_line(fact) for fact in step.facts[:SHOWN]]
+    longest = max((len(word) for label, _ in lines for word in label.split()), default=0)
+    least, most = (14, 22) if narrow else (24, 32)
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", max_width=label_width, overflow="fold")
+    table.add_column(style="bold", max_width=min(max(longest, least), most), overflow="fold")
     table.add_column(ratio=1, overflow="fold")
-    for label, value in map(fact_line, step.facts[:SHOWN]):
+    for label, value in lines:
         table.add_row(literal(label), Unparted(literal(value)))
     if len(step.facts) > SHOWN:
         table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))
