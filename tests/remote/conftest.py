@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -244,13 +244,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
 @contextmanager
 def serving(folder: Path) -> Iterator[str]:
     """`folder` served over plain HTTP on 127.0.0.1 (no listing is read: `files.txt` or names)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(QuietHandler, directory=str(folder)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _on_loopback(partial(QuietHandler, directory=str(folder))) as url:
+        yield url
 
 
 @contextmanager
@@ -265,7 +260,14 @@ def answering(code: int) -> Iterator[str]:
 
         do_HEAD = do_GET
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Answering)
+    with _on_loopback(Answering) as url:
+        yield url
+
+
+@contextmanager
+def _on_loopback(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """An HTTP server on a free port of 127.0.0.1, in a thread, for the `with` block: its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
