@@ -14,7 +14,7 @@ from flipgate.core.gate.compare import compare
 from flipgate.core.gate.mcnemar import mcnemar_p
 from flipgate.core.gate.power import FlipRule
 from flipgate.core.gate.rerun_price import (
-    CaseRates,
+    Chance,
     flip_chances,
     majority_passes,
     price,
@@ -36,7 +36,18 @@ def verdict(b: int, c: int, rule: FlipRule) -> str:
     return "INCONCLUSIVE"
 
 
-def brute_force(rates: list[CaseRates], runs: int, rule: FlipRule) -> float:
+# a flipped case's chance that one repetition passes: (baseline, candidate)
+Rates = list[tuple[float, float]]
+
+
+def chance(rates: Rates, runs: int, rule: FlipRule) -> Chance:
+    """The price's chance of one plan, from the rates as pairs."""
+    base, cand = (np.array(arm) for arm in zip(*rates, strict=True))
+    broke, fixed = flip_chances(base, cand, [runs])
+    return resolve_chance(broke[0], fixed[0], rule)
+
+
+def brute_force(rates: Rates, runs: int, rule: FlipRule) -> float:
     """Every outcome of every repetition of every case, weighed and judged."""
     per_case = []
     for r in rates:
@@ -44,7 +55,7 @@ def brute_force(rates: list[CaseRates], runs: int, rule: FlipRule) -> float:
         for base in itertools.product((0, 1), repeat=runs):
             for cand in itertools.product((0, 1), repeat=runs):
                 weight = 1.0
-                for passed, rate in ((base, r.baseline), (cand, r.candidate)):
+                for passed, rate in zip((base, cand), r, strict=True):
                     for x in passed:
                         weight *= rate if x else 1 - rate
                 bp, cp = 2 * sum(base) > runs, 2 * sum(cand) > runs
@@ -61,10 +72,9 @@ def brute_force(rates: list[CaseRates], runs: int, rule: FlipRule) -> float:
     return resolved
 
 
-def simulate(rates: list[CaseRates], runs: int, rule: FlipRule, draws: int, seed: int) -> float:
+def simulate(rates: Rates, runs: int, rule: FlipRule, draws: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
-    base = np.array([r.baseline for r in rates])
-    cand = np.array([r.candidate for r in rates])
+    base, cand = (np.array(arm) for arm in zip(*rates, strict=True))
     resolved = 0
     for _ in range(draws):
         bp = (rng.random((runs, len(rates))) < base).sum(axis=0) * 2 > runs
@@ -83,10 +93,10 @@ def test_majority_with_a_tie_failing() -> None:
 @pytest.mark.parametrize("runs", [1, 2, 3])
 def test_the_exact_chance_is_the_brute_force_one(runs: int) -> None:
     rule = FlipRule(alpha=0.25, margin=0, flip_cap=1)  # a small rule, so every branch is met
-    rates = [CaseRates("a", 0.9, 0.2), CaseRates("b", 0.6, 0.5), CaseRates("c", 0.3, 0.7)]
-    chance = resolve_chance(*flip_chances(rates, runs), rule)
-    assert chance.method == "exact"
-    assert chance.resolves == pytest.approx(brute_force(rates, runs, rule), abs=1e-12)
+    rates = [(0.9, 0.2), (0.6, 0.5), (0.3, 0.7)]
+    found = chance(rates, runs, rule)
+    assert found.method == "exact"
+    assert found.resolves == pytest.approx(brute_force(rates, runs, rule), abs=1e-12)
 
 
 @pytest.mark.parametrize(("cases", "tolerance"), [(24, 0.02), (400, 0.03)])
@@ -94,16 +104,13 @@ def test_the_chance_holds_in_simulation(cases: int, tolerance: float) -> None:
     """The exact convolution (24 cases) and the normal approximation (400) against reruns drawn
     repetition by repetition: within four standard errors of 2,000 draws, or the tolerance."""
     rng = np.random.default_rng(7)
-    rates = [
-        CaseRates(f"c{i}", float(rng.uniform(0.4, 0.95)), float(rng.uniform(0.2, 0.8)))
-        for i in range(cases)
-    ]
+    rates = [(float(rng.uniform(0.4, 0.95)), float(rng.uniform(0.2, 0.8))) for _ in range(cases)]
     rule = FlipRule(alpha=0.05, margin=2, flip_cap=cases // 4)
-    chance = resolve_chance(*flip_chances(rates, 3), rule)
+    found = chance(rates, 3, rule)
     simulated = simulate(rates, 3, rule, draws=2000, seed=11)
     error = (simulated * (1 - simulated) / 2000) ** 0.5
-    assert abs(chance.resolves - simulated) <= max(4 * error, tolerance)
-    assert chance.method == ("exact" if cases <= 300 else "normal")
+    assert abs(found.resolves - simulated) <= max(4 * error, tolerance)
+    assert found.method == ("exact" if cases <= 300 else "normal")
 
 
 def _rows(case: str, passes: list[bool], cost: float | None) -> list[dict[str, object]]:
@@ -131,7 +138,7 @@ def test_the_plan_is_priced_from_the_runs_usage(tmp_path: Path) -> None:
     assert comparison.result.verdict == "INCONCLUSIVE"
     cases = [case for case, _ in comparison.result.flipped]
     priced = price(
-        {"baseline": base, "candidate": cand}, comparison.reps, cases, 5, RULE, target=0.8
+        {"baseline": base, "candidate": cand}, comparison.cases, cases, 5, RULE, target=0.8
     )
     plan = priced.plan
     assert (plan.runs, plan.cases, plan.repetitions) == (5, 7, 70)
@@ -139,7 +146,7 @@ def test_the_plan_is_priced_from_the_runs_usage(tmp_path: Path) -> None:
     assert plan.usage["baseline"].cost_usd == pytest.approx(5 * (6 * 0.02 + arm_mean))
     assert plan.usage["candidate"].cost_usd is None  # the candidate records no usage
     assert plan.cost_usd is None
-    assert [r.baseline for r in priced.rates][:2] == [pytest.approx(2 / 3)] * 2
+    assert priced.rates["baseline"].to_list()[:2] == [pytest.approx(2 / 3)] * 2
     if priced.cheapest is not None:
         assert priced.cheapest.chance.resolves >= 0.8
         assert priced.cheapest.runs % 2 == 1

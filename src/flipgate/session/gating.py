@@ -124,7 +124,7 @@ def priced(comparison: Comparison, target: float) -> Comparison:
     boundary = result.alpha if escalation.boundary is None else escalation.boundary
     plan = price(
         {"baseline": comparison.baseline, "candidate": comparison.candidate},
-        comparison.reps,
+        comparison.cases,
         escalation.cases,
         escalation.runs,
         FlipRule(boundary, result.margin, result.flip_cap, comparison.spec.test),
