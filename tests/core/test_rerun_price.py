@@ -5,14 +5,17 @@ gate's own test; its usage from the runs' own fields."""
 from __future__ import annotations
 
 import itertools
+import math
+import statistics
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from flipgate.core.gate.compare import compare
-from flipgate.core.gate.mcnemar import mcnemar_p
-from flipgate.core.gate.power import FlipRule
+from flipgate.core.gate.mcnemar import FlipTest, flip_p, mcnemar_p
+from flipgate.core.gate.power import FlipRule, critical_flips
 from flipgate.core.gate.rerun_price import (
     Chance,
     flip_chances,
@@ -21,7 +24,9 @@ from flipgate.core.gate.rerun_price import (
     resolve_chance,
 )
 from flipgate.core.gate.spec import default_spec
+from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
+from flipgate.core.vocab import Arm
 from tests.conftest import write_run
 
 RULE = FlipRule(alpha=0.05, margin=2, flip_cap=10)
@@ -150,3 +155,189 @@ def test_the_plan_is_priced_from_the_runs_usage(tmp_path: Path) -> None:
     if priced.cheapest is not None:
         assert priced.cheapest.chance.resolves >= 0.8
         assert priced.cheapest.runs % 2 == 1
+
+
+# --------------------------------------------------------------------------- the price, plainly
+
+Row = dict[str, object]
+
+
+def _random_arm(rng: np.random.Generator, cases: list[str], *, tokens: bool) -> list[Row]:
+    """One to three repetitions a case: a tenth infra (no verdict, its usage not the case's), the
+    usage fields each recorded on seven repetitions in ten (tokens not at all without `tokens`),
+    and a case of infra only (no gradable repetition)."""
+    rows: list[Row] = []
+    for case in cases:
+        for rep in range(int(rng.integers(1, 4))):
+            row: Row = {"case": case, "rep": rep}
+            if case == "all-infra" or rng.random() < 0.1:
+                row |= {"status": "infra", "infra": "timeout"}
+            else:
+                row["passed"] = bool(rng.random() < 0.6)
+            if rng.random() < 0.7:
+                row["cost_usd"] = round(float(rng.uniform(0.001, 0.05)), 4)
+            if tokens and rng.random() < 0.7:
+                row["tokens"] = int(rng.integers(100, 5000))
+            rows.append(row)
+    return rows
+
+
+def _gradable(rows: list[Row]) -> list[Row]:
+    return [row for row in rows if row.get("status", "ok") == "ok"]
+
+
+def _plain_usage(rows: list[Row], cases: list[str], runs: int) -> tuple[float | None, ...]:
+    """(tokens, cost) of `runs` repetitions of each case: per case the mean of its gradable
+    repetitions' recorded usage, else the arm's mean of them; None where none is recorded."""
+    found: list[float | None] = []
+    for field in ("tokens", "cost_usd"):
+        recorded = [row for row in _gradable(rows) if row.get(field) is not None]
+        if not recorded:
+            found.append(None)
+            continue
+        arm_mean = statistics.fmean(float(row[field]) for row in recorded)  # type: ignore[arg-type]
+        total = 0.0
+        for case in cases:
+            own = [float(row[field]) for row in recorded if row["case"] == case]  # type: ignore[arg-type]
+            total += statistics.fmean(own) if own else arm_mean
+        found.append(runs * total)
+    return tuple(found)
+
+
+def _plain_rate(rows: list[Row], case: str) -> float:
+    graded = [bool(row["passed"]) for row in _gradable(rows) if row["case"] == case]
+    return (sum(graded) + 1) / (len(graded) + 2)
+
+
+def _plain_majority(rate: float, runs: int) -> float:
+    return sum(
+        math.comb(runs, j) * rate**j * (1 - rate) ** (runs - j)
+        for j in range(runs // 2 + 1, runs + 1)
+    )
+
+
+def _plain_chance(rates: Rates, runs: int, rule: FlipRule) -> Chance:
+    majority = [(_plain_majority(a, runs), _plain_majority(b, runs)) for a, b in rates]
+    broke = np.array([a * (1 - b) for a, b in majority])
+    fixed = np.array([(1 - a) * b for a, b in majority])
+    return resolve_chance(broke, fixed, rule)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_price_is_the_plain_computation_of_the_plan(tmp_path: Path, seed: int) -> None:
+    """Every figure of the priced plan against the model written out case by case: cases with
+    and without gradable repetitions, usage fields recorded on some repetitions only, an arm
+    with no tokens, a case in neither run."""
+    rng = np.random.default_rng(seed)
+    suite = [f"c{i}" for i in range(40)] + ["all-infra"]
+    base_rows = _random_arm(rng, suite, tokens=True)
+    cand_rows = _random_arm(rng, suite, tokens=False)
+    base = load_run(write_run(tmp_path / "b", base_rows))
+    cand = load_run(write_run(tmp_path / "c", cand_rows))
+    comparison = compare(base, cand, default_spec())
+    cases = [*rng.choice(suite, size=25, replace=False).tolist(), "in-neither"]
+    rule = FlipRule(alpha=0.2, margin=1, flip_cap=6)
+    priced = price({"baseline": base, "candidate": cand}, comparison.cases, cases, 5, rule, 0.5)
+
+    rates = [(_plain_rate(base_rows, case), _plain_rate(cand_rows, case)) for case in cases]
+    assert priced.rates["case"].to_list() == cases
+    for i, column in enumerate(("baseline", "candidate")):
+        assert priced.rates[column].to_list() == pytest.approx([r[i] for r in rates], abs=1e-15)
+    for plan in filter(None, (priced.plan, priced.cheapest)):
+        arms: tuple[tuple[Arm, list[Row]], ...] = (
+            ("baseline", base_rows),
+            ("candidate", cand_rows),
+        )
+        for arm, rows in arms:
+            tokens, cost = _plain_usage(rows, cases, plan.runs)
+            usage = plan.usage[arm]
+            assert usage.repetitions == plan.runs * len(cases)
+            assert usage.tokens == (None if tokens is None else pytest.approx(tokens, abs=1))
+            assert usage.cost_usd == (None if cost is None else pytest.approx(cost, rel=1e-12))
+        expected = _plain_chance(rates, plan.runs, rule)
+        assert plan.chance.resolves == pytest.approx(expected.resolves, abs=1e-12)
+        assert plan.chance.block == pytest.approx(expected.block, abs=1e-12)
+    assert priced.plan.usage["candidate"].tokens is None  # the candidate records none
+    reaching = [r for r in range(1, 26, 2) if _plain_chance(rates, r, rule).resolves >= 0.5]
+    assert (priced.cheapest and priced.cheapest.runs) == (reaching[0] if reaching else None)
+
+
+def _stacked_chance(broke: np.ndarray, fixed: np.ndarray, rule: FlipRule) -> tuple[float, float]:
+    """The normal approximation as first written: a grid of stacked offsets for einsum, and every
+    lattice point's critical b looked up from 0 flips."""
+    n = len(broke)
+    mean = np.array([broke.sum(), fixed.sum()])
+    cov = np.array(
+        [
+            [(broke * (1 - broke)).sum(), -(broke * fixed).sum()],
+            [-(broke * fixed).sum(), (fixed * (1 - fixed)).sum()],
+        ]
+    )
+    sd = np.sqrt(np.maximum(np.diag(cov), 1e-12))
+    axes = [
+        np.arange(max(0, math.floor(m - 8 * d)), min(n, math.ceil(m + 8 * d)) + 1)
+        for m, d in zip(mean, sd, strict=True)
+    ]
+    b, c = np.meshgrid(*axes, indexing="ij")
+    offsets = np.stack([b - mean[0], c - mean[1]], axis=-1)
+    inverse = np.linalg.inv(cov + np.eye(2) * 1e-9)
+    density = np.exp(-0.5 * np.einsum("...i,ij,...j->...", offsets, inverse, offsets))
+    density /= density.sum()
+    crit = np.array(critical_flips(0, n, rule.alpha, rule.test))
+    block = (b + c <= n) & (b >= crit[np.minimum(b + c, n)])
+    passes = ~block & (b - c <= rule.margin) & (b <= rule.flip_cap)
+    return float(density[block].sum()), float(density[passes].sum())
+
+
+@pytest.mark.parametrize("test", ["exact", "mid_p"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_lattice_is_the_stacked_grid_s(seed: int, test: FlipTest) -> None:
+    """The normal approximation's lattice, broadcast and cut by row, against the stacked grid
+    it replaced, on rules whose BLOCK and PASS regions cross the bulk of the lattice."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(301, 900))
+    broke = rng.uniform(0.05, 0.4, n)
+    fixed = rng.uniform(0.0, 0.3, n)
+    b, c = round(broke.sum()), round(fixed.sum())
+    spread = math.isqrt(b + c)
+    # BLOCK at about the expected flips' p, PASS a little short of the expected difference
+    rule = FlipRule(flip_p(b, c, test), b - c - spread, b + spread, test)
+    found = resolve_chance(broke, fixed, rule)
+    block, passes = _stacked_chance(broke, fixed, rule)
+    assert found.method == "normal"
+    assert 0.05 < found.block < 0.95 and 0.05 < found.passes < 0.95  # both cut the bulk
+    assert found.block == pytest.approx(block, abs=1e-12)
+    assert found.passes == pytest.approx(passes, abs=1e-12)
+
+
+def test_the_runs_are_read_once_an_arm_whatever_the_plans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fourteen plans priced from one reading of each arm's usage, and each distinct rate's
+    majority chance found once a plan (not once a case)."""
+    from flipgate.core.gate import rerun_price
+
+    rng = np.random.default_rng(5)
+    suite = [f"c{i}" for i in range(60)]
+    base = load_run(write_run(tmp_path / "b", _random_arm(rng, suite, tokens=True)))
+    cand = load_run(write_run(tmp_path / "c", _random_arm(rng, suite, tokens=True)))
+    comparison = compare(base, cand, default_spec())
+    reads: list[str] = []
+    sizes: list[int] = []
+    usage, majority = rerun_price.arm_usage, rerun_price.majority_passes
+
+    def counted_usage(run: Run, cases: Sequence[str]) -> dict[str, float | None]:
+        reads.append(run.run_id)
+        return usage(run, cases)
+
+    def counted_majority(rate: np.ndarray, runs: int) -> np.ndarray:
+        sizes.append(len(rate))
+        return majority(rate, runs)
+
+    monkeypatch.setattr(rerun_price, "arm_usage", counted_usage)
+    monkeypatch.setattr(rerun_price, "majority_passes", counted_majority)
+    priced = price({"baseline": base, "candidate": cand}, comparison.cases, suite, 4, RULE, 1.0)
+    assert priced.cheapest is None  # no plan reaches a certainty: every plan was priced
+    assert sorted(reads) == ["b", "c"]
+    distinct = max(len(set(priced.rates[arm].to_list())) for arm in ("baseline", "candidate"))
+    assert len(sizes) == 2 * 14 and max(sizes) <= distinct < len(suite)

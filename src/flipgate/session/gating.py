@@ -13,6 +13,7 @@ from typing import TypedDict
 
 from flipgate.core.gate.attempts import Earlier
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
+from flipgate.core.gate.family import Family
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import GateBase
@@ -116,21 +117,35 @@ def priced(comparison: Comparison, target: float) -> Comparison:
     """`comparison` with its rerun plan priced (on a full run's INCONCLUSIVE; else as it is):
     what the plan takes, its chance to resolve the verdict, the cheapest plan reaching `target`.
 
-    The chance is taken at the boundary the next look is held to (the looks share alpha)."""
+    The chance is taken at the boundary the flips are held to at the next look: the looks share
+    alpha (looks.py), and at that look the paths to BLOCK share its boundary (family.py)."""
     escalation = comparison.result.escalation
     if escalation is None or escalation.action != "rerun_flipped" or escalation.runs is None:
         return comparison
     result = comparison.result
-    boundary = result.alpha if escalation.boundary is None else escalation.boundary
+    level = comparison.spec.boundary(result.look + 1)  # the next look's, as the escalation's
     plan = price(
         {"baseline": comparison.baseline, "candidate": comparison.candidate},
         comparison.cases,
         escalation.cases,
         escalation.runs,
-        FlipRule(boundary, result.margin, result.flip_cap, comparison.spec.test),
+        FlipRule(
+            flips_share(result.family, level), result.margin, result.flip_cap, comparison.spec.test
+        ),
         target,
     )
     return replace(comparison, rerun_price=plan)
+
+
+def flips_share(family: Family | None, level: float) -> float:
+    """The boundary the flips are held to at a look whose boundary is `level`, among the same
+    paths to BLOCK as `family`'s: under Holm, level / m for m paths, or more only when another
+    path blocks there, and so BLOCKs the gate whatever the flips; under `per_path`, or with the
+    flips alone, the whole of it. Their p at that look are not known before its reruns are, so
+    this is the boundary the plan's chance to resolve counts on."""
+    if family is None or family.rule == "per_path":
+        return level
+    return level / len(family.paths)
 
 
 def rank(request: GateRequest, progress: Progress = silent) -> Ranking:
