@@ -157,8 +157,11 @@ def case_rates(cases: pl.DataFrame, flipped: Sequence[str]) -> pl.DataFrame:
         passes, gradable = map(pl.col, counts[arm])
         return ((passes + 1) / (gradable + 2)).fill_null(0.5).alias(arm)
 
-    per_case = cases.select("case", *counts["baseline"], *counts["candidate"])
-    return _in_order(_frame(flipped), per_case, pl.col("case"), *map(rate, ARMS))
+    wanted = _frame(flipped)
+    per_case = cases.select("case", *counts["baseline"], *counts["candidate"]).filter(
+        pl.col("case").is_in(wanted["case"].implode())  # first: the join then meets no more
+    )
+    return _in_order(wanted, per_case, pl.col("case"), *map(rate, ARMS))
 
 
 def _frame(cases: Sequence[str]) -> pl.DataFrame:
