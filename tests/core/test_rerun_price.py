@@ -310,6 +310,17 @@ def test_the_lattice_is_the_stacked_grid_s(seed: int, test: FlipTest) -> None:
     assert found.passes == pytest.approx(passes, abs=1e-12)
 
 
+def test_a_lattice_no_point_of_which_resolves_is_not_weighed() -> None:
+    """Far from both regions (as the million-case pair is) the chance is 0 without a density,
+    as the stacked grid finds it."""
+    rng = np.random.default_rng(9)
+    broke, fixed = rng.uniform(0.2, 0.4, 2000), rng.uniform(0.2, 0.4, 2000)
+    rule = FlipRule(1e-30, -100, 10)  # nothing blocks so near b = c, nothing passes 100 short
+    found = resolve_chance(broke, fixed, rule)
+    assert (found.block, found.passes) == _stacked_chance(broke, fixed, rule) == (0.0, 0.0)
+    assert found.method == "normal"
+
+
 def test_the_runs_are_read_once_an_arm_whatever_the_plans(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

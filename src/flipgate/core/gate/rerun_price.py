@@ -229,6 +229,9 @@ def resolve_chance(broke: np.ndarray, fixed: np.ndarray, rule: FlipRule) -> Chan
         np.arange(max(0, math.floor(m - 8 * d)), min(n, math.ceil(m + 8 * d)) + 1)
         for m, d in zip(mean, sd, strict=True)
     )
+    block, passes = _regions(b, c, n, rule)
+    if not (block.any() or passes.any()):  # no point of the lattice resolves: nothing to weigh
+        return Chance(0.0, 0.0, 0.0, "normal")
     x, y = (b - mean[0])[:, np.newaxis], (c - mean[1])[np.newaxis, :]  # a column and a row
     inverse = np.linalg.inv(cov + np.eye(2) * 1e-9)
     # The quadratic form offset' inverse offset over the lattice, broadcast from the column and
@@ -240,7 +243,6 @@ def resolve_chance(broke: np.ndarray, fixed: np.ndarray, rule: FlipRule) -> Chan
     density *= -0.5
     np.exp(density, out=density)
     density /= density.sum()
-    block, passes = _regions(b, c, n, rule)
     p_block, p_pass = float(density[block].sum()), float(density[passes].sum())
     return Chance(min(1.0, p_block + p_pass), p_block, p_pass, "normal")
 
