@@ -43,8 +43,7 @@ def gate(
     """The gate on the runs read; with rerun results read beside them, applied once more with
     those (the first verdict kept as `result.previous`): one step, or two. `judged` is the
     baseline's side when a ranking already judged it. Without `price` the rerun plan is left
-    unpriced: the app prices it (`priced`) when its screen opens, as pricing takes as long as
-    the rest of the gate at a million cases."""
+    unpriced: the app prices it (`priced`) when its screen opens."""
     progress(PAIRING)
     terms = inputs.terms
     first = compare(

@@ -16,10 +16,11 @@ INCONCLUSIVE again) under the gate's rule, computed from a stated model:
   collapses it; so it flips pass -> fail with A(1 - B) and fail -> pass with (1 - A)B, where A
   and B are the baseline's and candidate's chances to pass;
 - the cases that did not flip keep their cells, so b' and c' come only from the rerun cases;
-- the rule on (b', c'): BLOCK when the exact McNemar p is at most the second look's boundary
-  (`alpha`, a parameter: the plain rule gives spec.alpha, an alpha-spending rule its own), else
-  PASS when b' - c' <= margin and b' <= flip cap, else INCONCLUSIVE. Safety, validity, outcome
-  limits and budgets are not flip counts and are left out.
+- the rule on (b', c'): BLOCK when the exact McNemar p is at most the flips' boundary at the
+  second look (`alpha`, a parameter: the plain rule gives spec.alpha, an alpha-spending rule its
+  own, and under Holm the flips' share of it, session.gating.flips_share), else PASS when
+  b' - c' <= margin and b' <= flip cap, else INCONCLUSIVE. Safety, validity, outcome limits and
+  budgets are not flip counts and are left out.
 
 The distribution of (b', c') is convolved exactly, case by case, up to `EXACT_UP_TO` flipped
 cases; above, it is the bivariate normal with the same means and covariance, taken on the
@@ -27,9 +28,8 @@ integer lattice. `tests/core/test_rerun_price.py` checks both against a brute-fo
 and a simulation that reruns the cases repetition by repetition and applies the gate's test.
 
 The plans priced (the spec's and every odd count up to `MAX_PLAN_RUNS`) differ only in their
-repetitions, so what one repetition of every case takes and each case's rates are found once,
-in one vectorised pass over the flipped cases, and each plan costs a lattice (issue 25): at a
-million cases, 103,071 flipped, the price takes a second of CPU where it took fifteen.
+repetitions, so what one repetition of every case takes and each case's rates are found once, in
+one vectorised pass over the flipped cases, and a plan adds only its lattice (issue 25).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class PlanPrice:
     plan: PricedPlan
     target: float
     cheapest: PricedPlan | None  # None: no plan up to MAX_PLAN_RUNS reaches the target
-    alpha: float  # the second look's boundary the chance was computed at
+    alpha: float  # the flips' boundary at the second look, which the chance was computed at
     rates: pl.DataFrame  # a flipped case a row: `case`, and its `baseline` and `candidate` rate
 
     def to_data(self) -> dict[str, object]:
@@ -165,6 +165,7 @@ def case_rates(cases: pl.DataFrame, flipped: Sequence[str]) -> pl.DataFrame:
 
 
 def _frame(cases: Sequence[str]) -> pl.DataFrame:
+    """`cases` as a frame of one column, `case`, to pick each one's row in order."""
     return pl.DataFrame({"case": list(cases)}, schema={"case": pl.String})
 
 
@@ -200,8 +201,8 @@ def _majority_by_runs(rate: np.ndarray, runs: Sequence[int]) -> np.ndarray:
 
 
 def resolve_chance(broke: np.ndarray, fixed: np.ndarray, rule: FlipRule) -> Chance:
-    """The chance (b', c') resolves under `rule` (its alpha the second look's boundary), where
-    case i adds to b' with chance broke[i] and to c' with fixed[i], independently."""
+    """The chance (b', c') resolves under `rule` (its alpha the flips' boundary at the second
+    look), where case i adds to b' with chance broke[i] and to c' with fixed[i], independently."""
     n = len(broke)
     if n <= EXACT_UP_TO:
         dist = np.zeros((n + 1, n + 1))
