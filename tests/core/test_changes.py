@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
-from flipgate.core.gate.changes import Layout, Runs, question_runs
+from flipgate.core.gate.changes import Layout, Runs, question_runs, side_by_side
 
 RULES = ("r1", "r2", "r3")
 LABELS = ("approve", "escalate", "reject")
@@ -50,3 +51,18 @@ def test_a_word_is_the_narrowest_type_that_holds_its_bits(rules: int, word: type
     layout = Layout(tuple(f"r{i}" for i in range(rules)), LABELS)
     assert layout.word_type is word
     assert len(layout.rules) * layout.width <= np.iinfo(word).bits or len(layout.words) > 1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_arms_side_by_side_are_their_join_on_case(seed: int) -> None:
+    """Placed side by side when both list the same cases in order, else joined: the same rows."""
+    rng = np.random.default_rng(seed)
+    cases = [f"case-{i}" for i in range(int(rng.integers(0, 12)))]
+    base = pl.DataFrame({"case": cases, "asks0": rng.integers(0, 4, len(cases))})
+    cand = base.with_columns(asks0=pl.Series(rng.integers(0, 4, len(cases))))
+    if seed % 3 == 1:
+        cand = cand.sample(fraction=1.0, shuffle=True, seed=seed)
+    elif seed % 3 == 2:
+        cand = cand.filter(pl.Series(rng.random(len(cases)) < 0.7))
+    joined = base.join(cand, on="case", suffix="_cand")
+    assert_frame_equal(side_by_side(base, cand), joined, check_row_order=False)
