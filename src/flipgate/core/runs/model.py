@@ -6,6 +6,10 @@
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
+A rule and a label are categories (`pl.Categorical`, read back as the same strings): a million
+cases make 12M decisions an arm, where strings cost the gate's peak a quarter (bench/README.md).
+A label that is not the run's still reads (the checks name it), so not an `Enum`.
+
 The `line` of a repetition is unique within a run: the gate keys its per-repetition sums by it.
 """
 
@@ -50,16 +54,16 @@ REPS_SCHEMA = {
 DECISIONS_SCHEMA = {
     "case": pl.String,
     "rep": pl.Int64,
-    "rule": pl.String,
-    "expected": pl.String,
-    "actual": pl.String,
+    "rule": pl.Categorical,
+    "expected": pl.Categorical,
+    "actual": pl.Categorical,
     "reason": pl.String,
     "line": pl.Int64,
 }
 CHECKS_SCHEMA = {
     "case": pl.String,
     "rep": pl.Int64,
-    "rule": pl.String,
+    "rule": pl.Categorical,
     "passed": pl.Boolean,
     "reason": pl.String,
     "line": pl.Int64,
