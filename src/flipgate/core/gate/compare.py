@@ -331,6 +331,7 @@ def compare(
             pairing.flipped,
             after_rerun=previous is not None,
             next_boundary=spec.boundary(looking + 1),
+            family=shared.family,
             not_whole=_not_whole(pairing.unpaired) if rule.name == "partial" else (),
         )
         if rule.verdict == "INCONCLUSIVE"

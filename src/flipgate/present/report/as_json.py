@@ -15,6 +15,7 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.io.remote import where
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
+from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import (
     BASE_FILE_WORDS,
@@ -233,10 +234,12 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
         if escalation is None
         else {
             "action": escalation.action,
-            "message": escalation.message,
+            "message": next_step(escalation),
             "cases": list(escalation.cases),
             "runs": escalation.runs,
             "boundary": escalation.boundary,
+            "level": escalation.level,
+            "paths": escalation.paths,
         },
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],
