@@ -144,6 +144,7 @@ def _path_name(path: HeldPath) -> str:
 PATH_WORDS = {
     "significance": "the flips",
     "false_negatives": "the false negatives",
+    "mirror_approved": "the confident approvals on {metric}",
     "budget": "the {metric} budget",
 }
 
