@@ -26,6 +26,7 @@ from flipgate.present.reasons import (
     when,
 )
 from flipgate.present.report.shared import failing, registration_line
+from flipgate.present.run_notes import note_words
 from flipgate.present.sources import sources_json
 from flipgate.present.text import json_text
 
@@ -81,7 +82,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             "path": where(comparison.run(arm).path),
             "key": comparison.run(arm).key,
             "format": comparison.run(arm).source_format,
-            "notes": list(comparison.run(arm).notes),
+            "notes": [note_words(note) for note in comparison.run(arm).notes],
         }
         for arm in ARMS
     }
