@@ -24,9 +24,10 @@ from flipgate.session import DEFAULT_WORKSPACE, bundled_samples, located
 from flipgate.streams import exit_code, guarded_stdout
 
 # Each command and the module of its group, in the order `--help` lists them. Only the chosen
-# command's group is imported (`flipgate gate` loads neither the app's Textual nor the other
-# groups' Rich tables); `flipgate --help`, a mistyped command and the tests' `build_parser()`
-# import every group. tests/cli/test_cli_args.py checks this table against what each group adds.
+# command's group is imported (`flipgate gate` loads none of what the others import: their Rich
+# tables, signing, the suite's pyarrow); `flipgate --help`, a mistyped command and the tests'
+# `build_parser()` import every group. tests/cli/test_cli_args.py checks this table against
+# what each group adds.
 COMMANDS = {
     "gate": "gate",
     "open": "app",
