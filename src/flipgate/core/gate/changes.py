@@ -262,7 +262,7 @@ def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
         .unique()
         .sort("case", "rule", "expected", nulls_last=True)
         .group_by("case", "rule", maintain_order=True)
-        .agg(pl.col("expected").drop_nulls().alias("labels"))
+        .agg(pl.col("expected").drop_nulls().cast(pl.String).alias("labels"))
         .with_columns(asks=pl.lit("labels"))
     )
     checked = (
