@@ -1,7 +1,11 @@
-"""`flipgate open`: bad input is an error on the terminal, exit 2, before any screen is drawn."""
+"""`flipgate open`: bad input is an error on the terminal and exit 2: before the app starts when
+it is cheap to find (the arguments, the spec), else when the app's loading worker finds it, which
+ends the app (run here headless) before the error is said."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 from pathlib import Path
 
@@ -9,23 +13,40 @@ import pytest
 
 import flipgate.tui.factory
 from flipgate.cli import main
+from flipgate.core.errors import InputError
 from flipgate.tui.app import GateApp
+from flipgate.tui.reach import EXPORTS
+from flipgate.tui.screens.overview import OverviewScreen
 from tests.conftest import SAMPLES, write_run
+
+RUN_APP = flipgate.tui.factory.run_app
 
 
 def _no_app(app: object) -> int:
     raise AssertionError("the app must not start on bad input")
 
 
-def test_bad_run_exits_2_before_the_app(
+def _headless(app: GateApp) -> int:
+    """`run_app` as the command line calls it, the app run without a terminal."""
+    app.run = functools.partial(type(app).run, app, headless=True, size=(80, 24))  # type: ignore[method-assign]
+    return RUN_APP(app)
+
+
+def test_a_bad_run_found_while_loading_ends_the_app_with_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.factory, "run_app", _no_app)
+    started: list[GateApp] = []
+    monkeypatch.setattr(
+        flipgate.tui.factory, "run_app", lambda app: started.append(app) or _headless(app)
+    )
     good = write_run(tmp_path / "good", [{"case": "a", "passed": True}])
     bad = write_run(tmp_path / "bad", [{"case": "a", "passed": True}])
     (bad / "results.jsonl").write_text(json.dumps({"case": 5, "passed": True}) + "\n")
     assert main(["open", str(good), str(bad)]) == 2
     assert f"{bad / 'results.jsonl'}:1: field 'case': must be a string" in capsys.readouterr().err
+    [app] = started  # it started, painted its loading screen, and was ended by the error
+    assert isinstance(app.load_error, InputError) and not app.is_running
+    assert not (tmp_path / "good" / EXPORTS).exists() and not (tmp_path / EXPORTS).exists()
 
 
 def test_bad_spec_and_missing_workspace_exit_2(
@@ -38,10 +59,10 @@ def test_bad_spec_and_missing_workspace_exit_2(
     assert main(["open", str(tmp_path / "nowhere")]) == 2
 
 
-def test_a_baseline_repeat_of_another_system_exits_2_before_the_app(
+def test_a_baseline_repeat_of_another_system_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.factory, "run_app", _no_app)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", _headless)
     workspace = SAMPLES / "agent-suite"
     other = write_run(tmp_path / "other", [{"case": "a", "passed": True}], key={"model": "other"})
     assert main(["open", str(workspace), "--baseline-repeat", str(other)]) == 2
@@ -49,7 +70,7 @@ def test_a_baseline_repeat_of_another_system_exits_2_before_the_app(
     assert f"{other}: field 'key." in err and "not an identical baseline run: key" in err
 
 
-def test_good_input_starts_the_app_with_the_runs_already_read(
+def test_good_input_starts_the_app_at_once_and_it_reads_the_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started: list[object] = []
@@ -61,5 +82,24 @@ def test_good_input_starts_the_app_with_the_runs_already_read(
     monkeypatch.setattr(flipgate.tui.factory, "run_app", fake_run)
     assert main(["open", str(SAMPLES / "agent-suite")]) == 0
     [app] = started
-    assert isinstance(app, GateApp) and app.inputs is not None
-    assert len(app.inputs.repeats) == 2  # the workspace's baseline-repeats/
+    assert isinstance(app, GateApp) and app.inputs is None and app.quit_on_error
+    assert main(["open", str(SAMPLES / "agent-suite")]) == 0
+
+
+def test_good_input_read_by_the_app_keeps_the_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[GateApp] = []
+
+    async def quit_when_loaded(app: GateApp) -> None:
+        while not (isinstance(app.screen, OverviewScreen) and app.screen.is_mounted):
+            await asyncio.sleep(0.01)
+        app.exit()
+
+    def run(app: GateApp) -> int:
+        started.append(app)
+        app.call_later(lambda: app.run_worker(quit_when_loaded(app)))
+        return _headless(app)
+
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", run)
+    assert main(["open", str(SAMPLES / "agent-suite")]) == 0
+    [app] = started
+    assert app.inputs is not None and len(app.inputs.repeats) == 2  # baseline-repeats/

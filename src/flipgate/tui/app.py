@@ -84,6 +84,7 @@ class FlipgateApp(App[None]):
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
         super().__init__()
         self.load_error: Exception | None = None
+        self.quit_on_error = False  # the command line's: bad input ends the app, said after it
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
         self.settings_path = settings_path  # where `t` remembers the theme; None: the default
         self.review_log: list[Looked] | None = []
@@ -223,7 +224,7 @@ class SuiteApp(FlipgateApp):
 class GateApp(FlipgateApp):
     """The app on a pair of runs: the loading screen, then the gate overview and what it opens.
 
-    `inputs`: the request read and checked already (by the CLI, before the app started), else
+    `inputs`: the request read and checked already (a replay's, before the app started), else
     read by the loading worker. Both workers ask the session: `load` to read and gate, `regate`
     to gate again after an edit or with the rerun results.
     """
@@ -242,7 +243,7 @@ class GateApp(FlipgateApp):
         self.inputs = inputs
 
     def open_first_screen(self) -> None:
-        self.push_screen(LoadingScreen())
+        self.push_screen(LoadingScreen(self.request))
         self.load()
 
     # ------------------------------------------------------------------ loading
@@ -305,7 +306,9 @@ class GateApp(FlipgateApp):
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error
-        if isinstance(self.screen, LoadingScreen):
+        if self.quit_on_error:
+            self.exit(return_code=2)
+        elif isinstance(self.screen, LoadingScreen):
             self.screen.show_error(message.error)
 
 
