@@ -36,9 +36,12 @@ def test_a_bad_run_found_while_loading_ends_the_app_with_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     started: list[GateApp] = []
-    monkeypatch.setattr(
-        flipgate.tui.factory, "run_app", lambda app: started.append(app) or _headless(app)
-    )
+
+    def run(app: GateApp) -> int:
+        started.append(app)
+        return _headless(app)
+
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", run)
     good = write_run(tmp_path / "good", [{"case": "a", "passed": True}])
     bad = write_run(tmp_path / "bad", [{"case": "a", "passed": True}])
     (bad / "results.jsonl").write_text(json.dumps({"case": 5, "passed": True}) + "\n")
