@@ -299,6 +299,7 @@ class OverviewScreen(Screen[None]):
             [comparison.baseline, comparison.candidate],
             list(self.repeats),
             comparison.spec,
+            cases=comparison.cases,
         )
 
         def closed(_: None) -> None:  # the list may have changed: the gate is applied again
