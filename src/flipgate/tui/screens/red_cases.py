@@ -147,6 +147,7 @@ class RedCasesScreen(Screen[None]):
         if not self.query_one("#search", Input).has_focus:
             table.focus()
         self._show()
+        self.call_after_refresh(self._show_header)  # laid out: which columns fit is known
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -167,9 +168,22 @@ class RedCasesScreen(Screen[None]):
         if shown == 0:
             clear = shown_keys(self.app, "red-clear", first=True)
             header.append(f" · nothing matches: {clear} clears the filters, esc the search", "dim")
+        if hidden := self._off_screen():  # on a narrow screen, the ledger's state among them
+            header.append(f" · → shows {', '.join(hidden)}", "dim")
         if self.case_query.template is not None:
             header.append_text(self._template_flips(self.case_query.template))
         return header
+
+    def _off_screen(self) -> list[str]:
+        tables = self.query(CaseTable)
+        return tables.first().off_screen() if tables and tables.first().size.width else []
+
+    def on_resize(self) -> None:
+        if self.lists is not None:  # which columns fit is known once the table is laid out
+            self.call_after_refresh(self._show_header)
+
+    def _show_header(self) -> None:
+        self.query_one("#red-header", Static).update(self._header(self.table.view.height))
 
     def _template_flips(self, template: str) -> Text:
         """What the template's clones did together, beside both readings of p."""
