@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
+import threading
 from pathlib import Path
 
 import pytest
+from textual.message import Message
 
 import flipgate.tui.factory
 from flipgate.cli import main
@@ -106,3 +109,30 @@ def test_good_input_read_by_the_app_keeps_the_repeats(monkeypatch: pytest.Monkey
     assert main(["open", str(SAMPLES / "agent-suite")]) == 0
     [app] = started
     assert app.inputs is not None and len(app.inputs.repeats) == 2  # baseline-repeats/
+
+
+def test_quitting_while_the_runs_load_does_not_wait_for_the_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a million cases the read and the gate take their seconds in a thread that cannot be
+    stopped: quitting meanwhile ends the process at once rather than when they are done."""
+    release = threading.Event()
+    read = GateApp.read
+
+    def held(app: GateApp) -> Message:
+        release.wait(30)
+        return read(app)
+
+    def quit_at_once(app: GateApp) -> int:
+        app.call_later(app.exit)
+        return _headless(app)
+
+    exits: list[int] = []
+    monkeypatch.setattr(GateApp, "read", held)
+    monkeypatch.setattr(os, "_exit", exits.append)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", quit_at_once)
+    try:
+        main(["open", str(SAMPLES / "agent-suite")])
+        assert exits == [0] and not release.is_set()  # ended with the read still under way
+    finally:
+        release.set()

@@ -51,7 +51,7 @@ def run_app(app: FlipgateApp) -> int:
     app.run()
     if app.load_error is not None:
         raise app.load_error
-    if app.workers:  # quit while loading: the read's thread cannot be stopped, so not waited for
+    if app.reading:  # quit while loading: the read's thread cannot be stopped, nor waited for
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(app.return_code or 0)
