@@ -24,6 +24,7 @@ from flipgate.core.triage.flaky import NoisyCase
 from flipgate.core.triage.regression import FlippedCases
 from flipgate.core.triage.walk import TriageWalk, load_walk, save_walk, walk_path
 from flipgate.core.vocab import Coded, TriageClass
+from flipgate.present.triage import placements
 from flipgate.session import triaging
 from flipgate.tui.screens import decision, triage
 from flipgate.tui.screens.case import CaseScreen
@@ -586,3 +587,31 @@ async def test_a_rule_name_is_never_broken_mid_word_at_80_columns(tmp_path: Path
             shown = plain(facts.content, width=facts.content_region.width)
             names |= {name for name in ("recalled_products", "prohibited_items") if name in shown}
         assert names == {"recalled_products", "prohibited_items"}
+
+
+async def test_the_cases_named_and_placed_are_gathered_off_the_ui_thread(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case at a time, about 100,000 at a million cases: gathered with the evidence in the
+    worker, not when `d` opens the decision screen (they stalled the event loop)."""
+    threads: list[threading.Thread] = []
+
+    def on_thread(function: Any) -> Any:
+        def called(*args: Any) -> Any:
+            threads.append(threading.current_thread())
+            return function(*args)
+
+        return called
+
+    monkeypatch.setattr(triage, "named_cases", on_thread(named_cases))
+    monkeypatch.setattr(triage, "placements", on_thread(placements))
+    comparison = load_comparison(workspace)
+    app = triage_app(comparison, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("d")
+        await settled(pilot)
+        decision = app.screen
+        assert isinstance(decision, DecisionScreen)
+        assert decision.cases and decision.placed
+    assert len(threads) == 2 and threading.main_thread() not in threads
