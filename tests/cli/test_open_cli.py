@@ -4,8 +4,6 @@ ends the app (run here headless) before the error is said."""
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import json
 import os
 import threading
@@ -19,20 +17,12 @@ from flipgate.cli import main
 from flipgate.core.errors import InputError
 from flipgate.tui.app import GateApp
 from flipgate.tui.reach import EXPORTS
-from flipgate.tui.screens.overview import OverviewScreen
+from tests.cli.headless import headless, until_loaded
 from tests.conftest import SAMPLES, write_run
-
-RUN_APP = flipgate.tui.factory.run_app
 
 
 def _no_app(app: object) -> int:
     raise AssertionError("the app must not start on bad input")
-
-
-def _headless(app: GateApp) -> int:
-    """`run_app` as the command line calls it, the app run without a terminal."""
-    app.run = functools.partial(type(app).run, app, headless=True, size=(80, 24))  # type: ignore[method-assign]
-    return RUN_APP(app)
 
 
 def test_a_bad_run_found_while_loading_ends_the_app_with_exit_2(
@@ -42,7 +32,7 @@ def test_a_bad_run_found_while_loading_ends_the_app_with_exit_2(
 
     def run(app: GateApp) -> int:
         started.append(app)
-        return _headless(app)
+        return headless(app)
 
     monkeypatch.setattr(flipgate.tui.factory, "run_app", run)
     good = write_run(tmp_path / "good", [{"case": "a", "passed": True}])
@@ -68,7 +58,7 @@ def test_bad_spec_and_missing_workspace_exit_2(
 def test_a_baseline_repeat_of_another_system_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(flipgate.tui.factory, "run_app", _headless)
+    monkeypatch.setattr(flipgate.tui.factory, "run_app", headless)
     workspace = SAMPLES / "agent-suite"
     other = write_run(tmp_path / "other", [{"case": "a", "passed": True}], key={"model": "other"})
     assert main(["open", str(workspace), "--baseline-repeat", str(other)]) == 2
@@ -95,15 +85,9 @@ def test_good_input_starts_the_app_at_once_and_it_reads_the_runs(
 def test_good_input_read_by_the_app_keeps_the_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[GateApp] = []
 
-    async def quit_when_loaded(app: GateApp) -> None:
-        while not (isinstance(app.screen, OverviewScreen) and app.screen.is_mounted):
-            await asyncio.sleep(0.01)
-        app.exit()
-
     def run(app: GateApp) -> int:
         started.append(app)
-        app.call_later(lambda: app.run_worker(quit_when_loaded(app)))
-        return _headless(app)
+        return until_loaded(app)
 
     monkeypatch.setattr(flipgate.tui.factory, "run_app", run)
     assert main(["open", str(SAMPLES / "agent-suite")]) == 0
@@ -125,7 +109,7 @@ def test_quitting_while_the_runs_load_does_not_wait_for_the_read(
 
     def quit_at_once(app: GateApp) -> int:
         app.call_later(app.exit)
-        return _headless(app)
+        return headless(app)
 
     exits: list[int] = []
     monkeypatch.setattr(GateApp, "read", held)
