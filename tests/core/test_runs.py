@@ -205,6 +205,31 @@ def test_parquet_with_structs_and_maps_matches_jsonl(tmp_path: Path) -> None:
         assert got.equals(jsonl.decisions.select(cols).sort(cols))
 
 
+@pytest.mark.parametrize("form", ["jsonl", "parquet", "lines"])
+def test_decisions_hold_rules_and_labels_as_categories(tmp_path: Path, form: str) -> None:
+    """A rule and a label as a category, on every path (the columnar JSONL, Parquet, the line
+    reader): a million cases make 12M decisions an arm, and strings there cost the gate's peak
+    a quarter (bench/README.md). Their values read back as the same strings."""
+    other: dict[str, Any] = {"expected": {"r2": "reject"}, "actual": {"r2": "reject"}}
+    if form == "lines":  # a label as a string here, a mapping on the first line
+        other = {"expected": "reject", "actual": "reject"}
+    rows = [
+        {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "reject"}},
+        {"case": "b", "rep": 0, "passed": True, **other},
+    ]
+    path = write_run(tmp_path / "r", rows)
+    if form == "parquet":
+        pl.DataFrame(rows).write_parquet(path / "results.parquet")
+        (path / "results.jsonl").unlink()
+    run = load_run(path)
+    for column in ("rule", "expected", "actual"):
+        assert run.decisions.schema[column] == pl.Categorical
+    assert run.checks.schema["rule"] == pl.Categorical
+    got = run.decisions.sort("case").select("rule", "expected", "actual").rows()
+    assert got[0] == ("r1", "approve", "reject")
+    assert run.checks["rule"].to_list() == ["passed"]
+
+
 @pytest.mark.parametrize("lean", [False, True], ids=["app", "gate"])
 @pytest.mark.parametrize("form", ["results.jsonl", "results.parquet"])
 def test_the_lean_gate_still_checks_the_fields_it_does_not_keep(

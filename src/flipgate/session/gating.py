@@ -13,7 +13,6 @@ from typing import TypedDict
 
 from flipgate.core.gate.attempts import Earlier
 from flipgate.core.gate.compare import ArmResults, Comparison, compare, judge_arm
-from flipgate.core.gate.family import Family
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.gate.loosening import GateBase
@@ -122,29 +121,17 @@ def priced(comparison: Comparison, target: float) -> Comparison:
     if escalation is None or escalation.action != "rerun_flipped" or escalation.runs is None:
         return comparison
     result = comparison.result
-    level = comparison.spec.boundary(result.look + 1)  # the next look's, as the escalation's
+    # the escalation's boundary is the flips' share of the next look's (escalation.next_look_share)
+    boundary = result.alpha if escalation.boundary is None else escalation.boundary
     plan = price(
         {"baseline": comparison.baseline, "candidate": comparison.candidate},
         comparison.cases,
         escalation.cases,
         escalation.runs,
-        FlipRule(
-            flips_share(result.family, level), result.margin, result.flip_cap, comparison.spec.test
-        ),
+        FlipRule(boundary, result.margin, result.flip_cap, comparison.spec.test),
         target,
     )
     return replace(comparison, rerun_price=plan)
-
-
-def flips_share(family: Family | None, level: float) -> float:
-    """The boundary the flips are held to at a look whose boundary is `level`, among the same
-    paths to BLOCK as `family`'s: under Holm, level / m for m paths, or more only when another
-    path blocks there, and so BLOCKs the gate whatever the flips; under `per_path`, or with the
-    flips alone, the whole of it. Their p at that look are not known before its reruns are, so
-    this is the boundary the plan's chance to resolve counts on."""
-    if family is None or family.rule == "per_path":
-        return level
-    return level / len(family.paths)
 
 
 def rank(request: GateRequest, progress: Progress = silent) -> Ranking:

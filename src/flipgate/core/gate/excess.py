@@ -116,8 +116,12 @@ def outcome_differences(
     cases' matched repetitions. `reps` and `decisions` are each arm's frames (case, rep, status;
     case, rep, outcome); `paired` holds `case` and `cluster` (the template, or the case itself)."""
     counted = []
+    # the columns picked before the rows: a filter of the whole frame copied every column of
+    # 12M decisions (the reason and the labels among them) to keep two
     found = {
-        arm: frame.filter(pl.col("outcome") == outcome).select("case", "rep")
+        arm: frame.select("case", "rep", "outcome")
+        .filter(pl.col("outcome") == outcome)
+        .drop("outcome")
         for arm, frame in decisions.items()
     }
     # Only where the outcome occurs can a count differ: the repetitions are matched in those
@@ -128,9 +132,10 @@ def outcome_differences(
         .join(paired.select("case"), on="case", how="semi")
     )
     gradable = {
-        arm: frame.filter(pl.col("status") == "ok")
+        arm: frame.select("case", "rep", "status")
+        .filter(pl.col("status") == "ok")
         .join(touched, on="case", how="semi")
-        .select("case", "rep")
+        .drop("status")
         for arm, frame in reps.items()
     }
     for arm, kept in _matched(gradable).items():
@@ -210,6 +215,36 @@ def false_negative_test(
     """The candidate's false negatives against the baseline's, tested against the noise."""
     base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
     return OutcomeExcess(base, cand, len(differences), ExcessTails.of(differences, test), by)
+
+
+def mirror_approval_tests(
+    reps: dict[str, pl.DataFrame],
+    decisions: dict[str, pl.DataFrame],
+    paired: pl.DataFrame,
+    labels: tuple[str, str],
+    test: FlipTest = "exact",
+    by: CountedBy = "case",
+) -> dict[str, OutcomeExcess]:
+    """Per rule, the candidate's confident approvals of borderline items (a mirror that decided
+    the negative label) against the baseline's, tested against the noise as the false negatives
+    are: `outcomes.limits.mirror_approved_max: baseline`. `labels` is (abstain, negative). A path
+    for every rule with a borderline item (expected: abstain) in either arm: which rules are
+    tested is fixed by the suite's labels, not by what the runs decided."""
+    abstain, negative = labels
+    borderline = {
+        arm: frame.filter(pl.col("expected") == abstain) for arm, frame in decisions.items()
+    }
+    rules = sorted(set(pl.concat([f.select("rule") for f in borderline.values()])["rule"]))
+    tests = {}
+    for rule in rules:
+        approved = {
+            arm: frame.filter((pl.col("rule") == rule) & (pl.col("actual") == negative))
+            for arm, frame in borderline.items()
+        }
+        base, cand, differences = outcome_differences(reps, approved, paired, "mirror")
+        tails = ExcessTails.of(differences, test)
+        tests[rule] = OutcomeExcess(base, cand, len(differences), tails, by)
+    return tests
 
 
 def false_negative_excess(

@@ -18,7 +18,7 @@ INCONCLUSIVE again) under the gate's rule, computed from a stated model:
 - the cases that did not flip keep their cells, so b' and c' come only from the rerun cases;
 - the rule on (b', c'): BLOCK when the exact McNemar p is at most the flips' boundary at the
   second look (`alpha`, a parameter: the plain rule gives spec.alpha, an alpha-spending rule its
-  own, and under Holm the flips' share of it, session.gating.flips_share), else PASS when
+  own, and under Holm the flips' share of it, escalation.next_look_share), else PASS when
   b' - c' <= margin and b' <= flip cap, else INCONCLUSIVE. Safety, validity, outcome limits and
   budgets are not flip counts and are left out.
 
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from flipgate.core.gate.binomial import above
 from flipgate.core.gate.collapse import PREFIX
 from flipgate.core.gate.power import FlipRule, critical_flips
 from flipgate.core.runs.model import Run
@@ -177,11 +178,8 @@ def _in_order(wanted: pl.DataFrame, per_case: pl.DataFrame, *columns: pl.Expr) -
 
 def majority_passes(rate: np.ndarray, runs: int) -> np.ndarray:
     """The chance a case passes with `runs` repetitions each passing at `rate`: a strict
-    majority of them (a tie fails): the binomial's tail past half, from scipy.special, not
-    scipy.stats, whose import is a second of CPU on every `flipgate gate` that uses none of it."""
-    from scipy.special import bdtrc  # P(X > k): only an INCONCLUSIVE prices its reruns
-
-    return np.asarray(bdtrc(runs // 2, runs, rate), dtype=float)
+    majority of them (a tie fails): the binomial's tail past half."""
+    return above(runs // 2, runs, rate)
 
 
 def flip_chances(

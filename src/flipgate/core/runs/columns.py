@@ -294,7 +294,7 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
         *ids,
         pl.col("line"),
         *(
-            by_rule[rule].cast(pl.String).alias(f"{name}/{rule}")
+            by_rule[rule].cast(DECISIONS_SCHEMA[name]).alias(f"{name}/{rule}")
             for name, by_rule in fields.items()
             for rule in rules
             if rule in by_rule
@@ -306,9 +306,11 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     decision_parts = [
         decided.select(
             *ids,
-            pl.lit(rule, pl.String).alias("rule"),
+            pl.lit(rule, pl.Categorical).alias("rule"),
             *(
-                (pl.col(f"{name}/{rule}") if rule in by_rule else null).alias(name)
+                (pl.col(f"{name}/{rule}") if rule in by_rule else null)
+                .cast(DECISIONS_SCHEMA[name])
+                .alias(name)
                 for name, by_rule in fields.items()
             ),
             pl.col("line"),
@@ -318,7 +320,7 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     check_parts = [
         df.select(
             *ids,
-            pl.lit(rule, pl.String).alias("rule"),
+            pl.lit(rule, pl.Categorical).alias("rule"),
             expr.alias("passed"),
             reasons.get(rule, null).cast(pl.String).alias("reason"),
             pl.col("line"),

@@ -19,10 +19,10 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 
-# A decision's share of the gate's peak: its row in `decisions`, classified, and its part of the
-# repetition's row. Measured on tests/reference/generate.py's million-case pair (4 rules a
-# line): the gate on Parquet peaks at 3.6 GB for 24M decisions.
-DECISION_BYTES = 150
+# A decision's share of the gate's peak: its row in `decisions` (rule and labels as
+# categories), classified, and its part of the repetition's row. Measured on the benchmark's
+# million-case Parquet pair (4 rules a line): the gate peaks at 2.93 GB for 24M decisions.
+DECISION_BYTES = 125
 SAMPLE_BYTES = 1 << 20  # a JSONL file's lines are counted and its rules read from its start
 _MEMINFO = Path("/proc/meminfo")
 ParquetColumns = tuple[Mapping[str, pl.DataType], list[str]]  # its schema, the columns read

@@ -6,6 +6,10 @@
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
+A rule and a label are categories (`pl.Categorical`, read back as the same strings): a million
+cases make 12M decisions an arm, where strings cost the gate's peak a quarter (bench/README.md).
+A label that is not the run's still reads (the checks name it), so not an `Enum`.
+
 The `line` of a repetition is unique within a run: the gate keys its per-repetition sums by it.
 """
 
@@ -20,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from flipgate.core.vocab import DEFAULT_LABELS
+from flipgate.core.vocab import DEFAULT_LABELS, Coded
 
 if TYPE_CHECKING:
     from flipgate.core.importers.completeness import Completeness
@@ -50,16 +54,16 @@ REPS_SCHEMA = {
 DECISIONS_SCHEMA = {
     "case": pl.String,
     "rep": pl.Int64,
-    "rule": pl.String,
-    "expected": pl.String,
-    "actual": pl.String,
+    "rule": pl.Categorical,
+    "expected": pl.Categorical,
+    "actual": pl.Categorical,
     "reason": pl.String,
     "line": pl.Int64,
 }
 CHECKS_SCHEMA = {
     "case": pl.String,
     "rep": pl.Int64,
-    "rule": pl.String,
+    "rule": pl.Categorical,
     "passed": pl.Boolean,
     "reason": pl.String,
     "line": pl.Int64,
@@ -93,7 +97,7 @@ class Run:
     decisions: pl.DataFrame
     checks: pl.DataFrame
     source_format: str = "flipgate"  # or "inspect", "promptfoo"
-    notes: tuple[str, ...] = ()
+    notes: tuple[Coded, ...] = ()  # what the run says of itself (present/run_notes.py words it)
     extra_manifest: dict[str, Any] = field(default_factory=dict)  # unknown run.yaml fields
     # whether the run finished and which repetitions it lacks, as its log or run.yaml states it;
     # None: it states nothing, and is taken as whole (the case ledger, `core/gate/ledger.py`)
