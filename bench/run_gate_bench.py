@@ -1,9 +1,9 @@
 """The speed benchmark of `flipgate gate` (issues 2 and 25): whole processes, side by side with a
 bare read of the same two files.
 
-    python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5] [--data bench/data]
-                                   [--no-app] [--formats parquet,jsonl] [--before SRC]
-                                   [--no-reference]
+    python bench/run_gate_bench.py [--cases 100000] [--reps 3] [--repeat 5]
+                                   [--data bench/data/CASESxREPS] [--no-app]
+                                   [--formats parquet,jsonl] [--before SRC] [--no-reference]
 
 Generates the pair of runs if it is missing (tests/reference/generate.py), then runs each
 command as a whole process, once untimed and then in --repeat rounds, each command in turn:
@@ -14,7 +14,8 @@ one process tree), and the ratios to the floor: time, the median of each round's
 two ran side by side), and peak memory. `tests/reference/gate.py` (plain Python) runs once on the
 JSONL: flipgate must agree with it on verdict, rule, b, c, p, cells, outcome counts, infra counts
 and the flipped cases. Last, the app's first paint on the Parquet pair (bench/bench_app.py
---first-paint).
+--first-paint), and each format's row of bench/README.md's record (date, commit, load, size,
+the gate's and the bare read's figures, the ratios), to paste there.
 
 Targets (issue 25): the gate within 1.5x the bare read's wall time and 2x its peak memory, on
 both formats (the CPU time's ratio beside it: on a busy machine the wall time waits).
@@ -254,6 +255,30 @@ def first_paint(folder: Path) -> str:
     return f"{painted.split()[-2]} s, {app.peak_rss_bytes / 1e9:.2f} GB"
 
 
+def commit(src: Path) -> str:
+    """The commit a checkout's `src/` is at (with `+` when its files differ from it)."""
+    git = ["git", "-C", str(src)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    if head.returncode != 0:
+        return "?"
+    changed = subprocess.run([*git, "status", "--porcelain", "."], capture_output=True, text=True)
+    return head.stdout.strip() + ("+" if changed.stdout.strip() else "")
+
+
+def record_row(gate: Timing, floor: Timing, at: str, load: str, cases: int, fmt: str) -> str:
+    """One row of bench/README.md's record, the ratios taken round by round."""
+    figures = [
+        f"{t.median_s:.2f} s | {t.cpu_median_s:.2f} s | {t.peak_rss_bytes / 1e9:.2f} GB"
+        for t in (gate, floor)
+    ]
+    ratios = (
+        f"{ratio_in_turns(gate, floor):.2f}x | {ratio_in_turns(gate, floor, cpu=True):.2f}x | "
+        f"{gate.peak_rss_bytes / floor.peak_rss_bytes:.2f}x"
+    )
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    return f"| {day} | {at} | {load} | {cases:,} | {fmt} | {figures[0]} | {figures[1]} | {ratios} |"
+
+
 def reference_answer(data: Path, jsonl: list[str], cases: int, reps: int) -> dict[str, Any]:
     """tests/reference/gate.py's answer on the JSONL pair, kept beside it: at a million cases the
     plain-Python reference takes minutes, and the pair does not change."""
@@ -273,7 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command")
-    parser.add_argument("--data", type=Path, default=BENCH / "data")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        help="where the pair is, or is generated (default bench/data/CASESxREPS: one per size)",
+    )
     parser.add_argument("--no-app", action="store_true", help="leave out the app's first paint")
     parser.add_argument(
         "--formats",
@@ -293,6 +322,9 @@ def main(argv: list[str] | None = None) -> int:
         "then checked against --before's",
     )
     args = parser.parse_args(argv)
+    if args.data is None:
+        args.data = BENCH / "data" / f"{args.cases}x{args.reps}"
+    load_at_start = os.getloadavg()[0]
 
     ensure_data(args.data, args.cases, args.reps)
     formats: list[str] = args.formats
@@ -365,6 +397,14 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.no_app:
         print(row("app: overview painted, Parquet", first_paint(args.data / "parquet"), "", None))
+    load = f"{load_at_start:.1f} -> {os.getloadavg()[0]:.1f}"
+    print("\nbench/README.md's record (date, commit, load, size, format, the gate's and the bare")
+    print("read's wall median, CPU median and peak RSS, the ratios: wall, CPU, memory):")
+    for fmt in formats:
+        floor = timings[f"bare read, {fmt}"]
+        for label, src in ((f"gate, {fmt}", ROOT / "src"), (f"gate before, {fmt}", args.before)):
+            if label in timings and src is not None:
+                print(record_row(timings[label], floor, commit(src), load, args.cases, fmt))
     yardstick = "reference" if want is not None else "--before" if args.before else "nothing"
     print(row(f"answers agree with {yardstick}", "yes" if not problems else "NO", "", not problems))
     for problem in problems:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flipgate.cli import build_parser, main
+from flipgate.cli import COMMANDS, build_parser, main
 from flipgate.cli.arguments import THEMES, gate_request, share
 from flipgate.session import Shape
 from flipgate.tui.themes import THEMES as APP_THEMES
@@ -16,6 +16,21 @@ from tests.conftest import SAMPLES
 
 def test_the_parser_s_themes_are_the_app_s() -> None:
     assert THEMES == APP_THEMES
+
+
+def test_each_command_is_added_by_its_group_in_the_order_help_lists() -> None:
+    """`main` imports only the chosen command's group, found in `COMMANDS`: each command there
+    must be the one its group adds, and `--help` lists them in the table's order."""
+    every = build_parser()._subparsers
+    assert every is not None
+    (commands,) = (a for a in every._group_actions if isinstance(a, argparse._SubParsersAction))
+    assert list(commands.choices) == list(COMMANDS)
+    for command, group in COMMANDS.items():
+        alone = build_parser(command)._subparsers
+        assert alone is not None
+        added = [a for a in alone._group_actions if isinstance(a, argparse._SubParsersAction)]
+        assert command in added[0].choices, (command, group)
+        assert set(added[0].choices) == {c for c, g in COMMANDS.items() if g == group}
 
 
 DECIDE = ["decide", "--decision", "reject", "--cause", "regression", "--reason", "r"]

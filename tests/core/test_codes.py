@@ -235,7 +235,7 @@ def labelled(folder: Path) -> Comparison:
                 "limits": {
                     "zero_false_negative_rules": ["r2"],
                     "inconclusive_max_share": 0.05,
-                    "mirror_approved_max": "baseline",
+                    "mirror_approved_max": 0,
                     "escalations_max_per_run": 10,
                 },
             },
@@ -518,9 +518,10 @@ def test_the_payloads_no_other_test_pins(found: Found) -> None:
     assert first(labelled.limit_breaches, InconclusiveMaxShare) == InconclusiveMaxShare(
         6 / 90, 0.05, 6, 90
     )
-    # l05's r3 approved on each of 3 repetitions where the baseline escalated it every time
+    # l05's r3 approved on each of 3 repetitions, where none is allowed (against the baseline's
+    # it is one case, within the noise: tests/present/test_outcome_tables.py)
     assert first(labelled.limit_breaches, MirrorApprovedMax) == MirrorApprovedMax(
-        "r3", 3, 0, of_baseline=True
+        "r3", 3, 0, of_baseline=False
     )
     # 2 inconclusive and 9 right escalations in each repetition: 11, above the queue of 10
     assert first(labelled.limit_breaches, EscalationsMaxPerRun) == EscalationsMaxPerRun(11, 10, 3)

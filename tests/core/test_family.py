@@ -83,6 +83,35 @@ def test_two_paths_share_the_look_s_boundary() -> None:
     assert [path.boundary for path in own.family.paths] == [0.025, 0.05]
 
 
+def test_each_rule_s_confident_approvals_is_a_path_of_its_own() -> None:
+    """`mirror_approved_max: baseline`: a path per rule, after the false negatives, each held to
+    its Holm boundary among all the paths (the closed test's), and its test held there."""
+    from flipgate.core.gate.excess import ExcessTails, OutcomeExcess
+
+    def limit(differences: list[int]) -> OutcomeExcess:
+        tails = ExcessTails.of(differences)
+        return OutcomeExcess(0, sum(differences), len(differences), tails)
+
+    approvals = {"p": limit([1] * 8), "q": limit([1, -1, 1])}  # p 1/256 and 1/2
+    fn = limit([1] * 6)  # p 1/64
+    held = share_alpha("holm", 0.05, 0.025, 0.3, fn, (), mirror_approved=approvals)
+    paths = held.family.paths
+    assert [(path.kind, path.metric) for path in paths] == [
+        ("significance", None),
+        ("false_negatives", None),
+        ("mirror_approved", "p"),
+        ("mirror_approved", "q"),
+    ]
+    ps = [path.p for path in paths]
+    assert ps == [0.3, 1 / 64, 1 / 256, 0.5]
+    assert [path.blocks for path in paths] == list(closed_test(ps, 0.025))
+    assert held.mirror_approved["p"].alpha == paths[2].boundary == 0.025 / 4
+    assert held.mirror_approved["p"].beyond_noise and not held.mirror_approved["q"].beyond_noise
+    assert held.false_negatives is not None and held.false_negatives.alpha == 0.025 / 3
+    own = share_alpha("per_path", 0.05, 0.025, 0.3, fn, (), mirror_approved=approvals)
+    assert [path.boundary for path in own.family.paths] == [0.025, 0.05, 0.05, 0.05]
+
+
 @pytest.mark.parametrize("m", [2, 3, 4])
 def test_the_family_wise_rate_is_at_most_the_level_computed_exactly(m: int) -> None:
     """Independent uniform p values (each test exactly at its level): Holm blocks anything with

@@ -20,6 +20,8 @@ from flipgate.core.importers import (
     read_external,
     write_run,
 )
+from flipgate.core.importers.notes import LogNotFinished
+from flipgate.present.run_notes import note_words
 from tests.conftest import INSPECT_LOGS, PROMPTFOO_LOGS
 
 INSPECT = INSPECT_LOGS
@@ -192,7 +194,10 @@ def test_missing_header_falls_back_to_the_journal(tmp_path: Path) -> None:
     run = read_external(_write_zip(tmp_path / "crashed.eval", members))
     assert run.manifest["run_id"] == "AG46kZ6MtVgPj4bDXp5vcS"
     assert run.manifest["inspect"]["status"] == "started"
-    assert run.notes == ["the Inspect log's status is 'started': the run did not finish"]
+    assert run.notes == [LogNotFinished("started", 0, 90)]
+    assert [note_words(note) for note in run.notes] == [
+        "the Inspect log's status is 'started': the run did not finish"
+    ]
     assert collapse(run.records) == raw_collapse(INSPECT / "baseline.json")
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, detect_format, read_external
+from flipgate.core.importers.notes import CachedRepeats
+from flipgate.present.run_notes import note_words
 from tests.conftest import PROMPTFOO_LOGS
 
 PROMPTFOO = PROMPTFOO_LOGS
@@ -207,7 +209,8 @@ def test_provider_errors_and_cached_repeats(tmp_path: Path) -> None:
     assert [r.get("status", "ok") for r in t01] == ["infra", "ok", "ok"]
     assert (t01[0]["infra"], "passed" in t01[0]) == ("429 Too Many Requests", False)
     assert [r.get("cached", False) for r in t01] == [False, True, True]
-    assert run.notes == [
+    assert run.notes == [CachedRepeats(2, ("t01 stability [prompt=terse]",))]
+    assert [note_words(note) for note in run.notes] == [
         "promptfoo served 2 repeats from its cache (t01 stability [prompt=terse]): those "
         "repeats are not independent runs; rerun with --no-cache"
     ]

@@ -36,7 +36,7 @@ from flipgate.core.importers import ImportOptions
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import ARMS, CASE_STATES, Arm, UnpairedState
-from flipgate.present.report import to_json, to_text
+from flipgate.present.report import ledger_words, to_json, to_text
 from tests.conftest import SAMPLES, KeyMaker, passfail_rows, write_run
 from tests.importers.conftest import (
     INSPECT,
@@ -178,6 +178,24 @@ def test_a_killed_cancelled_or_errored_inspect_run_is_invalid_naming_the_run_and
     )
 
 
+@pytest.mark.parametrize("errored_arm", ARMS)
+def test_an_arm_whole_says_its_cases_were_left_out_for_the_other_run(errored_arm: Arm) -> None:
+    """The errored Inspect run's cases are left out of both arms; the arm that finished says they
+    are left out for the other's run, not its own: `baseline 8 cases = 0 paired + 8 run not
+    finished in the candidate`."""
+    whole: Arm = "baseline" if errored_arm == "candidate" else "candidate"
+    runs = {whole: INSPECT / f"{whole}.eval", errored_arm: INSPECT / "error.eval"}
+    ledger = gated(runs["baseline"], runs["candidate"]).result.ledger
+    assert ledger.arms[whole].for_other == {"run_not_finished": 8}
+    assert ledger.arms[errored_arm].for_other == {}
+    assert ledger_words(whole, ledger.arms[whole]) == (
+        f"{whole} 8 cases = 0 paired + 8 run not finished in the {errored_arm}"
+    )
+    assert ledger_words(errored_arm, ledger.arms[errored_arm]) == (
+        f"{errored_arm} 8 cases = 0 paired + 8 run not finished"
+    )
+
+
 def test_a_safety_case_not_measured_whole_bounds_nothing() -> None:
     """The killed run's safety case ran one epoch of three and passed it: no evidence of a
     rate, so the bound counts no case; the finished candidate's counts it."""
@@ -278,6 +296,12 @@ def test_new_deleted_and_infra_cases_keep_their_states() -> None:
     assert (ledger.arms["baseline"].cases, ledger.arms["candidate"].cases) == (3, 3)
     assert ledger.arms["baseline"].left_out == {"deleted": ("gone",), "infra": ("lost",)}
     assert ledger.arms["candidate"].left_out == {"new": ("fresh",), "infra": ("lost",)}
+    assert ledger_words("baseline", ledger.arms["baseline"]) == (
+        "baseline 3 cases = 1 paired + 1 deleted + 1 all infra in the candidate"
+    )
+    assert ledger_words("candidate", ledger.arms["candidate"]) == (
+        "candidate 3 cases = 1 paired + 1 new + 1 all infra"
+    )
 
 
 # --------------------------------------------------------------------------- run.yaml

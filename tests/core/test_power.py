@@ -10,6 +10,7 @@ from scipy.stats import multinomial
 
 from flipgate.core.gate.mcnemar import FlipTest, flip_p, mcnemar_p
 from flipgate.core.gate.power import (
+    ANCHOR,
     FlipRule,
     cases_needed,
     critical_flips,
@@ -80,6 +81,54 @@ def test_critical_flips_are_the_gate_s_own(test: FlipTest) -> None:
         ]
         assert critical_flips(0, 199, alpha, test) == tuple(expected), alpha
         assert critical_flips(37, 199, alpha, test) == tuple(expected[37:]), alpha
+
+
+def smallest_blocking(k: int, alpha: float, test: FlipTest) -> int:
+    """The smallest b of k flips whose p is at most alpha (k + 1: none), by bisection on the
+    test itself (its p falls as b rises)."""
+    low, high = 1, k + 1
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if flip_p(mid, k - mid, test) <= alpha else (mid + 1, high)
+    return low
+
+
+@pytest.mark.parametrize("test", ["exact", "mid_p"])
+def test_long_walks_and_late_starts_are_the_gate_s_own(test: FlipTest) -> None:
+    """Past the walk's re-anchoring (ANCHOR flips) and from a first count where the float sums
+    choose the start, at boundaries that are a p of the test itself (ties, settled exactly)."""
+    ties = (flip_p(1540, 1400, test), flip_p(620, 545, test), 0.0125, 1e-9)
+    for alpha in ties:
+        walk = critical_flips(0, 2600, alpha, test)
+        late = critical_flips(2300, 2600, alpha, test)
+        assert late == walk[2300:]
+        for k in [*range(0, 2601, 89), *range(ANCHOR - 2, ANCHOR + 2), 1165, 2600]:
+            assert walk[k] == smallest_blocking(k, alpha, test), (alpha, k)
+        first = critical_flips(2940, 2945, alpha, test)
+        assert first == tuple(smallest_blocking(k, alpha, test) for k in range(2940, 2946))
+
+
+def test_the_power_of_a_large_run_asks_the_exact_test_only_at_a_tie(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At 10,343 flips of 100,000 cases the exact test's big integers cost 7 ms a p: the walks
+    start from the float sums, which decide wherever no p is within rounding of alpha."""
+    import flipgate.core.gate.power as power
+
+    asked: list[tuple[int, int]] = []
+
+    def counted(b: int, c: int, test: FlipTest = "exact") -> float:
+        asked.append((b, c))
+        return flip_p(b, c, test)
+
+    monkeypatch.setattr(power, "flip_p", counted)
+    power.critical_flips.cache_clear()
+    power.gate_power(5153, 5190, 100_000, FlipRule(0.0125, 0, 10**9))
+    assert asked == []
+    power.critical_flips.cache_clear()
+    tie = flip_p(620, 545)
+    assert power.critical_flips(1165, 1165, tie) == (smallest_blocking(1165, tie, "exact"),)
+    assert asked  # a tie is the test's
 
 
 def test_the_mid_p_blocks_at_least_where_the_exact_test_does() -> None:

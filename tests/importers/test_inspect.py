@@ -16,6 +16,8 @@ from flipgate.cli import main
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportedRun, read_external
 from flipgate.core.importers.completeness import Completeness, Exclusion, Tally
+from flipgate.core.importers.notes import LogNotFinished
+from flipgate.present.run_notes import note_words
 from tests.importers.conftest import INSPECT, INSPECT_LOGS
 
 
@@ -128,7 +130,8 @@ def test_an_errored_run_says_why_it_stopped() -> None:
     run = imported("error")
     assert run.completeness is not None
     assert run.completeness.detail == "RuntimeError('help desk returned HTTP 500')"
-    assert run.notes == [
+    assert run.notes == [LogNotFinished("error", 20, 24)]
+    assert [note_words(note) for note in run.notes] == [
         "the Inspect log's status is 'error': the run did not finish "
         "(20 of 24 repetitions never ran)"
     ]

@@ -13,6 +13,8 @@ import pytest
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions, read_external
 from flipgate.core.importers.completeness import Tally
+from flipgate.core.importers.notes import RowsMissing
+from flipgate.present.run_notes import note_words
 from tests.importers.conftest import PROMPTFOO
 
 RESULTS = PROMPTFOO / "file-prompts/results.json"
@@ -83,7 +85,8 @@ def test_an_interrupted_eval_says_which_rows_it_lacks() -> None:
     assert (run.completeness.finished, run.completeness.status) == (False, "rows missing")
     assert run.completeness.totals == Tally(expected=48, present=8)
     assert run.completeness.cases["lost notes [prompt=v1]"] == Tally(expected=3, present=0)
-    assert run.notes[0].startswith("40 of 48 promptfoo rows are missing")
+    assert run.notes[0] == RowsMissing(40, 48)
+    assert note_words(run.notes[0]).startswith("40 of 48 promptfoo rows are missing")
     finished = read_external(RESULTS).completeness
     assert finished is not None and (finished.finished, finished.status) == (True, "complete")
 

@@ -136,24 +136,46 @@ def labelled(run_id: str, actual: dict[str, str], reps: int = 1) -> Run:
 def test_confident_approvals_of_borderline_items_at_most_the_baselines_per_rule(
     tmp_path: Path,
 ) -> None:
+    """`mirror_approved_max: baseline` tests each rule's excess against the noise, as the false
+    negatives' limit does: one approval more than the baseline's is within it (the count alone
+    blocked it, and blocked half the no-change pairs: bench/simulate_mirror.py); seven cases
+    approving where the baseline's escalated are beyond it, at the rule's Holm share of the
+    first look beside the flips (0.0125), p = 2^-7."""
     base = labelled("b", {"l0": "approve"})
     at_it = labelled("c", {"l1": "approve"})
-    above = labelled("c", {"l1": "approve", "l2": "approve"})
+    one_more = labelled("c", {"l1": "approve", "l2": "approve"})
+    above = labelled("c", {f"l{i}": "approve" for i in range(8)})
     spec = spec_from(
         tmp_path,
         {
             "outcomes": {
                 "fail_on": ["false_negative"],
-                "limits": {"mirror_approved_max": "baseline"},
+                "limits": {"mirror_approved_max": "baseline", "false_negative_max": None},
             }
         },
     )
     assert compare(base, at_it, spec).result.verdict == "PASS"
+    within = compare(base, one_more, spec).result
+    assert within.verdict == "PASS"
+    assert within.family is not None
+    assert [(path.kind, path.metric) for path in within.family.paths] == [
+        ("significance", None),
+        ("mirror_approved", "p"),  # rule r has no borderline item: no path
+    ]
+    assert within.family.paths[1].p == 0.5  # +1 -1 +1 over their 2^3 signs: P(S >= 1)
     result = compare(base, above, spec).result
     assert (result.verdict, result.rule) == ("BLOCK", "outcome_limit")
-    assert result.limit_breaches == (MirrorApprovedMax("p", 2, 1, of_baseline=True),)
+    # 8 against 1: l0 approved in both arms, so the excess is l1..l7's +7; the noise reaches +5
+    # (one sign of seven turned: 8/128 > 0.0125)
+    breach = MirrorApprovedMax("p", 8, 1, True, "approve", 2**-7, 5, 0.0125, "case")
+    assert result.limit_breaches == (breach,)
+    assert sentence(breach) == (
+        "8 borderline items decided approve with confidence on p (a person should have looked) "
+        "against the baseline's 1 on matched repetitions (+7): beyond the noise, which reaches "
+        "+5 at 98.8% (p 0.008)"
+    )
     # a confident rejection of a borderline item is not an approval: no limit on it here
-    rejected = labelled("c", {"l1": "reject", "l2": "reject", "l3": "reject"})
+    rejected = labelled("c", {f"l{i}": "reject" for i in range(1, 8)})
     assert compare(base, rejected, spec).result.verdict == "PASS"
     assert "confident approvals of borderline items at most the baseline's on each rule" in (
         gate_words(spec)

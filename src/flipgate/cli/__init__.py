@@ -14,23 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 
-from flipgate.cli import (
-    app,
-    decide,
-    flaky,
-    gate,
-    history,
-    importing,
-    outcomes,
-    prereg,
-    rank,
-    replay,
-    samples,
-    serve,
-    stats,
-    suite,
-)
 from flipgate.cli.arguments import BAD_INPUT
 from flipgate.core.errors import InputError
 from flipgate.core.io.listing import text_name
@@ -38,33 +23,44 @@ from flipgate.present.text import safe
 from flipgate.session import DEFAULT_WORKSPACE, bundled_samples, located
 from flipgate.streams import exit_code, guarded_stdout
 
-GROUPS = (
-    gate,
-    app,
-    serve,
-    decide,
-    replay,
-    prereg,
-    history,
-    importing,
-    flaky,
-    outcomes,
-    rank,
-    stats,
-    suite,
-    samples,
-)  # in the order `--help` lists
+# Each command and the module of its group, in the order `--help` lists them. Only the chosen
+# command's group is imported (`flipgate gate` loads none of what the others import: their Rich
+# tables, signing, the suite's pyarrow); `flipgate --help`, a mistyped command and the tests'
+# `build_parser()` import every group. tests/cli/test_cli_args.py checks this table against
+# what each group adds.
+COMMANDS = {
+    "gate": "gate",
+    "open": "app",
+    "serve": "serve",
+    "decide": "decide",
+    "verify": "decide",
+    "replay": "replay",
+    "prereg": "prereg",
+    "history": "history",
+    "import": "importing",
+    "flaky": "flaky",
+    "outcomes": "outcomes",
+    "rank": "rank",
+    "power": "stats",
+    "calibrate": "stats",
+    "suite": "suite",
+    "samples": "samples",
+}
+GROUPS = tuple(dict.fromkeys(COMMANDS.values()))
+DEFAULT_COMMAND = "open"  # plain `flipgate`
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of `command`'s group alone when it names one."""
     parser = argparse.ArgumentParser(
         prog="flipgate",
         description="Triage a red LLM regression gate. With no command, opens the app on the "
         "bundled sample runs.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in GROUPS:
-        group.add_parser(commands)
+    groups = (COMMANDS[command],) if command in COMMANDS else GROUPS
+    for group in groups:
+        import_module(f"{__name__}.{group}").add_parser(commands)
     return parser
 
 
@@ -74,11 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if (shown := text_name(arg)) is not None:
             print(f"flipgate: error: an argument that is not UTF-8 text: {shown}", file=sys.stderr)
             return BAD_INPUT
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else DEFAULT_COMMAND)
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)[1:]  # after the command: `serve`'s
     if args.command is None:  # plain `flipgate`: the app on the bundled sample
-        args = parser.parse_args(["open", str(bundled_samples() / DEFAULT_WORKSPACE)])
+        args = parser.parse_args([DEFAULT_COMMAND, str(bundled_samples() / DEFAULT_WORKSPACE)])
     with guarded_stdout() as stdout:
         try:
             code: int = args.handler(args)

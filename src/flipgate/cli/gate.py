@@ -18,8 +18,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from flipgate.cli.arguments import (
     Commands,
     add_comparison_arguments,
@@ -61,6 +59,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
         sys.stdout.write(to_junit(comparison))
     else:
+        from rich.console import Console  # the text report only: JSON in CI goes without
+
         Console(highlight=False).print(report.to_text(comparison), soft_wrap=True)
     return report.exit_code(comparison.result)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flipgate.cli.arguments import Commands, add_import_arguments
 from flipgate.core.plural import plural
+from flipgate.present.run_notes import note_words
 from flipgate.present.text import safe
 from flipgate.session import import_log, import_options
 
@@ -15,7 +16,7 @@ from flipgate.session import import_log, import_options
 def cmd_import(args: argparse.Namespace) -> int:
     imported = import_log(args.log, Path(args.out_dir), import_options(vars(args)))
     for note in imported.notes:
-        print(f"flipgate: note: {safe(note)}", file=sys.stderr)  # words from the log
+        print(f"flipgate: note: {safe(note_words(note))}", file=sys.stderr)  # words from the log
     print(
         f"flipgate: wrote {plural(len(imported.records), 'repetition')} from {safe(args.log)} "
         f"to {safe(args.out_dir)}"

@@ -268,3 +268,16 @@ CLEARANCE_CODES: tuple[ClearanceCode, ...] = get_args(ClearanceCode)
 # incomplete and cannot win, or it is complete and the release key ranks another first.
 DisagreementCode = Literal["highest_mean_incomplete", "release_key_decides"]
 DISAGREEMENT_CODES: tuple[DisagreementCode, ...] = get_args(DisagreementCode)
+
+# What a run says of itself that a user must see (`Run.notes`): its log did not finish, documents,
+# rows or repetitions missing, repeats served from a cache (each importer's, core/importers/
+# notes.py), flipped cases replaced by the rerun (`core/gate/reruns.py`).
+RunNoteCode = Literal[
+    "log_not_finished",
+    "documents_missing",
+    "rows_missing",
+    "cached_repeats",
+    "repetitions_missing",
+    "rerun_replaced",
+]
+RUN_NOTE_CODES: tuple[RunNoteCode, ...] = get_args(RunNoteCode)

@@ -334,10 +334,19 @@ def _(r: InconclusiveMaxShare) -> str:
 
 @sentence.register
 def _(r: MirrorApprovedMax) -> str:
-    what = "the baseline's" if r.of_baseline else "the limit of"
+    """`4 borderline items decided approve with confidence on r3 (a person should have looked),
+    above the limit of 2`; against the baseline, as the false negatives' excess: `... against the
+    baseline's 0 on matched repetitions (+4): beyond the noise, which reaches +2 at 98.8% (p
+    0.0078)`."""
+    items = f"{plural(r.found, 'borderline item')} decided {r.decided} with confidence on {r.rule}"
+    if r.p is None or r.bound is None or r.alpha is None:
+        what = "the baseline's" if r.of_baseline else "the limit of"
+        return f"{items} (a person should have looked), above {what} {r.limit}"
+    by = ", each template counted once" if r.by == "template" else ""
     return (
-        f"{plural(r.found, 'borderline item')} decided {r.decided} with confidence on {r.rule} "
-        f"(a person should have looked), above {what} {r.limit}"
+        f"{items} (a person should have looked) against the baseline's {r.limit:,} on matched "
+        f"repetitions ({r.found - r.limit:+,}): beyond the noise, which reaches {r.bound:+,} at "
+        f"{percent(1 - r.alpha)} (p {p_beside(r.p, r.alpha)}{by})"
     )
 
 

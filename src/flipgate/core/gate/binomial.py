@@ -4,7 +4,8 @@ The verdict's own p is summed in exact integers (mcnemar.py); these are the sums
 too much that way. Terms are Loader's saddle-point form (`pmf`) and only those within `WINDOW_SD`
 standard deviations of the mean are kept: the mass left out (under 1e-18) is far below any figure
 shown. Nothing here imports scipy on import (scipy.stats is over a second of a CI job's start-up);
-the judge's Clopper-Pearson interval loads it when it is asked for.
+the judge's Clopper-Pearson interval loads it when it is asked for. `above`, the rerun plan's
+majority chance, is summed exactly.
 """
 
 from __future__ import annotations
@@ -103,6 +104,38 @@ def tails_along(ks: np.ndarray, ts: np.ndarray, p: float) -> np.ndarray:
     k, t = ks[:-1], ts[:-1]
     moves = np.where(np.diff(ts) == 0, p * pmf(k, t - 1, p), -(1 - p) * pmf(k, t, p))
     return np.clip(first + np.concatenate(([0.0], np.cumsum(moves))), 0.0, 1.0)
+
+
+EXACT_ABOVE = 64  # up to here `above` sums in whole numbers, microseconds a rate; beyond, floats
+
+
+def above(k: int, n: int, rates: np.ndarray) -> np.ndarray:
+    """P(X > k), X ~ Binomial(n, rate), for each rate: the rerun plan's majority chance.
+
+    A float rate is a fraction a / 2^e, so up to `EXACT_ABOVE` trials (a rerun's repetitions) the
+    tail is sum(C(n, j) a^j (2^e - a)^(n - j)) / 2^(e n), a ratio of whole numbers that Python
+    divides correctly rounded; beyond, its terms (`pmf`) are summed in floats. Each distinct
+    rate is summed once: a rerun's cases take a few. scipy.special's `bdtrc` gives the same to
+    an ulp or two, but loading it is a third of a second of the gate's start-up (its array-API
+    layer imports numpy's testing and f2py).
+    """
+    distinct, where = np.unique(np.asarray(rates, dtype=np.float64), return_inverse=True)
+    tails = [_above(k, n, rate) for rate in distinct.tolist()]
+    return np.asarray(tails, dtype=np.float64)[where.reshape(-1)]
+
+
+def _above(k: int, n: int, rate: float) -> float:
+    if k < 0:
+        return 1.0
+    if k >= n:
+        return 0.0
+    if n > EXACT_ABOVE:  # every term, the far tail too: a rate near 0 or 1 puts it there
+        return float(pmf(np.asarray(n), np.arange(k + 1, n + 1), rate).sum())
+    passes, whole = rate.as_integer_ratio()
+    fails = whole - passes
+    total: int = sum(math.comb(n, j) * passes**j * fails ** (n - j) for j in range(k + 1, n + 1))
+    scale: int = whole**n
+    return total / scale
 
 
 EXACT_TRIALS = 1000  # up to here every math.comb(n, j) is a float (below 2^1024)

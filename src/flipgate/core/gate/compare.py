@@ -27,7 +27,7 @@ from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
 from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
-from flipgate.core.gate.excess import Excess, false_negative_test
+from flipgate.core.gate.excess import Excess, false_negative_test, mirror_approval_tests
 from flipgate.core.gate.family import share_alpha
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import JudgeRepeats
@@ -268,8 +268,24 @@ def compare(
     tested = spec.limits.false_negative_max == "baseline"
     fn = false_negative_test(reps, decisions, clustered, spec.test, counted) if tested else None
     labelled = outcomes["candidate"].decisions > 0
-    shared = share_alpha(spec.family, spec.alpha, boundary, p, fn, budgets, labelled=labelled)
-    judged, budgets = replace(judged, false_negatives=shared.false_negatives), shared.budgets
+    approvals = None
+    if spec.limits.mirror_approved_max == "baseline":  # each rule's, against the noise too
+        labels = (candidate.labels.abstain, candidate.labels.negative)
+        approvals = mirror_approval_tests(reps, decisions, clustered, labels, spec.test, counted)
+    shared = share_alpha(
+        spec.family,
+        spec.alpha,
+        boundary,
+        p,
+        fn,
+        budgets,
+        labelled=labelled,
+        mirror_approved=approvals,
+    )
+    judged = replace(
+        judged, false_negatives=shared.false_negatives, mirror_approved=shared.mirror_approved
+    )
+    budgets = shared.budgets
     boundary = shared.family.significance.boundary
     evidence.check_limit_rules(spec, decisions.values())
     rule_set = spec.set_rule(candidate.suite)
@@ -331,6 +347,7 @@ def compare(
             pairing.flipped,
             after_rerun=previous is not None,
             next_boundary=spec.boundary(looking + 1),
+            family=shared.family,
             not_whole=_not_whole(pairing.unpaired) if rule.name == "partial" else (),
         )
         if rule.verdict == "INCONCLUSIVE"

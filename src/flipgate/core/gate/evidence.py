@@ -14,7 +14,7 @@ Each check returns payloads with a code (`vocab.LimitCode`, `vocab.WarningCode`)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import ClassVar, Literal, TypeVar
@@ -81,6 +81,9 @@ class Judged:
     # the false negatives against the baseline's, tested against the noise (excess.py), where
     # `false_negative_max` is `baseline`
     false_negatives: Excess | None = None
+    # by rule, the confident approvals of borderline items against the baseline's, tested
+    # against the noise the same way, where `mirror_approved_max` is `baseline`
+    mirror_approved: dict[str, Excess] = field(default_factory=dict)
 
     @property
     def runs(self) -> dict[Arm, Run]:
@@ -137,9 +140,15 @@ class MirrorApprovedMax:
     code: ClassVar[LimitCode] = "mirror_approved_max"
     rule: str
     found: int
-    limit: int
+    limit: int  # the count allowed; against the baseline, the baseline's (matched repetitions)
     of_baseline: bool  # the limit is the baseline's own count on the rule (`baseline`)
     decided: str = "approve"  # the run's negative label, which they decided
+    # against the baseline, the test against the noise (excess.py): the sign-flip p of the
+    # excess, the largest excess the noise reaches at `alpha`, what a cluster is
+    p: float | None = None
+    bound: int | None = None
+    alpha: float | None = None
+    by: CountedBy = "case"
 
 
 @dataclass(frozen=True)
@@ -226,15 +235,24 @@ def _inconclusive_share(judged: Judged) -> list[LimitBreach]:
 
 
 def _mirror_approvals(judged: Judged) -> list[LimitBreach]:
+    """Against the baseline: each rule's excess beyond the noise (excess.py); a count: above it."""
     bound = judged.spec.limits.mirror_approved_max
+    decided = judged.candidate.labels.negative
+    if bound == "baseline":
+        return [
+            MirrorApprovedMax(
+                rule, t.candidate, t.baseline, True, decided, t.p, t.bound, t.alpha, t.by
+            )
+            for rule, t in judged.mirror_approved.items()
+            if t.beyond_noise
+        ]
     if bound is None:
         return []
     cand = judged.outcomes["candidate"].mirror_approved_by_rule
-    base = judged.outcomes["baseline"].mirror_approved_by_rule
     return [
-        MirrorApprovedMax(rule, found, most, bound == "baseline", judged.candidate.labels.negative)
+        MirrorApprovedMax(rule, found, bound, False, decided)
         for rule, found in sorted(cand.items())
-        if found > (most := base.get(rule, 0) if bound == "baseline" else bound)
+        if found > bound
     ]
 
 

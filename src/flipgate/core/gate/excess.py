@@ -212,6 +212,36 @@ def false_negative_test(
     return OutcomeExcess(base, cand, len(differences), ExcessTails.of(differences, test), by)
 
 
+def mirror_approval_tests(
+    reps: dict[str, pl.DataFrame],
+    decisions: dict[str, pl.DataFrame],
+    paired: pl.DataFrame,
+    labels: tuple[str, str],
+    test: FlipTest = "exact",
+    by: CountedBy = "case",
+) -> dict[str, OutcomeExcess]:
+    """Per rule, the candidate's confident approvals of borderline items (a mirror that decided
+    the negative label) against the baseline's, tested against the noise as the false negatives
+    are: `outcomes.limits.mirror_approved_max: baseline`. `labels` is (abstain, negative). A path
+    for every rule with a borderline item (expected: abstain) in either arm: which rules are
+    tested is fixed by the suite's labels, not by what the runs decided."""
+    abstain, negative = labels
+    borderline = {
+        arm: frame.filter(pl.col("expected") == abstain) for arm, frame in decisions.items()
+    }
+    rules = sorted(set(pl.concat([f.select("rule") for f in borderline.values()])["rule"]))
+    tests = {}
+    for rule in rules:
+        approved = {
+            arm: frame.filter((pl.col("rule") == rule) & (pl.col("actual") == negative))
+            for arm, frame in borderline.items()
+        }
+        base, cand, differences = outcome_differences(reps, approved, paired, "mirror")
+        tails = ExcessTails.of(differences, test)
+        tests[rule] = OutcomeExcess(base, cand, len(differences), tails, by)
+    return tests
+
+
 def false_negative_excess(
     reps: dict[str, pl.DataFrame],
     decisions: dict[str, pl.DataFrame],

@@ -1,8 +1,9 @@
 """The gate's paths to BLOCK share alpha: the chance of a false BLOCK over all of them (SPEC §9).
 
 Each statistical path holds its level on its own: significance (McNemar's test, or the sign-flip
-test by template), an outcome limit against the baseline (`false_negative_max: baseline`, the
-sign-flip test of excess.py) and each budget relative to the baseline (`max_increase`, the
+test by template), an outcome limit against the baseline (`false_negative_max: baseline`, and
+`mirror_approved_max: baseline` on each rule with a borderline item: the sign-flip test of
+excess.py) and each budget relative to the baseline (`max_increase`, the
 permutation test of excess.py). A gate with several of them BLOCKs with no change more often than
 any one: up to the sum of their levels (bench/README.md measures it). So the paths at one look
 are a family, and the look's boundary (looks.py) is shared between them.
@@ -32,16 +33,17 @@ boundary, each other path at alpha on its own; the report says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from flipgate.core.gate.budgets import BudgetCheck, held_budget
 from flipgate.core.gate.excess import Excess, OutcomeExcess
 from flipgate.core.gate.spec import FamilyRule
 
-# What a path tests: the flips, the false negatives against the baseline's, a relative budget.
-PathKind = Literal["significance", "false_negatives", "budget"]
+# What a path tests: the flips, the false negatives against the baseline's, the confident
+# approvals of borderline items on one rule against the baseline's, a relative budget.
+PathKind = Literal["significance", "false_negatives", "mirror_approved", "budget"]
 
 
 def holm_blocks(ps: Sequence[float], level: float) -> tuple[bool, ...]:
@@ -80,7 +82,7 @@ class HeldPath:
     kind: PathKind
     p: float
     boundary: float
-    metric: str | None = None  # a budget's metric
+    metric: str | None = None  # a budget's metric, or the rule of confident approvals
 
     @property
     def blocks(self) -> bool:
@@ -94,7 +96,8 @@ class Family:
     rule: FamilyRule
     level: float  # what the paths share: the look's boundary (looks.py)
     alpha: float  # the gate's alpha, each path's own level under `per_path` (but significance)
-    paths: tuple[HeldPath, ...]  # significance first, then the false negatives, then budgets
+    # significance first, then the false negatives, the confident approvals by rule, the budgets
+    paths: tuple[HeldPath, ...]
 
     @property
     def significance(self) -> HeldPath:
@@ -108,6 +111,7 @@ class Shared:
     family: Family
     false_negatives: Excess | None
     budgets: tuple[BudgetCheck, ...]
+    mirror_approved: dict[str, Excess]  # by rule
 
 
 def share_alpha(
@@ -119,19 +123,24 @@ def share_alpha(
     budgets: tuple[BudgetCheck, ...],
     *,
     labelled: bool = True,
+    mirror_approved: Mapping[str, OutcomeExcess] | None = None,
 ) -> Shared:
     """Hold each path to its boundary: the flips' `p`, the false negatives against the baseline's
-    (None: no such limit) and every relative budget (`max_increase`), sharing the look's
-    boundary `level` by Holm, or each on its own (`per_path`: the flips at `level`, the others at
-    `alpha`). On runs with no labelled decision (`labelled` false) there is no false negative to
-    count: the limit is no path, and its empty test is held to alpha as it stands."""
+    (None: no such limit), the confident approvals of borderline items on each rule against the
+    baseline's (`mirror_approved`, rule -> its test) and every relative budget (`max_increase`),
+    sharing the look's boundary `level` by Holm, or each on its own (`per_path`: the flips at
+    `level`, the others at `alpha`). On runs with no labelled decision (`labelled` false) there is
+    no false negative to count: the limit is no path, and its empty test is held to alpha as it
+    stands."""
+    approvals = dict(mirror_approved or {})
     if false_negatives is not None and not labelled:
-        shared = share_alpha(rule, alpha, level, p, None, budgets)
-        return Shared(shared.family, false_negatives.held(alpha), shared.budgets)
+        shared = share_alpha(rule, alpha, level, p, None, budgets, mirror_approved=approvals)
+        return replace(shared, false_negatives=false_negatives.held(alpha))
     relative = [check for check in budgets if check.noise is not None]
     kinds: list[tuple[PathKind, float, str | None]] = [("significance", p, None)]
     if false_negatives is not None:
         kinds.append(("false_negatives", false_negatives.p, None))
+    kinds += [("mirror_approved", test.p, name) for name, test in approvals.items()]
     for check in relative:
         assert check.noise is not None and check.budget.max_increase is not None
         kinds.append(("budget", check.noise.p(check.budget.max_increase), check.budget.metric))
@@ -142,13 +151,15 @@ def share_alpha(
         HeldPath(kind, tested, bound, metric)
         for (kind, tested, metric), bound in zip(kinds, bounds, strict=True)
     )
-    held = iter(paths[1 + (false_negatives is not None) :])
+    held = iter(path for path in paths if path.kind == "budget")
     rebudgeted = tuple(
         held_budget(check, next(held).boundary) if check.noise is not None else check
         for check in budgets
     )
+    at = {(path.kind, path.metric): path.boundary for path in paths}
     return Shared(
         Family(rule, level, alpha, paths),
-        None if false_negatives is None else false_negatives.held(paths[1].boundary),
+        None if false_negatives is None else false_negatives.held(at["false_negatives", None]),
         rebudgeted,
+        {name: test.held(at["mirror_approved", name]) for name, test in approvals.items()},
     )

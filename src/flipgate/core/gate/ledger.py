@@ -21,7 +21,7 @@ per arm against the arm's own count of its cases, and a case left out is one pay
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 import polars as pl
@@ -206,6 +206,9 @@ class ArmLedger:
     errored: int  # of them, infra
     excluded: int  # repetitions taken out after the run
     missing: int  # planned repetitions with no line, excluded ones aside
+    # of `states`, the cases left out for the other arm's sake (its run did not finish, all its
+    # repetitions were infra ...): this arm has them whole
+    for_other: dict[UnpairedState, int] = field(default_factory=dict)
 
     @property
     def planned(self) -> int:
@@ -265,6 +268,7 @@ def ledger(
         for state, n in cases.filter(member).group_by("unpaired").len().iter_rows():
             states[state or "paired"] = n
         out = cases.filter(member & pl.col("unpaired").is_not_null())
+        others = cases.filter(member & (pl.col("unpaired_arm") != arm)).group_by("unpaired").len()
         by_state = out.group_by("unpaired", maintain_order=True).agg("case").iter_rows()
         lacking = (
             cases.select(never_run.sum(), missing(arm).sum()).row(0)
@@ -283,6 +287,7 @@ def ledger(
             errored=infra[arm],
             excluded=completeness.totals.excluded if completeness else 0,
             missing=lacking[1],
+            for_other=dict(others.iter_rows()),
         )
     paired = cases.filter(pl.col("unpaired").is_null())
     listed = int(paired["listed"].sum())

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from flipgate.core.gate.binomial import above
 from flipgate.core.gate.power import FlipRule, critical_flips
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS, Arm
@@ -173,11 +174,8 @@ def case_rates(reps: Mapping[str, pl.DataFrame], cases: Sequence[str]) -> tuple[
 
 def majority_passes(rate: np.ndarray, runs: int) -> np.ndarray:
     """The chance a case passes with `runs` repetitions each passing at `rate`: a strict
-    majority of them (a tie fails): the binomial's tail past half, from scipy.special, not
-    scipy.stats, whose import is a second of CPU on every `flipgate gate` that uses none of it."""
-    from scipy.special import bdtrc  # P(X > k): only an INCONCLUSIVE prices its reruns
-
-    return np.asarray(bdtrc(runs // 2, runs, rate), dtype=float)
+    majority of them (a tie fails): the binomial's tail past half."""
+    return above(runs // 2, runs, rate)
 
 
 def flip_chances(rates: Sequence[CaseRates], runs: int) -> tuple[np.ndarray, np.ndarray]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import ClassVar
 
 import polars as pl
 
@@ -16,7 +17,7 @@ from flipgate.core.io.yamlio import dump_yaml
 from flipgate.core.order import natural_sorted
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
-from flipgate.core.vocab import ARMS
+from flipgate.core.vocab import ARMS, RunNoteCode
 
 
 def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
@@ -52,8 +53,17 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
         reps=pl.concat([run.reps.filter(keep), rerun.reps.with_columns(offset)]),
         decisions=pl.concat([run.decisions.filter(keep), rerun.decisions.with_columns(offset)]),
         checks=pl.concat([run.checks.filter(keep), rerun.checks.with_columns(offset)]),
-        notes=(*run.notes, f"{len(cases)} flipped cases replaced by the rerun {rerun.run_id}"),
+        notes=(*run.notes, RerunReplaced(len(cases), rerun.run_id)),
     )
+
+
+@dataclass(frozen=True)
+class RerunReplaced:
+    """A run note: the flipped cases replaced by the rerun's repetitions."""
+
+    code: ClassVar[RunNoteCode] = "rerun_replaced"
+    cases: int
+    run_id: str  # the rerun's
 
 
 def rerun_plan(comparison: Comparison, why: str) -> dict[str, object]:

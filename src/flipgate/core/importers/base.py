@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from flipgate.core.errors import InputError
+from flipgate.core.importers.notes import ImportNote
 from flipgate.core.vocab import DEFAULT_LABELS
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class ImportedRun:
     tool: str  # the importer's name: "inspect" | "promptfoo"
     manifest: dict[str, Any]  # what run.yaml would hold
     records: list[dict[str, Any]]  # what results.jsonl would hold, one per (case, rep)
-    notes: list[str] = field(default_factory=list)  # warnings a user must see (cached repeats...)
+    notes: list[ImportNote] = field(default_factory=list)  # what a user must see (notes.py)
     # whether the run finished and which repetitions it lacks; also in manifest["completeness"]
     completeness: Completeness | None = None
 

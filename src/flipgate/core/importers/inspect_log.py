@@ -44,6 +44,7 @@ from flipgate.core.importers.base import (
     short_digest,
     take_case_flags,
 )
+from flipgate.core.importers.notes import ImportNote, LogNotFinished
 from flipgate.core.order import natural_key
 
 if TYPE_CHECKING:
@@ -157,14 +158,10 @@ def imported_run(
     )
     manifest = _manifest(path, header, options)
     manifest["completeness"] = completeness.to_manifest()
-    notes = []
+    notes: list[ImportNote] = []
     if header.status != "success":
         totals = completeness.totals
-        never = f" ({totals.missing} of {totals.expected} repetitions never ran)"
-        notes.append(
-            f"the Inspect log's status is {header.status!r}: the run did not finish"
-            + (never if totals.missing else "")
-        )
+        notes.append(LogNotFinished(header.status, totals.missing, totals.expected))
     return ImportedRun(path, "inspect", manifest, records, notes, completeness)
 
 

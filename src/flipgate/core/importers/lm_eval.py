@@ -32,6 +32,7 @@ from flipgate.core.importers.base import (
     check_unique,
     short_digest,
 )
+from flipgate.core.importers.notes import DocumentsMissing, ImportNote
 from flipgate.core.order import natural_key
 
 if TYPE_CHECKING:
@@ -107,12 +108,9 @@ def _imported(
     completeness = by_plan(records, planned, plan_known=True, when_missing="documents missing")
     manifest = _manifest(path, results)
     manifest["completeness"] = completeness.to_manifest()
-    notes = []
+    notes: list[ImportNote] = []
     if not completeness.finished:
-        notes.append(
-            f"{completeness.totals.missing} of {completeness.totals.expected} lm-eval documents "
-            "have no line in the samples files"
-        )
+        notes.append(DocumentsMissing(completeness.totals.missing, completeness.totals.expected))
     return ImportedRun(path, "lm_eval", manifest, records, notes, completeness)
 
 

@@ -44,6 +44,7 @@ from flipgate.core.importers.base import (
     short_digest,
     take_case_flags,
 )
+from flipgate.core.importers.notes import CachedRepeats, ImportNote, RowsMissing
 from flipgate.core.order import natural_key
 
 if TYPE_CHECKING:
@@ -519,25 +520,17 @@ def _judge(doc: ResultsFile | None) -> str:
     return str(provider) if provider else "none"
 
 
-def _notes(records: list[dict[str, Any]], completeness: Completeness) -> list[str]:
-    notes = []
+def _notes(records: list[dict[str, Any]], completeness: Completeness) -> list[ImportNote]:
+    notes: list[ImportNote] = []
     totals = completeness.totals
     if totals.missing:
-        notes.append(
-            f"{totals.missing} of {totals.expected} promptfoo rows are missing: the eval did not "
-            "finish (interrupted, or exported while it ran)"
-        )
+        notes.append(RowsMissing(totals.missing, totals.expected))
     reps = Counter(record["case"] for record in records)
     cached: Counter[str] = Counter(
         record["case"] for record in records if record.get("cached") and reps[record["case"]] > 1
     )
     if cached:
-        names = sorted(cached)
-        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        notes.append(
-            f"promptfoo served {sum(cached.values())} repeats from its cache ({shown}): "
-            "those repeats are not independent runs; rerun with --no-cache"
-        )
+        notes.append(CachedRepeats(sum(cached.values()), tuple(sorted(cached))))
     return notes
 
 

@@ -33,6 +33,7 @@ from flipgate.core.importers.base import (
     check_unique,
     short_digest,
 )
+from flipgate.core.importers.notes import ImportNote, RepetitionsMissing
 from flipgate.core.order import natural_key
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
@@ -243,12 +244,9 @@ def _imported(path: Path, records: list[dict[str, Any]]) -> ImportedRun:
         "table": {"file": path.name},
         "completeness": completeness.to_manifest(),
     }
-    notes = []
+    notes: list[ImportNote] = []
     if completeness.totals.missing:
-        notes.append(
-            f"{completeness.totals.missing} repetitions are missing: some cases have fewer rows "
-            f"than the {most} of the most repeated"
-        )
+        notes.append(RepetitionsMissing(completeness.totals.missing, most))
     return ImportedRun(path, "table", manifest, records, notes, completeness)
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from flipgate.core.vocab import DEFAULT_LABELS
+from flipgate.core.vocab import DEFAULT_LABELS, Coded
 
 if TYPE_CHECKING:
     from flipgate.core.importers.completeness import Completeness
@@ -93,7 +93,7 @@ class Run:
     decisions: pl.DataFrame
     checks: pl.DataFrame
     source_format: str = "flipgate"  # or "inspect", "promptfoo"
-    notes: tuple[str, ...] = ()
+    notes: tuple[Coded, ...] = ()  # what the run says of itself (present/run_notes.py words it)
     extra_manifest: dict[str, Any] = field(default_factory=dict)  # unknown run.yaml fields
     # whether the run finished and which repetitions it lacks, as its log or run.yaml states it;
     # None: it states nothing, and is taken as whole (the case ledger, `core/gate/ledger.py`)

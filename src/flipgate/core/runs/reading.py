@@ -31,6 +31,7 @@ from flipgate.core.runs.manifest import (
 )
 from flipgate.core.runs.model import Frames, Labels, Progress, Run
 from flipgate.core.runs.records import frames_from_records
+from flipgate.core.vocab import Coded
 
 if TYPE_CHECKING:
     from flipgate.core.importers.completeness import Completeness
@@ -102,7 +103,7 @@ def run_from_records(
     source: Path,
     manifest_path: Path | None = None,
     source_format: str = "flipgate",
-    notes: tuple[str, ...] = (),
+    notes: tuple[Coded, ...] = (),
     completeness: Completeness | None = None,
 ) -> Run:
     """Build a run from records in the results.jsonl shape (importers, tests); its completeness
@@ -123,7 +124,7 @@ def _make_run(
     frames: Frames,
     labels: Labels,
     source_format: str,
-    notes: tuple[str, ...],
+    notes: tuple[Coded, ...],
     completeness: Completeness | None,
 ) -> Run:
     change = manifest.get("change") or {}

@@ -15,6 +15,7 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.io.remote import where
 from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
+from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_json
 from flipgate.present.reasons import (
     BASE_FILE_WORDS,
@@ -25,6 +26,7 @@ from flipgate.present.reasons import (
     when,
 )
 from flipgate.present.report.shared import failing, registration_line
+from flipgate.present.run_notes import note_words
 from flipgate.present.sources import sources_json
 from flipgate.present.text import json_text
 
@@ -80,7 +82,7 @@ def to_json(comparison: Comparison) -> dict[str, Any]:
             "path": where(comparison.run(arm).path),
             "key": comparison.run(arm).key,
             "format": comparison.run(arm).source_format,
-            "notes": list(comparison.run(arm).notes),
+            "notes": [note_words(note) for note in comparison.run(arm).notes],
         }
         for arm in ARMS
     }
@@ -233,10 +235,12 @@ def _result_json(result: GateResult, failing: dict[str, int]) -> dict[str, Any]:
         if escalation is None
         else {
             "action": escalation.action,
-            "message": escalation.message,
+            "message": next_step(escalation),
             "cases": list(escalation.cases),
             "runs": escalation.runs,
             "boundary": escalation.boundary,
+            "level": escalation.level,
+            "paths": escalation.paths,
         },
         "warnings": [sentence(w) for w in result.warnings],
         "notices": [reason_json(w) for w in result.warnings],

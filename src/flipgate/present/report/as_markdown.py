@@ -7,6 +7,7 @@ from __future__ import annotations
 from flipgate.core.gate.compare import Comparison
 from flipgate.core.vocab import ARMS
 from flipgate.present.judge import judge_lines
+from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_markdown
 from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
@@ -126,7 +127,7 @@ def to_markdown(comparison: Comparison) -> str:
         lines += [f"**The judge alone:** {_md(first)}", ""]
         lines += [f"- {_md(line.strip())}" for line in rest] + [""]
     if result.escalation is not None:
-        lines += [f"**Next:** {_md(result.escalation.message)}", ""]
+        lines += [f"**Next:** {_md(next_step(result.escalation))}", ""]
     if comparison.rerun_price is not None:
         lines += [
             f"- {label}: {_md(value)}" for label, value in price_lines(comparison.rerun_price)

@@ -11,6 +11,7 @@ from rich.text import Text
 from flipgate.core.gate.compare import Comparison, GateResult
 from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.judge import judge_lines
+from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_tables
 from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
 from flipgate.present.report import shared
@@ -68,7 +69,7 @@ def to_text(comparison: Comparison) -> RenderableType:
             listing.append(f", {shared.more(hidden, 'flipped')}", style="dim")
         parts.append(listing)
     if result.escalation is not None:
-        parts.append(Text.assemble(("next: ", "bold"), literal(result.escalation.message)))
+        parts.append(Text.assemble(("next: ", "bold"), literal(next_step(result.escalation))))
     if comparison.rerun_price is not None:
         parts += [
             Text.assemble((f"  {label:<9} ", "dim"), value)

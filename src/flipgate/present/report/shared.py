@@ -18,7 +18,7 @@ from flipgate.core.gate.looks import Looks, plain_measured
 from flipgate.core.gate.rules import RULES, Evidence, Rule
 from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
-from flipgate.core.vocab import Arm, Coded, UnpairedState
+from flipgate.core.vocab import ARMS, Arm, Coded, UnpairedState
 from flipgate.present.numbers import p_beside, percent, signed_points
 from flipgate.present.reasons import (
     BASE_FILE_WORDS,
@@ -144,6 +144,7 @@ def _path_name(path: HeldPath) -> str:
 PATH_WORDS = {
     "significance": "the flips",
     "false_negatives": "the false negatives",
+    "mirror_approved": "the confident approvals on {metric}",
     "budget": "the {metric} budget",
 }
 
@@ -165,6 +166,20 @@ def family_words(family: Family | None) -> str:
             "together they BLOCK with no change more often than alpha"
         )
     return f", shared by Holm over {len(family.paths)} paths: {held}"
+
+
+def boundary_words(result: GateResult) -> tuple[str, str]:
+    """The banner's name and value for what the flips were held to: `look 1 blocks at p ≤`,
+    `0.025`; where paths share the look by Holm, the flips' share of it, one of level / k
+    (family.py): `look 1 by Holm: flips p ≤`, `0.025/3 = 0.00833`."""
+    family = result.family
+    if family is None or family.rule != "holm" or len(family.paths) < 2:
+        return f"look {result.look} blocks at p ≤", f"{result.blocks_at:.3g}"
+    share = round(family.level / result.blocks_at)
+    return (
+        f"look {result.look} by Holm: flips p ≤",
+        f"{family.level:.3g}/{share} = {result.blocks_at:.3g}",
+    )
 
 
 def worth_line(result: GateResult, *, brief: bool = False) -> str | None:
@@ -323,13 +338,18 @@ ALLOW_PARTIAL_NOTE = (
 
 
 def ledger_words(arm: Arm, ledger: ArmLedger) -> str:
-    """`candidate 8 cases = 5 paired + 3 run not finished`: an arm's cases by state."""
-    states = " + ".join(
-        f"{n:,} {STATE_WORDS[state]}"
-        for state, n in ledger.states.items()
-        if n or state == "paired"
-    )
-    return f"{arm} {plural(ledger.cases, 'case')} = {states}"
+    """`candidate 8 cases = 5 paired + 3 run not finished`: an arm's cases by state; those left
+    out for the other arm's sake said so: `baseline 8 cases = 5 paired + 3 run not finished in
+    the candidate`."""
+    other = next(a for a in ARMS if a != arm)
+    counts: list[str] = []
+    for state, n in ledger.states.items():
+        theirs = ledger.for_other.get(state, 0) if state != "paired" else 0
+        if n - theirs or state == "paired":
+            counts.append(f"{n - theirs:,} {STATE_WORDS[state]}")
+        if theirs:
+            counts.append(f"{theirs:,} {STATE_WORDS[state]} in the {other}")
+    return f"{arm} {plural(ledger.cases, 'case')} = {' + '.join(counts)}"
 
 
 def run_words(ledger: ArmLedger) -> str | None:

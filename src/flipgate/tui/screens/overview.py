@@ -23,6 +23,7 @@ from flipgate.core.runs.model import Run
 from flipgate.core.suite.manifest import MANIFEST
 from flipgate.core.triage.walk import walk_path
 from flipgate.present.glossary import OVERVIEW_TERMS
+from flipgate.present.next_step import next_step
 from flipgate.present.reasons import summary
 from flipgate.session import Comparison, GateRequest, write_rerun_plan
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -235,7 +236,7 @@ class OverviewScreen(Screen[None]):
             why = (
                 f"the gate says {self.comparison.result.verdict}"
                 if escalation is None
-                else escalation.message
+                else next_step(escalation)
             )
             self.notify(
                 f"No rerun plan to export: {why}.",

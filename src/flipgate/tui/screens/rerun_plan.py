@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from flipgate.present.next_step import next_step
 from flipgate.present.rerun_price import price_lines
 from flipgate.session import Comparison, priced
 from flipgate.tui.bindings import bindings_for
@@ -83,7 +84,7 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column(overflow="fold")
-        table.add_row("why", literal(escalation.message))
+        table.add_row("why", literal(next_step(escalation)))
         for label, value in price_lines(price):
             table.add_row(label, literal(value))
         table.add_row("target", Text(f"{price.target:.0%} (+ and - move it by 5 points)"))

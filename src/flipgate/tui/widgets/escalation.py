@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from flipgate.present.next_step import next_step
 from flipgate.tui.bindings import shown_keys
 from flipgate.tui.format import case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel, one_line
@@ -34,8 +35,8 @@ class EscalationPanel(Panel):
                     shown_keys(self.app, k, first=True) for k in ("export-plan", "load-reruns")
                 )
                 head.append(f" · {export} exports the plan · {load} loads the reruns", "")
-            return Group(one_line(head), one_line(literal(escalation.message)))
-        lines: list[RenderableType] = [head, literal(escalation.message)]
+            return Group(one_line(head), one_line(literal(next_step(escalation))))
+        lines: list[RenderableType] = [head, literal(next_step(escalation))]
         if escalation.action == "rerun_flipped":
             cases = count(len(escalation.cases))
             plan = Text(

@@ -10,7 +10,13 @@ from flipgate.core.gate.rules import BY_NAME
 from flipgate.core.gate.stats import Effect
 from flipgate.present.numbers import p_beside, signed_points
 from flipgate.present.reasons import gate_words, sentence, summary
-from flipgate.present.report import ALLOW_PARTIAL_NOTE, found, ledger_words, worth_line
+from flipgate.present.report import (
+    ALLOW_PARTIAL_NOTE,
+    boundary_words,
+    found,
+    ledger_words,
+    worth_line,
+)
 from flipgate.tui.format import VERDICT_SYMBOL, case_ids, count, literal
 from flipgate.tui.widgets.panel import Panel, one_line
 
@@ -57,7 +63,7 @@ class VerdictBanner(Panel):
             ("margin", str(result.margin), ""),
             ("flip cap", str(result.flip_cap), ""),
             ("alpha", f"{result.alpha:g}", ""),
-            (f"look {result.look} blocks at p ≤", f"{result.blocks_at:.3g}", ""),
+            (*boundary_words(result), ""),
             (
                 "p" + (" by template" if result.p_by == "template" else ""),
                 p_beside(result.p, result.blocks_at),
