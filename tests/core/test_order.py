@@ -60,6 +60,29 @@ def test_a_frame_sorts_as_python_does(ids: list[str]) -> None:
     ].to_list() == natural_sorted(ids)
 
 
+@given(
+    st.one_of(
+        TRAILING,
+        st.builds(
+            lambda stem, width, numbers: [f"{stem}{n:0{width}d}" for n in numbers],
+            st.from_regex(r"[a-c-]{0,3}", fullmatch=True),
+            st.integers(1, 4),
+            st.lists(st.integers(0, 9999), unique=True, max_size=25),
+        ),
+        st.builds(
+            lambda width, ids: [f"{stem}{n:0{width}d}" for stem, n in ids],
+            st.integers(1, 3),
+            st.lists(st.tuples(st.sampled_from(["", "a", "a-", "b"]), st.integers(0, 999))),
+        ),
+    )
+)
+def test_ids_already_sorted_as_text_leave_in_their_natural_order(ids: list[str]) -> None:
+    """A frame sorted as text is left as it stands only where that is the natural order: ids of
+    one stem and one width (`case-0042`), or none with a digit."""
+    frame = pl.DataFrame({"case": sorted(ids)}, schema={"case": pl.String})
+    assert natural_sort(frame)["case"].to_list() == natural_sorted(ids)
+
+
 @given(st.text(alphabet="ab-/", max_size=4), st.integers(0, 10**12), st.integers(0, 10**12))
 def test_a_number_after_the_same_prefix_compares_by_value(prefix: str, a: int, b: int) -> None:
     if a != b:

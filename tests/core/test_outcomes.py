@@ -152,3 +152,35 @@ def test_outcomes_add_up_to_the_decisions(decisions: list[tuple[int, str, str]])
     assert sum(summary.counts[o] for o in OUTCOMES) == summary.decisions == len(decisions)
     assert summary.wrong == summary.reconciliation.wrong_decisions
     summary.reconciliation.check()
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["r1", "r2"]), label, label), max_size=100
+    )
+)
+def test_mirrors_and_the_reviewers_queue_are_the_plain_counts(
+    decisions: list[tuple[int, str, str, str]],
+) -> None:
+    frame = pl.DataFrame(
+        {
+            "case": ["c"] * len(decisions),
+            "rep": [rep for rep, _, _, _ in decisions],
+            "rule": [rule for _, rule, _, _ in decisions],
+            "expected": [e for _, _, e, _ in decisions],
+            "actual": [a for _, _, _, a in decisions],
+        },
+        schema={"case": pl.String, "rep": pl.Int64, "rule": pl.String}
+        | dict.fromkeys(("expected", "actual"), pl.String),
+    )
+    classified = classify_frame(frame, Labels(), default_spec())
+    summary = summarize(classified, Labels(), per_case_counts(classified))
+    mirrors = [(rule, a) for _, rule, e, a in decisions if e == "escalate" != a]
+    approved = [rule for rule, a in mirrors if a == "approve"]
+    escalated = [rep for rep, _, _, a in decisions if a == "escalate"]
+    assert summary.mirror_approved == len(approved)
+    assert summary.mirror_rejected == len(mirrors) - len(approved)
+    assert summary.mirror_approved_by_rule == {r: approved.count(r) for r in sorted(set(approved))}
+    assert summary.escalated == len(escalated)
+    assert summary.queue == max((escalated.count(rep) for rep in escalated), default=0)
+    assert summary.repetitions == len({rep for rep, _, _, _ in decisions})

@@ -174,10 +174,12 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
     for outcome, n, price in counts_df.iter_rows():
         counts[outcome] = n
         cost_by[outcome] = float(price)
-    mirrors = classified.filter(pl.col("outcome") == "mirror")
-    approved = mirrors.filter(pl.col("actual") == labels.negative)
-    escalated = classified.filter(pl.col("actual") == labels.abstain)
-    per_rep = escalated.group_by("rep").len()
+    # Only the columns each count reads: a filter of the frame copies all of them (0.1 s an arm
+    # at a million cases).
+    mirrors = classified.lazy().filter(pl.col("outcome") == "mirror").select("actual", "rule")
+    approved = mirrors.filter(pl.col("actual") == labels.negative).collect()
+    escalated = classified.lazy().filter(pl.col("actual") == labels.abstain)
+    per_rep = escalated.group_by("rep").len().collect()
     red = per_case.filter(pl.col("wrong") > 0)
     histogram = red.group_by("wrong").len().sort("wrong")
     reconciliation = Reconciliation(
@@ -196,10 +198,10 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
         cost=sum(cost_by.values()),
         cost_by_outcome=cost_by,
         mirror_approved=approved.height,
-        mirror_rejected=int((mirrors["actual"] == labels.positive).sum()),
+        mirror_rejected=mirrors.filter(pl.col("actual") == labels.positive).collect().height,
         reconciliation=reconciliation,
         mirror_approved_by_rule=dict(approved.group_by("rule").len().sort("rule").iter_rows()),
-        escalated=escalated.height,
+        escalated=int(per_rep["len"].sum()),
         queue=int(per_rep["len"].max() or 0),  # type: ignore[arg-type]
         repetitions=classified["rep"].n_unique(),
     )
