@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flipgate.core.gate.changes import Layout, Runs, question_runs, side_by_side
+from flipgate.core.gate.changes import Layout, Runs, question_runs
+from flipgate.core.order import joined_on_case
 
 RULES = ("r1", "r2", "r3")
 LABELS = ("approve", "escalate", "reject")
@@ -65,4 +66,4 @@ def test_two_arms_side_by_side_are_their_join_on_case(seed: int) -> None:
     elif seed % 3 == 2:
         cand = cand.filter(pl.Series(rng.random(len(cases)) < 0.7))
     joined = base.join(cand, on="case", suffix="_cand")
-    assert_frame_equal(side_by_side(base, cand), joined, check_row_order=False)
+    assert_frame_equal(joined_on_case(base, cand, "inner"), joined, check_row_order=False)

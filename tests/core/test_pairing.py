@@ -7,7 +7,7 @@ import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipgate.core.gate.pairing import side_by_side
+from flipgate.core.order import joined_on_case
 
 CASES = st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), unique=True, max_size=5).map(sorted)
 
@@ -38,4 +38,4 @@ def test_the_arms_side_by_side_are_the_full_join(
         joined = base.join(
             cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
         )
-        assert side_by_side(base, cand).equals(joined)
+        assert joined_on_case(base, cand, "full").equals(joined)

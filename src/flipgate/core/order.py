@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 import polars as pl
 
@@ -59,3 +60,21 @@ def natural_sort(frame: pl.DataFrame, column: str = "case") -> pl.DataFrame:
         return frame
     number = ids.str.slice(stem.str.len_chars()).cast(pl.UInt64, strict=False)  # null: none
     return frame.sort(stem, number, ids, nulls_last=False)
+
+
+def joined_on_case(
+    base: pl.DataFrame, cand: pl.DataFrame, how: Literal["inner", "full"]
+) -> pl.DataFrame:
+    """Two tables of a case a row joined on `case`, the second's columns after the first's
+    (suffixed `_cand` where both have one). Where both hold the same cases in the same order, as
+    two runs of one suite do, they are set side by side: the join's answer without hashing a
+    million ids (half a second of CPU at a million cases)."""
+    if base["case"].equals(cand["case"]):
+        shared = (set(base.columns) & set(cand.columns)) - {"case"}
+        renamed = cand.drop("case").rename({c: f"{c}_cand" for c in shared})
+        return pl.concat([base, renamed], how="horizontal")
+    if how == "inner":
+        return base.join(cand, on="case", suffix="_cand")
+    return base.join(
+        cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
+    )

@@ -32,8 +32,9 @@ def buys(plan: PricedPlan) -> str:
     """`a 64% chance to resolve the verdict (BLOCK 41%, PASS 23%)`."""
     chance = plan.chance
     how = "" if chance.method == "exact" else " (normal approximation)"
+    share = f"{chance.resolves:.0%}"
     return (
-        f"a {chance.resolves:.0%} chance to resolve the verdict (BLOCK {chance.block:.0%}, "
+        f"{'an' if share.startswith(('8', '11%', '18%')) else 'a'} {share} chance to resolve the verdict (BLOCK {chance.block:.0%}, "
         f"PASS {chance.passes:.0%}){how}"
     )
 
@@ -63,7 +64,7 @@ def price_lines(price: PlanPrice) -> list[tuple[str, str]]:
         (
             "model",
             "each case's repetitions pass at its observed share, (passes + 1) / (reps + 2); "
-            f"a strict majority passes a case; BLOCK at p <= {price.alpha:g}",
+            f"a strict majority passes a case; BLOCK at p <= {price.alpha:.3g}",
         )
     )
     return lines

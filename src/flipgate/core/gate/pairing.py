@@ -18,7 +18,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.ledger import NOT_WHOLE, LeftOut, left_out, planned, state_columns
 from flipgate.core.gate.mcnemar import FlipTest
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, read_clusters
-from flipgate.core.order import natural_sort, natural_sorted
+from flipgate.core.order import joined_on_case, natural_sort, natural_sorted
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import CELLS, FLIPS, Arm
 
@@ -46,7 +46,7 @@ def pair(
     """Join the arms' collapsed cases (each sorted by case) and count what the verdict reads;
     `test` is the gate's one-sided test (gate.yaml `test`); `runs` say what each arm planned and
     lacks (their completeness; None: both whole)."""
-    cases = side_by_side(base, cand)
+    cases = joined_on_case(base, cand, "full")
     stated: set[Arm] = set()
     for arm, run in (runs or {}).items():
         plan = planned(run, arm)
@@ -102,20 +102,6 @@ def pair(
             listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
         ),
         clusters=_clusters(flips, test),
-    )
-
-
-def side_by_side(base: pl.DataFrame, cand: pl.DataFrame) -> pl.DataFrame:
-    """One row per case of either arm, the candidate's columns after the baseline's (suffixed
-    `_cand` where both have one): the full join on case id. Where both arms hold the same cases
-    in the same order, as a suite run twice does, the arms are set side by side: the join's
-    answer, at a fiftieth of its half second at a million cases."""
-    if base["case"].equals(cand["case"]):
-        shared = (set(base.columns) & set(cand.columns)) - {"case"}
-        renamed = cand.drop("case").rename({c: f"{c}_cand" for c in shared})
-        return pl.concat([base, renamed], how="horizontal")
-    return base.join(
-        cand, on="case", how="full", coalesce=True, suffix="_cand", maintain_order="left_right"
     )
 
 
