@@ -320,9 +320,9 @@ def _moved_template(baseline: Run, candidate: Run) -> list[tuple[str, str | None
     """(case, baseline template, candidate template) of the cases in both arms whose template
     differs, one arm's having none included, over their gradable repetitions (one all infra in an
     arm is unpaired, no edit). A run's check holds a case to one template."""
-    template = [_gradable_template(run.reps) for run in (baseline, candidate)]
+    base, cand = (_gradable_template(run.reps) for run in (baseline, candidate))
     moved = (
-        joined_on_case(*template, "inner")
+        joined_on_case(base, cand, "inner")
         .filter(pl.col("template").ne_missing(pl.col("template_cand")))
         .sort("case")
     )
