@@ -3,9 +3,10 @@
     uv run python tests/reference/generate.py --out bench/data   # once: 100,000 cases
     uv run python bench/bench_app.py [bench/data/jsonl] [--size 140x45] [--first-paint]
 
-Measures, from the moment the app starts: the loading screen painted (what it reads, with its
-progress), then the overview mounted and painted (which includes the worker reading both runs
-and comparing them), split into the app's start (until the loading worker's first step),
+Measures, from the moment the app starts, the two frames `bench/README.md` calls painted: the
+loading screen (the runs named, the step under way and its progress; `flipgate open` starts the
+app before it reads anything), then the overview mounted and painted with the verdict (which
+includes the worker reading both runs and comparing them), split into the app's start (until the loading worker's first step),
 reading the spec, the flaky list and both runs (read and checked), `compare()` (until the
 worker posts the comparison) and the rest (the overview built and painted); then how long the
 app takes to answer a key press and a theme switch once the overview is up. Then it walks the

@@ -125,17 +125,18 @@ def test_untrusted_names_are_shown_literally(
     assert "\\[bold red\\]x" in md and "&lt;b&gt;" in md and "\\|" in md
 
 
-def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
+def test_open_on_a_campaign_starts_the_app_which_reads_every_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import flipgate.tui.factory
     from flipgate.tui.campaign import CampaignApp
+    from tests.cli.headless import until_loaded
 
     started: list[object] = []
 
-    def run_app(app: object) -> int:
+    def run_app(app: CampaignApp) -> int:
         started.append(app)
-        return 0
+        return until_loaded(app)  # the app reads the campaign in its worker
 
     monkeypatch.setattr(flipgate.tui.factory, "run_app", run_app)
     assert main(["open", SAMPLE]) == 0
@@ -147,8 +148,8 @@ def test_open_on_a_campaign_reads_every_run_then_starts_the_candidates_app(
     copy_sample("winner-rule", workspace)
     results = workspace / "candidates/HURRIED/results.jsonl"
     results.write_text("not json\n")
-    assert main(["open", str(workspace)]) == 2
-    assert f"{results}:1" in capsys.readouterr().err and len(started) == 1
+    assert main(["open", str(workspace)]) == 2  # found while the app loads: it ends the app
+    assert f"{results}:1" in capsys.readouterr().err and len(started) == 2
 
 
 def test_logs_are_read_with_the_importers_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ import flipgate.tui.factory
 from flipgate.cli import main
 from flipgate.session import samples as bundled
 from flipgate.tui.app import GateApp
+from tests.cli.headless import until_loaded
 from tests.conftest import SAMPLES, files_below
 
 NAMES = ["agent-suite", "listing-reviewer", "listing-reviewer-decisive", "support-assistant"]
@@ -67,7 +68,7 @@ def test_plain_flipgate_opens_its_own_copy_and_keeps_what_the_user_did(
 
     def run_app(app: GateApp) -> int:
         started.append(app)
-        return 0
+        return until_loaded(app)  # the app reads the runs in its worker
 
     monkeypatch.setattr(flipgate.tui.factory, "run_app", run_app)
     assert main([]) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -10,10 +11,11 @@ import pytest
 import yaml
 
 from flipgate.core.curation.entries import add, remove
-from flipgate.core.curation.flips import propose
-from flipgate.core.curation.review import check
+from flipgate.core.curation.flips import flip_records, propose, safety_cases, suite_cases
+from flipgate.core.curation.review import check, flipped_among, flipped_in_run, review
 from flipgate.core.errors import InputError
-from flipgate.core.gate.flaky import FlakyList, load_flaky
+from flipgate.core.gate.compare import compare
+from flipgate.core.gate.flaky import FlakyEntry, FlakyList, load_flaky
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
@@ -466,3 +468,38 @@ def test_a_file_changed_during_the_edit_is_not_overwritten(
         remove(flaky_file, "case-002", "fixed", TODAY)
     assert flaky_file.read_text() == ENTRY + "other: edit\n"
     assert [p.name for p in flaky_file.parent.iterdir()] == ["flaky.yaml"]
+
+
+def test_the_review_reads_only_the_listed_cases_and_says_what_the_whole_records_say() -> None:
+    """The review keeps a record for the listed cases alone (a suite may hold a million) and
+    counts the suite in polars; on random runs it says what every case's records say, and the
+    listed cases that flipped, read from the comparison of the arms, are those `compare` finds."""
+    rng = random.Random(25)
+    cases = [f"case-{i:03d}" for i in range(60)]
+    safety = frozenset(rng.sample(cases, 5))
+
+    def random_run(run_id: str) -> Run:
+        verdicts = {c: [rng.random() < 0.7 for _ in range(3)] for c in cases if rng.random() < 0.95}
+        return make_run(run_id, verdicts, safety=safety, created=f"2026-11-0{run_id[-1]}")
+
+    runs = [random_run(f"r{i}") for i in range(1, 5)]
+    candidate = make_run("cand", {c: [rng.random() < 0.6] * 3 for c in cases})
+    listed = [*sorted(rng.sample(cases, 12)), "case-gone"]
+    flaky = FlakyList(
+        tuple(FlakyEntry(c, "qa", date(2026, 11, 1), "noisy", "seen") for c in listed)
+    )
+    comparison = compare(runs[0], candidate, SPEC, flaky)
+    flipped = flipped_among(comparison.cases, flaky)
+    assert flipped == flipped_in_run(runs[0], candidate, SPEC, flaky)
+    assert flipped  # the draw flips some listed cases: the check is not vacuous
+    report = review(flaky, runs, SPEC, today=TODAY, suite=[candidate], flipped_in_run=flipped)
+    records = {r.case: r for r in flip_records(runs, SPEC)}
+    everything = [*runs, candidate]
+    known, safe_cases = suite_cases(everything), safety_cases(everything)
+    assert report.suite_cases == len(known) and report.cap == SPEC.flaky_cap(len(known))
+    for row in report.entries:
+        case = row.entry.case
+        assert row.record == records.get(case)
+        assert (row.gone, row.safety) == (case not in known, case in safe_cases)
+        assert row.flipped_in_run == (case in flipped)
+    assert [r.entry.case for r in report.entries if r.safety]  # some listed are safety cases

@@ -78,6 +78,15 @@ def test_each_way_of_differing(tmp_path: Path) -> None:
         "output": (True, False),
         "later-rep": (False, True),
     }
+    # among some cases: what the whole search finds of them, and only they are looked at
+    among = pl.Series(["tool-path", "same", "later-rep"])
+    aligned: list[int] = []
+    some = diverged(comparison, lambda done, total: aligned.append(total), among)
+    assert dict(zip(some["case"], some["trajectory"], strict=True)) == {
+        "tool-path": True,
+        "later-rep": True,
+    }
+    assert aligned == [2]  # the two pairs of those cases whose trajectories differ in text
 
 
 def agent_acts(messages: str | None) -> list[tuple[str, str, str]]:

@@ -309,9 +309,9 @@ def test_identical_baseline_runs_leave_the_answer_alone(
     repeat = sorted((workspace / "baseline-repeats").iterdir())[0]
     report, printed = by_the_cli(monkeypatch, capsys, [str(workspace)])
     app = opened(monkeypatch, [str(workspace), "--baseline-repeat", str(repeat)])
-    assert app.inputs is not None and [r.path for r in app.inputs.repeats] == [repeat]
-    loaded = app.read()
+    loaded = app.read()  # the loading worker's job: the app reads the runs
     assert isinstance(loaded, Loaded)
+    assert app.inputs is not None and [r.path for r in app.inputs.repeats] == [repeat]
     shown = priced(loaded.comparison, app.request.rerun_target)
     assert_same(report, {"gate": printed, "open": shown})
 

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import Static
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.rules import BY_NAME
+from flipgate.tui.app import GateApp
 from flipgate.tui.bindings import KEY_BINDINGS, key_bindings
 from flipgate.tui.format import case_ids, literal, safe
 from flipgate.tui.screens.help import HelpScreen
@@ -105,6 +108,34 @@ async def test_bad_input_shows_file_line_and_field_and_quits() -> None:
         await pilot.press("q")
     assert isinstance(app.load_error, InputError)
     assert app.load_error.line == 3
+
+
+async def test_the_loading_screen_names_the_runs_and_says_the_keys_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Painted before anything is read (at a million cases the gate takes its seconds): the runs
+    named, and a key of the overview pressed meanwhile said not to work yet, not ignored."""
+    release = threading.Event()
+    read = GateApp.read
+
+    def held(app: GateApp) -> Message:
+        assert release.wait(30)
+        return read(app)
+
+    monkeypatch.setattr(GateApp, "read", held)
+    app = open_app(SAMPLES / "agent-suite")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LoadingScreen)
+        runs = plain(app.screen.query_one("#runs", Static).content)
+        assert "baseline" in runs and "agent-suite/candidate" in runs
+        await pilot.press("r")
+        assert isinstance(app.screen, LoadingScreen)
+        [said] = [n.message for n in app._notifications]
+        assert said.startswith("Not yet: the runs are still being read and gated.")
+        release.set()
+        await settled(pilot)
+        assert isinstance(app.screen, OverviewScreen)
 
 
 async def test_switching_theme_reapplies_the_stylesheet() -> None:

@@ -5,11 +5,16 @@ run interrupted with rows missing; Inspect's agent logs, whose pass/pass cases c
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 import polars as pl
+import pytest
 from textual.app import App
 
+import flipgate.tui.screens.red_cases as red_cases
+from flipgate.present.divergence import Progress, diverged
 from flipgate.session import Comparison, ImportOptions
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
@@ -111,3 +116,39 @@ async def test_the_footer_shows_enter_to_open(comparison: Comparison) -> None:
         await pilot.pause()
         footer = str(on_top(app).query_one(KeyBar).render())
         assert "⏎ Open" in footer and "l State" in footer and "d Diverged" in footer
+
+
+async def test_the_search_for_diverging_arms_looks_at_the_list_and_d_again_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At a million cases the search took some 750 s of CPU over every case: it looks at the
+    cases listed (those to review), the screen stays usable meanwhile, and `d` again stops it."""
+    comparison = load_comparison(INSPECT / "baseline.eval", INSPECT / "candidate.eval")
+    asked: list[pl.Series | None] = []
+    looking, release = threading.Event(), threading.Event()
+
+    def held(found: Comparison, progress: Progress, among: pl.Series | None = None) -> Any:
+        asked.append(among)
+        looking.set()
+        while not release.wait(0.01):
+            progress(0, 10)  # raises once the worker is cancelled
+        return diverged(found, progress, among)
+
+    monkeypatch.setattr(red_cases, "diverged", held)
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = on_top(app)
+        assert isinstance(screen, RedCasesScreen)
+        await pilot.press("d")
+        assert looking.wait(10)
+        [among] = asked
+        assert among is not None and sorted(among) == sorted(screen.red["case"])
+        assert len(among) < comparison.cases.height  # those to review, not every case
+        await pilot.press("1")  # the screen answers meanwhile
+        assert header(app).startswith("pass→fail")
+        await pilot.press("d")  # stopped
+        await settled(pilot)
+        assert screen.diverging is None and "arms diverge" not in header(app)
+        assert not screen.workers
+    release.set()

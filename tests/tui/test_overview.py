@@ -14,6 +14,7 @@ import pytest
 import yaml
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widgets import Static
 
 import flipgate.core.io.atomic as atomic
 from flipgate.tui.screens import overview
@@ -309,3 +310,14 @@ async def test_the_rerun_plan_dialog_prices_the_plan_at_the_target() -> None:
         assert price is not None and price.target == pytest.approx(0.7)
         await pilot.press("escape")
         assert not isinstance(app.screen, RerunPlanScreen)
+        # closed without writing, the price is kept (at a million cases it took the gate's
+        # time): opened again, the plan is shown at once, at the target last chosen
+        shown = app.screen
+        assert isinstance(shown, overview.OverviewScreen)
+        assert shown.comparison.rerun_price is price
+        await pilot.press("e")
+        await pilot.pause()
+        again = app.screen
+        assert isinstance(again, RerunPlanScreen) and not again.workers
+        assert again.comparison.rerun_price is price and again.target == pytest.approx(0.7)
+        assert "pricing" not in plain(again.query_one("#plan-body", Static).content)

@@ -197,3 +197,28 @@ async def test_the_table_never_measures_its_rows(
         await pilot.press("slash", "l", "s", "t", "1")
         await pilot.pause()
         assert shown(app) == []
+
+
+async def test_at_80_columns_the_header_names_the_columns_off_screen_and_right_reaches_them(
+    comparison: Comparison,
+) -> None:
+    """The ledger's state sat off an 80-column screen with nothing to say so, and → scrolled a
+    cell at a time: the header names what is off screen, → moves a column at a time."""
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        table = app.screen.query_one(CaseTable)
+        hidden = table.off_screen()
+        assert "state" in hidden and "case" not in hidden
+        assert f"→ shows {', '.join(hidden)}" in header(app).replace("\n", " ")
+        edges = table.column_edges()
+        state = edges[table.labels.index("state")]
+        presses = next(i for i, edge in enumerate(edges) if edge >= state)
+        await pilot.press(*["right"] * presses)
+        reached = min(state, table.max_scroll_x)  # the last columns scroll only so far
+        assert table.scroll_x == reached
+        await pilot.press("left")
+        assert table.scroll_x == max(edge for edge in edges if edge < reached)
+    async with ScreenApp(lambda: RedCasesScreen(comparison)).run_test(size=(240, 45)) as pilot:
+        await settled(pilot)
+        assert "→ shows" not in header(pilot.app)

@@ -16,8 +16,9 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.triage.walk import load_walk, walk_path
 from flipgate.tui.app import FlipgateApp
 from flipgate.tui.screens.case import CaseScreen
-from flipgate.tui.screens.decision import CaseList, DecisionScreen
+from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.triage import TriageScreen
+from flipgate.tui.widgets.reviewed import CaseList
 
 from .conftest import ScreenResult, load_comparison, on_top, settled
 from .test_triage import counts

@@ -10,11 +10,14 @@ git config and the flaky list's ages from a fixed day, so the pictures are the s
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.widget import Widget
 
 from flipgate.tui.screens import flaky
 from tests.conftest import copy_sample
@@ -89,4 +92,32 @@ CASES += [
 )
 def test_screen(snap_compare: Any, screen: str, theme: str, size: tuple[int, int]) -> None:
     app = open_app(WORKSPACE, theme=theme)
-    assert snap_compare(app, terminal_size=size, run_before=keys(*SCREENS[screen]))
+    run_before = keys(*SCREENS[screen])
+    if screen == "calibration":
+        run_before = reached(run_before, "flipped")
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def reached(
+    run_before: Callable[[Pilot[Any]], Awaitable[None]], focused: str
+) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    """`run_before`, then the refreshes until the widget `focused` has the focus and is in
+    view: the screen focuses it and scrolls to it once laid out, refreshes after its worker's
+    answer; a starved app took a snapshot before it scrolled, at 80x24."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await run_before(pilot)
+        for _ in range(100):
+            widget = pilot.app.focused
+            if widget is not None and widget.id == focused and in_view(widget):
+                await pilot.pause()  # and painted so
+                return
+            await pilot.pause()
+        raise AssertionError(f"#{focused} never took the focus in view")
+
+    return run
+
+
+def in_view(widget: Widget) -> bool:
+    """The widget's first line is on the screen, above the footer."""
+    return 0 <= widget.region.y < widget.screen.size.height - 1

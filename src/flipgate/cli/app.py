@@ -1,14 +1,15 @@
 """`flipgate open`: the triage app on a workspace, two runs, or a campaign of candidates.
 
-Every file is read and checked before any screen is drawn: bad input is an error on the terminal
-and exit 2, as with `flipgate gate`; the app's worker then gates what was read.
+The app paints at once and its loading worker reads, checks and gates the runs, saying each step
+(at a million cases that takes the gate's time, not a blank terminal's). What is cheap to check,
+the arguments, the gate spec and the lists, is checked before the app starts; bad input the
+worker finds ends the app. Either way bad input is an error on the terminal, naming the file,
+line and field, and exit 2, as with `flipgate gate`: the app writes nothing while it loads.
 """
 
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
 
 from flipgate.cli.arguments import (
     Commands,
@@ -19,7 +20,7 @@ from flipgate.cli.arguments import (
     add_rerun_arguments,
     gate_request,
 )
-from flipgate.session import read, read_campaign
+from flipgate.session import read_terms
 
 RUNS = (
     "a workspace folder (with candidate/, or candidates/NAME/ to rank them first), or BASELINE "
@@ -33,15 +34,10 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     request = gate_request(args, "pair_or_campaign")
-    with Console(stderr=True).status("reading the runs") as status:
-        loaded = (
-            read_campaign(request, status.update)
-            if request.is_campaign
-            else read(request, status.update)
-        )
+    read_terms(request)  # the spec and the lists: cheap, so bad ones are said before the app
     theme = args.theme or settings.theme or "dark"
     app = make_app(
-        request, theme=theme, keymap=settings.keymap, loaded=loaded, settings_path=args.config
+        request, theme=theme, keymap=settings.keymap, settings_path=args.config, quit_on_error=True
     )
     return run_app(app)
 

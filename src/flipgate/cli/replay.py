@@ -3,7 +3,7 @@
     flipgate replay DECISION_FILE [--allowed-signers FILE] [--theme THEME] [--config FILE]
 
 The decision must verify (as `flipgate verify` checks it) and hold a review log; its runs are
-read and checked before the app starts, as `flipgate open` does: bad input is exit 2.
+read and checked before the app starts: bad input is exit 2, as with `flipgate open`.
 """
 
 from __future__ import annotations

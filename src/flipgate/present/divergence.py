@@ -37,10 +37,14 @@ def _silent(done: int, total: int) -> None:
     """No progress to show."""
 
 
-def diverged(comparison: Comparison, progress: Progress = _silent) -> pl.DataFrame:
+def diverged(
+    comparison: Comparison, progress: Progress = _silent, among: pl.Series | None = None
+) -> pl.DataFrame:
     """One row per case with a pair of repetitions that differs: case, `output` and
-    `trajectory` (whether some pair's output, or trajectory, differs)."""
-    base, cand = (_graded(comparison, arm) for arm in ARMS)
+    `trajectory` (whether some pair's output, or trajectory, differs). `among`: the cases to
+    look at (None: every case), so that the cost is the cases looked at; `progress` is called
+    before each chunk, and may raise to stop the search there."""
+    base, cand = (_graded(comparison, arm, among) for arm in ARMS)
     pairs = base.join(cand, on=["case", "rep"], suffix="_cand")
     output = _outputs_differ(pairs, comparison.spec.volatile)
     trajectory = _trajectories_differ(pairs, progress)
@@ -53,10 +57,12 @@ def diverged(comparison: Comparison, progress: Progress = _silent) -> pl.DataFra
     return found.group_by("case").agg(pl.col("output").any(), pl.col("trajectory").any())
 
 
-def _graded(comparison: Comparison, arm: Arm) -> pl.DataFrame:
+def _graded(comparison: Comparison, arm: Arm, among: pl.Series | None) -> pl.DataFrame:
     """case, rep, output and messages of the arm's gradable repetitions (not infra), as the
-    who-flipped split reads them."""
+    who-flipped split reads them, of the cases `among` (None: all)."""
     graded = comparison.reps[arm].filter(pl.col("passed").is_not_null()).select("case", "rep")
+    if among is not None:
+        graded = graded.filter(pl.col("case").is_in(among.implode()))
     stored = comparison.run(arm).reps.select("case", "rep", "output", "messages")
     return stored.join(graded, on=["case", "rep"], how="semi")
 

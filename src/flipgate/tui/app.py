@@ -9,6 +9,8 @@ comparison arrives.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar
 
@@ -62,6 +64,14 @@ from flipgate.tui.themes import STYLESHEET, TEXTUAL_THEMES, THEMES
 from flipgate.tui.widgets.progress_line import ProgressLine
 
 
+class Unjoined(ThreadPoolExecutor):
+    """The app's worker threads, not waited for when its event loop closes (the interpreter
+    still waits for them at its exit, unless `run_app` ends the process first)."""
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=False, cancel_futures=cancel_futures)
+
+
 class FlipgateApp(App[None]):
     """What every flipgate app shares: themes, help, the user's keymap, progress shown, what
     the reviewer looked at (`review_log`; None: nothing is recorded, as in a replay). Its first
@@ -84,6 +94,8 @@ class FlipgateApp(App[None]):
             raise ValueError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
         super().__init__()
         self.load_error: Exception | None = None
+        self.reading = False  # the runs are being read and gated, in a thread
+        self.quit_on_error = False  # the command line's: bad input ends the app, said after it
         self.user_keymap: Keymap = dict(keymap or {})  # checked by `settings`: ids and keys exist
         self.settings_path = settings_path  # where `t` remembers the theme; None: the default
         self.review_log: list[Looked] | None = []
@@ -223,7 +235,7 @@ class SuiteApp(FlipgateApp):
 class GateApp(FlipgateApp):
     """The app on a pair of runs: the loading screen, then the gate overview and what it opens.
 
-    `inputs`: the request read and checked already (by the CLI, before the app started), else
+    `inputs`: the request read and checked already (a replay's, before the app started), else
     read by the loading worker. Both workers ask the session: `load` to read and gate, `regate`
     to gate again after an edit or with the rerun results.
     """
@@ -242,7 +254,11 @@ class GateApp(FlipgateApp):
         self.inputs = inputs
 
     def open_first_screen(self) -> None:
-        self.push_screen(LoadingScreen())
+        self.push_screen(LoadingScreen(self.request))
+        # Quit while loading: the event loop closes without waiting for the read's thread (it
+        # cannot be stopped), and `run_app` ends the process rather than wait for it there.
+        asyncio.get_running_loop().set_default_executor(Unjoined())
+        self.reading = True
         self.load()
 
     # ------------------------------------------------------------------ loading
@@ -255,6 +271,8 @@ class GateApp(FlipgateApp):
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))
             return
+        finally:
+            self.reading = False
         self.post_message(answer)
 
     def read(self) -> Message:
@@ -305,7 +323,9 @@ class GateApp(FlipgateApp):
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.error
-        if isinstance(self.screen, LoadingScreen):
+        if self.quit_on_error:
+            self.exit(return_code=2)
+        elif isinstance(self.screen, LoadingScreen):
             self.screen.show_error(message.error)
 
 

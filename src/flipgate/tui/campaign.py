@@ -1,10 +1,10 @@
 """The app on a campaign workspace (`baseline/` and `candidates/NAME/`): the candidates screen
 first, then, for the candidate chosen, the usual gate overview of the incumbent against it.
 
-It is the gate app with another job for its loading worker (`read`): the campaign is read (or
-taken as the CLI read it), every candidate compared with the incumbent and ranked; opening a
-candidate gates that pair in a worker (the incumbent's side judged once, kept), under the same
-terms as `flipgate gate BASELINE candidates/NAME` with the same arguments.
+It is the gate app with another job for its loading worker (`read`): the campaign is read, every
+candidate compared with the incumbent and ranked; opening a candidate gates that pair in a worker
+(the incumbent's side judged once, kept), under the same terms as `flipgate gate BASELINE
+candidates/NAME` with the same arguments.
 """
 
 from __future__ import annotations
@@ -42,14 +42,13 @@ class CampaignApp(GateApp):
         request: GateRequest,
         theme: str = "dark",
         *,
-        campaign: CampaignInputs | None = None,
         keymap: Keymap | None = None,
         settings_path: Path | None = None,
     ) -> None:
         # The pair the overview gates is set when a candidate is opened; until then, the first.
         super().__init__(request, theme, keymap=keymap, settings_path=settings_path)
         self.campaign_request = request
-        self.campaign = campaign  # read (and checked) by the CLI before the app started
+        self.campaign: CampaignInputs | None = None  # read by the loading worker
         # Set by the loading worker: what a candidate's overview is compared with. The ranking
         # keeps no comparison, one is made when a candidate is opened: on ten candidates of
         # 100,000 cases, keeping all ten took the app's peak RSS from 2.1 to 2.4 GB.
@@ -58,10 +57,9 @@ class CampaignApp(GateApp):
     def read(self) -> Message:
         """Every candidate compared with the incumbent and ranked, for the candidates screen."""
         request = self.campaign_request
-        reading = 0 if self.campaign is not None else reading_steps(request)
         # the reads, the incumbent judged, each candidate compared
-        progress = Steps(self, reading + 1 + len(request.candidates))
-        campaign = self.campaign = self.campaign or read_campaign(request, progress)
+        progress = Steps(self, reading_steps(request) + 1 + len(request.candidates))
+        campaign = self.campaign = read_campaign(request, progress)
         ranking, self.judged = rank_campaign(campaign, progress)
         return Ranked(ranking)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from flipgate.core.suite.audit import audit
-from flipgate.session import CampaignInputs, GateInputs, GateRequest
+from flipgate.session import GateRequest
 from flipgate.session.suite import SuiteInputs
 from flipgate.tui.app import FlipgateApp, GateApp, SuiteApp
 from flipgate.tui.bindings import Keymap
@@ -17,21 +19,18 @@ def make_app(
     *,
     theme: str = "dark",
     keymap: Keymap | None = None,
-    loaded: GateInputs | CampaignInputs | None = None,
     settings_path: Path | None = None,
+    quit_on_error: bool = False,
 ) -> GateApp:
     """The app on `request`: the candidates screen first for a campaign, else the overview.
-    `loaded`: the request already read (`session.read`, or `read_campaign` for a campaign);
-    without it the app's loading worker reads it, and shows bad input on its screen.
+    Its loading worker reads the request; bad input is shown on its screen, or with
+    `quit_on_error` (the command line's) ends the app, for `run_app` to raise.
     `keymap`: the user's, from `settings.load_settings`; `settings_path`: the file `t` remembers
     the theme in (None: the user's settings file)."""
-    if request.is_campaign:
-        campaign = loaded if isinstance(loaded, CampaignInputs) else None
-        return CampaignApp(
-            request, theme, campaign=campaign, keymap=keymap, settings_path=settings_path
-        )
-    inputs = loaded if isinstance(loaded, GateInputs) else None
-    return GateApp(request, theme, inputs=inputs, keymap=keymap, settings_path=settings_path)
+    kind = CampaignApp if request.is_campaign else GateApp
+    app = kind(request, theme, keymap=keymap, settings_path=settings_path)
+    app.quit_on_error = quit_on_error
+    return app
 
 
 def make_suite_app(
@@ -47,8 +46,13 @@ def make_suite_app(
 
 
 def run_app(app: FlipgateApp) -> int:
-    """Run the app in the terminal; the exit status for the CLI: 2 when the input was bad."""
+    """Run the app in the terminal; the exit status for the CLI. The error that ended the app's
+    loading is raised once the terminal is restored (an `InputError`: exit 2, said by `cli`)."""
     app.run()
     if app.load_error is not None:
-        return 2
+        raise app.load_error
+    if app.reading:  # quit while loading: the read's thread cannot be stopped, nor waited for
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(app.return_code or 0)
     return app.return_code or 0

@@ -6,7 +6,7 @@ propose  runs of one baseline (same key) -> the cases whose collapsed verdict fl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
@@ -90,12 +90,18 @@ def identical_runs(runs: Sequence[Run], *, at_least: int) -> list[Run]:
     return _ordered(runs)
 
 
-def flip_records(runs: Sequence[Run], spec: GateSpec) -> list[FlipRecord]:
-    """Every case of any of `runs` with its collapsed verdict per run, sorted by case."""
+def flip_records(
+    runs: Sequence[Run], spec: GateSpec, cases: Collection[str] | None = None
+) -> list[FlipRecord]:
+    """Every case of any of `runs` (or those of `cases` in any) with its collapsed verdict per
+    run, sorted by case."""
     verdicts: dict[str, dict[str, bool | None]] = {}
     safety: dict[str, bool] = {}
     for run in runs:
-        for case, is_safety, passed in collapsed_verdicts(run, spec).iter_rows():
+        collapsed = collapsed_verdicts(run, spec)
+        if cases is not None:  # a list's entries: a record a case is Python, a million is seconds
+            collapsed = collapsed.filter(pl.col("case").is_in(sorted(cases)))
+        for case, is_safety, passed in collapsed.iter_rows():
             verdicts.setdefault(case, {})[run.run_id] = passed
             safety[case] = safety.get(case, False) or bool(is_safety)
     return [

@@ -12,18 +12,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from flipgate.core.curation.entries import read_curated
-from flipgate.core.curation.flips import (
-    FlipRecord,
-    flip_records,
-    identical_runs,
-    safety_cases,
-    suite_cases,
-)
+from flipgate.core.curation.flips import FlipRecord, flip_records, identical_runs
 from flipgate.core.gate.compare import compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.model import Run
+from flipgate.core.vocab import FLIPS
 
 READY_WINDOW = 3  # quiet for this many identical runs: ready to release
 
@@ -112,9 +109,14 @@ def review(
 ) -> CheckReport:
     """Flag each entry against identical baseline `runs` (plus `suite`: other runs of the suite)."""
     ordered = identical_runs(runs, at_least=1)
-    records = {r.case: r for r in flip_records(ordered, spec)}
-    everything = [*ordered, *suite]
-    known, safety = suite_cases(everything), safety_cases(everything)
+    listed = [e.case for e in flaky.entries]
+    records = {r.case: r for r in flip_records(ordered, spec, listed)}
+    # Counted in polars, and only the listed cases as Python: the suite may hold a million.
+    everything = pl.concat([run.reps.select("case", "safety") for run in [*ordered, *suite]])
+    suite_size = everything["case"].n_unique()
+    found = everything.filter(pl.col("case").is_in(listed))
+    known = set(found["case"].to_list())
+    safety = set(found.filter(pl.col("safety"))["case"].to_list())
     recent = {run.run_id for run in ordered[-window:]} if len(ordered) >= window else set()
 
     def ready(record: FlipRecord | None) -> bool:
@@ -139,8 +141,8 @@ def review(
         entries=reviews,
         runs=tuple(run.run_id for run in ordered),
         window=window,
-        suite_cases=len(known),
-        cap=spec.flaky_cap(len(known)),
+        suite_cases=suite_size,
+        cap=spec.flaky_cap(suite_size),
         flaky_digest=flaky.digest,
     )
 
@@ -150,6 +152,13 @@ def flipped_in_run(
 ) -> frozenset[str]:
     """Listed cases that flipped between the two arms being judged (the gate's `flaky_flipped`)."""
     return frozenset(compare(baseline, candidate, spec, flaky).result.flaky_flipped)
+
+
+def flipped_among(cases: pl.DataFrame, flaky: FlakyList) -> frozenset[str]:
+    """`flipped_in_run` read from the `cases` of the comparison of those two arms (a pair's cell
+    does not depend on the list): no need to compare them again for another list."""
+    listed = pl.col("case").is_in(sorted(flaky.cases))
+    return frozenset(cases.filter(listed & pl.col("cell").is_in(FLIPS))["case"].to_list())
 
 
 def check(
@@ -175,4 +184,12 @@ def check(
     )
 
 
-__all__ = ["READY_WINDOW", "CheckReport", "EntryReview", "check", "flipped_in_run", "review"]
+__all__ = [
+    "READY_WINDOW",
+    "CheckReport",
+    "EntryReview",
+    "check",
+    "flipped_among",
+    "flipped_in_run",
+    "review",
+]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import polars as pl
@@ -29,6 +29,7 @@ from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
 from flipgate.core.vocab import Arm, Asks, ChangeCode, EditCode
 
 ONE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # place -> its bit in a word
+WORD_TYPES = (np.uint8, np.uint16, np.uint32, np.uint64)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
         labels=Runs.vocabulary(arm.labels for arm in arms),
     )
     base, cand = (arm.asked(layout) for arm in arms)
-    differs = base.join(cand, on="case", suffix="_cand").filter(
+    differs = side_by_side(base, cand).filter(
         pl.any_horizontal(pl.col(word) != pl.col(f"{word}_cand") for word in layout.words)
     )
     edits: dict[str, list[Edit]] = {}
@@ -113,17 +114,44 @@ class Runs:
     @classmethod
     def of(cls, column: pl.Series) -> Runs:
         runs = column.rle().struct
-        return cls(runs.field("value"), runs.field("len").to_numpy())
+        return cls(runs.field("value"), runs.field("len").cast(pl.Int64).to_numpy())
 
     @staticmethod
     def vocabulary(columns: Iterable[Runs]) -> tuple[str, ...]:
         """The values of every column, sorted, nulls left out."""
         return tuple(sorted(pl.concat([c.values for c in columns]).drop_nulls().unique()))
 
-    def codes(self, vocabulary: tuple[str, ...]) -> np.ndarray:
-        """Each row's value as its place in `vocabulary`; a null is `len(vocabulary)`."""
+    def places(self, vocabulary: tuple[str, ...]) -> np.ndarray:
+        """Each run's value as its place in `vocabulary`; a null is `len(vocabulary)`."""
         place = self.values.cast(pl.Enum(vocabulary)).to_physical().cast(pl.Int32)
-        return np.repeat(place.fill_null(len(vocabulary)).to_numpy(), self.lengths)
+        return place.fill_null(len(vocabulary)).to_numpy()
+
+    @property
+    def ends(self) -> np.ndarray:
+        """The row after each run."""
+        return np.cumsum(self.lengths)
+
+
+def question_runs(
+    rules: Runs, labels: Runs | None, layout: Layout
+) -> tuple[np.ndarray, np.ndarray]:
+    """(bit, rows) of each stretch of a table over which its rule and its expected label stay
+    the same: where the two columns' runs end, merged (`labels` None: checks, each its rule's
+    last bit). The bits are made per stretch and repeated once into the word each row ORs in:
+    repeating each column's codes row by row first allocated four arrays of a million cases'
+    12M decisions, and the kernel's time to hand over that memory was most of the step's."""
+    width = layout.width
+    if labels is None:
+        return rules.places(layout.rules) * width + width - 1, rules.lengths
+    rule_ends, label_ends = rules.ends, labels.ends
+    # two sorted arrays merged (a stable sort of their concatenation is timsort's merge), then
+    # each end once: `np.union1d` sorted them afresh, 1.4 s of CPU for 1.3M ends
+    ends = np.concatenate([rule_ends, label_ends])
+    ends.sort(kind="stable")
+    ends = ends[np.diff(ends, prepend=-1) != 0]
+    rule = rules.places(layout.rules)[np.searchsorted(rule_ends, ends)]
+    label = labels.places(layout.labels)[np.searchsorted(label_ends, ends)]
+    return rule * width + label, np.diff(ends, prepend=0)
 
 
 @dataclass(frozen=True)
@@ -140,8 +168,15 @@ class Layout:
 
     @property
     def words(self) -> list[str]:
-        """The 64-bit columns the bits take (one at least)."""
+        """The columns the bits take (one at least), each a word of `word_type`."""
         return [f"asks{i}" for i in range(max(1, -(-len(self.rules) * self.width // 64)))]
+
+    @property
+    def word_type(self) -> type[np.unsignedinteger[Any]]:
+        """The narrowest unsigned integer that holds a word: a value of it is made for each
+        decision (12M at a million cases), so a narrower one is less memory to allocate."""
+        size = len(self.rules) * self.width
+        return next(t for t in WORD_TYPES if size <= np.iinfo(t).bits or t is np.uint64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,17 +211,21 @@ class Questions:
         return self._asked[layout]
 
     def _bits(self, layout: Layout) -> pl.DataFrame:
-        run, width = self.run, layout.width
-        at = rep_rows(run.reps)
-        bits = np.zeros((run.reps.height, len(layout.words)), dtype=np.uint64)
-        decided: np.ndarray = self.rules.codes(layout.rules) * width
-        checked: np.ndarray = self.checks.codes(layout.rules) * width + width - 1
-        for lines, bit in (
-            (run.decisions["line"], decided + self.labels.codes(layout.labels)),
-            (run.checks["line"], checked),
-        ):
-            word, place = np.divmod(bit, 64)
-            np.bitwise_or.at(bits, (at[lines.to_numpy()], word), ONE_BIT[place])
+        run, words, word = self.run, len(layout.words), layout.word_type
+        one_bit = ONE_BIT[: np.iinfo(word).bits].astype(word)
+        # each repetition's words side by side in one flat table, so that a question's word is
+        # an offset and the OR of every decision into its repetition one 1-D `at`
+        size = run.reps.height * words
+        at = (rep_rows(run.reps) * words).astype(np.int32 if size < 2**31 else np.int64)
+        bits = np.zeros(size, dtype=word)
+        for table, labels in ((run.decisions, self.labels), (run.checks, None)):
+            rules = self.rules if labels is not None else self.checks
+            bit, rows = question_runs(rules, labels, layout)
+            index = at[table["line"].to_numpy()]
+            if words > 1:  # a shift and a mask: `divmod` by 64 took ten times as long
+                index += np.repeat((bit >> 6).astype(index.dtype), rows)
+            np.bitwise_or.at(bits, index, np.repeat(one_bit[bit & 63], rows))
+        bits = bits.reshape(-1, words)
         gradable = (
             run.reps.select("case", "rep", "status")
             .with_columns(pl.Series(word, bits[:, i]) for i, word in enumerate(layout.words))
@@ -199,6 +238,16 @@ class Questions:
             .agg(pl.col(word).bitwise_or() for word in layout.words)
             .filter(pl.any_horizontal(pl.col(word) != 0 for word in layout.words))
         )
+
+
+def side_by_side(base: pl.DataFrame, cand: pl.DataFrame) -> pl.DataFrame:
+    """Two arms' tables of one row per case joined on `case` (the candidate's columns named
+    `_cand`): placed side by side when they list the same cases in the same order, as two runs
+    of one suite grouped in case order do, where a join hashed a million ids (0.3 s of CPU)."""
+    if base["case"].equals(cand["case"]):
+        named = cand.drop("case").rename(lambda column: f"{column}_cand")
+        return pl.concat([base, named], how="horizontal")
+    return base.join(cand, on="case", suffix="_cand")
 
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
@@ -283,8 +332,7 @@ def _moved_template(baseline: Run, candidate: Run) -> list[tuple[str, str | None
     arm is unpaired, no edit). A run's check holds a case to one template."""
     template = [_gradable_template(run.reps) for run in (baseline, candidate)]
     moved = (
-        template[0]
-        .join(template[1], on="case", suffix="_cand")
+        side_by_side(*template)
         .filter(pl.col("template").ne_missing(pl.col("template_cand")))
         .sort("case")
     )

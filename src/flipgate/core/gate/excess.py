@@ -116,8 +116,12 @@ def outcome_differences(
     cases' matched repetitions. `reps` and `decisions` are each arm's frames (case, rep, status;
     case, rep, outcome); `paired` holds `case` and `cluster` (the template, or the case itself)."""
     counted = []
+    # the columns picked before the rows: a filter of the whole frame copied every column of
+    # 12M decisions (the reason and the labels among them) to keep two
     found = {
-        arm: frame.filter(pl.col("outcome") == outcome).select("case", "rep")
+        arm: frame.select("case", "rep", "outcome")
+        .filter(pl.col("outcome") == outcome)
+        .drop("outcome")
         for arm, frame in decisions.items()
     }
     # Only where the outcome occurs can a count differ: the repetitions are matched in those
@@ -128,9 +132,10 @@ def outcome_differences(
         .join(paired.select("case"), on="case", how="semi")
     )
     gradable = {
-        arm: frame.filter(pl.col("status") == "ok")
+        arm: frame.select("case", "rep", "status")
+        .filter(pl.col("status") == "ok")
         .join(touched, on="case", how="semi")
-        .select("case", "rep")
+        .drop("status")
         for arm, frame in reps.items()
     }
     for arm, kept in _matched(gradable).items():

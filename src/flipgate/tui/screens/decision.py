@@ -19,14 +19,11 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-import polars as pl
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Click
-from textual.geometry import Region
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
@@ -39,7 +36,7 @@ from flipgate.core.decision.file import (
 )
 from flipgate.core.decision.record import CasePlacement, InvalidDecision, Reviewer
 from flipgate.core.decision.review import build_record
-from flipgate.core.decision.review_log import Looked, added_by_hand, opened, reviewed_cases
+from flipgate.core.decision.review_log import Looked, opened, reviewed_cases
 from flipgate.core.decision.signing import SigningError, find_signing_key
 from flipgate.core.errors import InputError
 from flipgate.core.plural import plural
@@ -50,13 +47,13 @@ from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
-from flipgate.tui.format import VERDICT_SYMBOL, count, literal, safe
+from flipgate.tui.format import VERDICT_SYMBOL, count, literal
 from flipgate.tui.messages import Progress, Steps
 from flipgate.tui.reach import open_case
 from flipgate.tui.review import Reviewed, log_of
 from flipgate.tui.widgets.key_bar import KeyBar
-from flipgate.tui.widgets.lines import LinesView
 from flipgate.tui.widgets.progress_line import ProgressLine
+from flipgate.tui.widgets.reviewed import ADDED, OPENED, CaseList, Listing, listing
 
 DECISION_WORDS = {
     "accept": "accept: merge the change",
@@ -76,125 +73,6 @@ class DecisionForm:
     reviewer: Reviewer
     key: Path | None  # None: git's user.signingkey
     review_log: tuple[Looked, ...]  # as it was when the reviewer asked to sign
-
-
-# ASCII: a mark reads the same in every terminal and theme
-OPENED, ADDED, NOT_REVIEWED = "[o]", "[+]", "[ ]"
-
-
-class CaseList(VerticalScroll, can_focus=True):
-    """The cases, one line each with its mark (opened, added by hand, not reviewed), a cursor on
-    one; only the lines on screen are painted. `listed` are the cases shown (a search's), as
-    indices into `rows`. A case opened is reviewed, and stays so; the others are ticked by hand."""
-
-    @dataclass
-    class Ticked(Message):
-        """Cases (indices into `rows`) added by hand to the cases reviewed, or taken off."""
-
-        cases: Sequence[int]
-        added: bool
-
-    @dataclass
-    class Opening(Message):
-        """`case` asked to be opened in the drill-down, `cases` (those listed) for n/p."""
-
-        case: str
-        cases: Sequence[str]
-
-    BINDINGS: ClassVar[list[BindingType]] = bindings_for("cases-reviewed")
-
-    def __init__(
-        self,
-        rows: Sequence[str],
-        ids: Sequence[str],
-        opened: np.ndarray,
-        added: np.ndarray,
-        *,
-        id: str | None = None,
-    ) -> None:
-        super().__init__(id=id)
-        self.rows = rows
-        self.ids = ids  # the case id of each row
-        self.opened = opened
-        self.ticked = opened | added  # reviewed: opened in the app, or added by hand
-        self.listed: Sequence[int] = range(len(rows))
-        self.cursor = 0
-
-    def compose(self) -> ComposeResult:
-        yield LinesView()
-
-    def on_mount(self) -> None:
-        self.show(self.listed)
-
-    def _row(self, case: int) -> tuple[str]:
-        mark = OPENED if self.opened[case] else ADDED if self.ticked[case] else NOT_REVIEWED
-        return (f"{mark} {self.rows[case]}",)
-
-    def show(self, listed: Sequence[int]) -> None:
-        self.listed, self.cursor = listed, 0
-        self._paint()
-        self.scroll_home(animate=False)
-
-    def _paint(self) -> None:
-        cursor = self.cursor if self.listed else None
-        self.query_one(LinesView).show([self._row(i) for i in self.listed], cursor=cursor)
-
-    def listed_ticked(self) -> int:
-        return int(self.ticked[np.asarray(self.listed, dtype=np.intp)].sum())
-
-    def on_click(self, event: Click) -> None:
-        """A click puts the cursor on the case clicked; a double click opens it."""
-        lines = self.query_one(LinesView)
-        offset = event.get_content_offset(lines)
-        if offset is not None and offset.y < lines.size.height:
-            self.action_move_to(lines.row_at(offset.y))
-            if event.chain >= 2:
-                self.action_open_case()
-
-    def action_tick(self) -> None:
-        if not self.listed:
-            return
-        case = self.listed[self.cursor]
-        if self.opened[case]:
-            self.notify("opened in the app: the review log shows it reviewed", timeout=3)
-            return
-        self.ticked[case] = not self.ticked[case]
-        self.query_one(LinesView).replace_row(self.cursor, self._row(case))
-        self.post_message(self.Ticked([case], bool(self.ticked[case])))
-
-    def action_tick_listed(self, ticked: bool) -> None:
-        listed = np.asarray(self.listed, dtype=np.intp)
-        changing = listed[~self.opened[listed] & (self.ticked[listed] != ticked)]
-        self.ticked[changing] = ticked
-        self._paint()
-        self.post_message(self.Ticked(changing.tolist(), ticked))
-
-    def action_move(self, step: int) -> None:
-        self.action_move_to(self.cursor + step)
-
-    def current_case(self) -> str | None:
-        return self.ids[self.listed[self.cursor]] if self.listed else None
-
-    def action_open_case(self) -> None:
-        if (case := self.current_case()) is not None:
-            self.post_message(self.Opening(case, [self.ids[i] for i in self.listed]))
-
-    def mark_opened(self, index: int) -> None:
-        """Case `index` was opened in the app: reviewed, for good."""
-        self.opened[index] = self.ticked[index] = True
-        self._paint()
-
-    def action_page(self, step: int) -> None:
-        self.action_move(step * max(1, self.scrollable_content_region.height - 1))
-
-    def action_move_to(self, row: int) -> None:
-        if not self.listed:
-            return
-        self.cursor = max(0, min(len(self.listed) - 1, row % len(self.listed) if row < 0 else row))
-        lines = self.query_one(LinesView)
-        lines.move_cursor(self.cursor)
-        top, height = lines.row_top(self.cursor), lines.row_height(self.cursor)
-        self.scroll_to_region(Region(0, top, 1, height), animate=False, immediate=True)
 
 
 class CasesReviewed(Vertical):
@@ -217,57 +95,62 @@ class CasesReviewed(Vertical):
         id: str | None = None,
     ):
         super().__init__(id=id)
-        seen = set(opened(log))
-        cases = {**triaged, **{case: triaged.get(case, ()) for case in opened(log)}}
-        self.cases = cases
-        self.case_ids = list(cases)
-        self.opened = np.fromiter((case in seen for case in cases), bool, len(cases))
-        by_hand = set(added_by_hand(log))
-        self.added = np.fromiter((case in by_hand for case in cases), bool, len(cases))
-        ids = [safe(case) for case in cases]
-        width = max(map(len, ids), default=0)
-        self.rows = [
-            f"{case:<{width}}  {', '.join(TITLES[k] for k in classes)}"
-            for case, classes in zip(ids, cases.values(), strict=True)
-        ]
-        # per class, which cases its step named: the ticked count by class is one `&` away
-        self.named = {
-            k: named
-            for k in TRIAGE_CLASSES
-            if (named := np.fromiter((k in c for c in cases.values()), bool, len(cases))).any()
-        }
-        self.lowered = pl.Series(list(cases), dtype=pl.String).str.to_lowercase()
+        self.triaged, self.looked = triaged, log
+        self.cases: Listing | None = None  # listed by the worker
         self.search = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="cases-count")
-        if self.cases:
-            yield Input(placeholder="search case id", id="cases-search", compact=True)
-            yield CaseList(self.rows, self.case_ids, self.opened, self.added, id="cases-list")
+        yield Static("listing the cases opened and those the triage named …", id="cases-count")
 
     def on_mount(self) -> None:
+        self._list()
+
+    @work(thread=True, group="cases-reviewed")
+    def _list(self) -> None:
+        """A line a case: about 100,000 at a million cases, too long for the event loop."""
+        self.post_message(self.Listed(listing(self.triaged, self.looked)))
+
+    @dataclass
+    class Listed(Message):
+        cases: Listing
+
+    @on(Listed)
+    async def _listed(self, message: Listed) -> None:
+        self.cases = cases = message.cases
+        if cases.ids:
+            await self.mount_all(
+                [
+                    Input(placeholder="search case id", id="cases-search", compact=True),
+                    CaseList(cases, id="cases-list"),
+                ]
+            )
         self._count()
 
     def case_at(self, index: int) -> str:
         """The case at `index` of the list (the index a `CaseList.Ticked` gives)."""
-        return self.case_ids[index]
+        assert self.cases is not None  # a tick comes from the list, shown once listed
+        return self.cases.ids[index]
 
     def now_opened(self, cases: Sequence[str]) -> None:
         """Cases opened from the list (and walked to with n/p there): reviewed, and counted so."""
+        if self.cases is None:
+            return
         case_list = self.query_one(CaseList)
         for case in cases:
-            if case in self.cases:
-                case_list.mark_opened(self.case_ids.index(case))
+            if (index := self.cases.index.get(case)) is not None:
+                case_list.mark_opened(index)
         self._count()
 
     @on(Input.Changed, "#cases-search")
     def _search(self, event: Input.Changed) -> None:
+        assert self.cases is not None  # the search is shown once listed
         self.search = event.value.strip()
+        lowered = self.cases.lowered
         listed = (
-            self.lowered.str.contains(self.search.lower(), literal=True).arg_true().to_list()
+            lowered.str.contains(self.search.lower(), literal=True).arg_true().to_numpy()
             if self.search
-            else range(len(self.rows))
-        )
+            else np.arange(len(lowered))
+        ).astype(np.intp)
         self.query_one(CaseList).show(listed)
         self._count()
 
@@ -279,23 +162,26 @@ class CasesReviewed(Vertical):
         self.query_one("#cases-count", Static).update(self._count_text())
 
     def _count_text(self) -> Text:
-        total = len(self.cases)
+        cases = self.cases
+        if cases is None:
+            return Text("listing the cases opened and those the triage named …")
+        total = len(cases.ids)
         if not total:
             return Text("no case opened, none named by the triage")
         case_list = self.query_one(CaseList)
         ticked = case_list.ticked
-        opened_count = int(self.opened.sum())
+        opened_count = int(case_list.opened.sum())
         text = Text(
             f"{plural(int(ticked.sum()), 'case')} reviewed, for the file: "
             f"{count(opened_count)} opened {OPENED}, "
             f"{count(int(ticked.sum()) - opened_count)} added by hand {ADDED}"
         )
-        if self.named:
+        if cases.named:
             text.append(
                 "; of the cases named by the triage: "
                 + ", ".join(
                     f"{TITLES[k]} {count(int((ticked & named).sum()))} of {count(int(named.sum()))}"
-                    for k, named in self.named.items()
+                    for k, named in cases.named.items()
                 ),
                 "dim",
             )

@@ -1,9 +1,9 @@
 """The flaky list: entries with their flags, the proposals from identical baseline runs, and the two
 changes a curator makes here (accept a proposal, retire a repaired entry).
 
-Everything shown is computed by `flipgate.core.curation`, in a worker (it compares both arms
-with the list and reads every identical run: seconds on a large suite); every change goes through it
-and is written at once, in a worker too. A refused change shows its reason in the form, and the file
+Everything shown is computed by `flipgate.core.curation`, in a worker (which listed cases flipped
+is read from the comparison shown; every identical run is read: seconds on a large suite); every
+change goes through it and is written at once, in a worker too. A refused change shows its reason in the form, and the file
 stays as it was.
 """
 
@@ -15,6 +15,7 @@ from datetime import date
 from pathlib import Path
 from typing import ClassVar, Protocol
 
+import polars as pl
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
@@ -27,7 +28,13 @@ from textual.widgets import DataTable, Input, Static
 
 from flipgate.core.curation.entries import Edit, add, load_list, remove
 from flipgate.core.curation.flips import Proposal, ProposedEntry, propose
-from flipgate.core.curation.review import CheckReport, EntryReview, flipped_in_run, review
+from flipgate.core.curation.review import (
+    CheckReport,
+    EntryReview,
+    flipped_among,
+    flipped_in_run,
+    review,
+)
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
@@ -158,6 +165,8 @@ class FlakyScreen(Screen[None]):
     `suite_runs`: the runs being judged, baseline first (then the candidate): they say which
     cases exist, and baseline vs candidate says which listed cases flipped in this run.
     `repeats`: identical reruns of that baseline (same key): the proposals come from them.
+    `cases`: the comparison of the two arms, its `cases` (case and cell), which say which
+    listed cases flipped without comparing the arms again (None: they are compared).
     """
 
     @dataclass
@@ -189,6 +198,7 @@ class FlakyScreen(Screen[None]):
         spec: GateSpec,
         *,
         today: date | None = None,
+        cases: pl.DataFrame | None = None,
     ) -> None:
         if not suite_runs:
             raise ValueError("the flaky screen needs the baseline run at least")
@@ -198,6 +208,7 @@ class FlakyScreen(Screen[None]):
         self.repeats = list(repeats)
         self.spec = spec
         self.today = today or date.today()
+        self.cases = cases
         self.report: CheckReport | None = None
         self.proposal: Proposal | None = None
         self.problem: str | None = None  # why the list or the proposals could not be computed
@@ -246,7 +257,10 @@ class FlakyScreen(Screen[None]):
             progress("reading the flaky list")
             flaky = load_list(self.flaky_path)
             flipped: frozenset[str] = frozenset()
-            if len(self.suite_runs) >= 2:
+            if self.cases is not None:
+                progress("reading which listed cases flipped")
+                flipped = flipped_among(self.cases, flaky)
+            elif len(self.suite_runs) >= 2:
                 progress("comparing both arms with the list")
                 flipped = flipped_in_run(self.suite_runs[0], self.suite_runs[1], self.spec, flaky)
             progress(

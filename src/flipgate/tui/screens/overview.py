@@ -33,7 +33,7 @@ from flipgate.tui.reach import Focused
 from flipgate.tui.screens.calibration import CalibrationScreen
 from flipgate.tui.screens.flaky import FlakyScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
-from flipgate.tui.screens.rerun_plan import RerunPlanScreen
+from flipgate.tui.screens.rerun_plan import PlanClosed, RerunPlanScreen
 from flipgate.tui.screens.suite import SuiteScreen
 from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets import (
@@ -246,10 +246,11 @@ class OverviewScreen(Screen[None]):
             )
             return
 
-        def chosen(priced: Comparison | None) -> None:
-            if priced is not None:
-                self.comparison = priced  # the plan as priced at the target chosen
-                self._export_plan()
+        def chosen(closed: PlanClosed | None) -> None:
+            if closed is not None:
+                self.comparison = closed.comparison  # priced at the target chosen, and kept
+                if closed.write:
+                    self._export_plan()
 
         self.app.push_screen(RerunPlanScreen(self.comparison, self.request.rerun_target), chosen)
 
@@ -300,6 +301,7 @@ class OverviewScreen(Screen[None]):
             [comparison.baseline, comparison.candidate],
             list(self.repeats),
             comparison.spec,
+            cases=comparison.cases,
         )
 
         def closed(_: None) -> None:  # the list may have changed: the gate is applied again

@@ -6,8 +6,9 @@ every case) in one table, with filters, sorting and a search by case id, then a 
 result to the table. The lists themselves (a row per case to review, and per case) take seconds
 at a million cases: past `BIG_COMPARISON` cases they are built in a worker, the header saying
 so, as is the search of the outputs and reasons; a filter, a sort and a search by case id on the
-lists built take milliseconds. The cases whose arms diverge (`d`) are found once, on the first
-ask, in a worker with progress: it compares every repetition's outputs and trajectories.
+lists built take milliseconds. The cases whose arms diverge (`d`) are found once for the list
+shown, on the first ask, in a worker with progress: it compares their repetitions' outputs and
+trajectories (at a million cases, those to review, not the million), and `d` again stops it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 from textual_fastdatatable import DataTable
 
+from flipgate.core.plural import plural
 from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
 from flipgate.present.casefile import COLUMNS, red_table
 from flipgate.present.divergence import CHUNK, diverged
@@ -64,6 +67,10 @@ class CaseLists:
         return cls(red, every, columns, column_widths(every, columns))  # both lists fit
 
 
+class Stopped(Exception):
+    """The search for the diverging cases was cancelled."""
+
+
 class RedCasesScreen(Screen[None]):
     """The cases to review of a comparison; `filter` names a starting filter (see
     `CaseQuery.from_filter`)."""
@@ -78,11 +85,12 @@ class RedCasesScreen(Screen[None]):
     """
 
     class Diverged(Message):
-        """The worker's answer: the cases whose arms' outputs or trajectories differ."""
+        """The worker's answer: the cases whose arms' outputs or trajectories differ, among
+        every case or those to review."""
 
-        def __init__(self, cases: frozenset[str]) -> None:
+        def __init__(self, cases: frozenset[str], every: bool) -> None:
             super().__init__()
-            self.cases = cases
+            self.cases, self.every = cases, every
 
     @dataclass
     class Built(Message, bubble=False):
@@ -105,6 +113,7 @@ class RedCasesScreen(Screen[None]):
         self.lists = None if self.big else CaseLists.of(comparison)
         self.case_query = CaseQuery.from_filter(filter)
         self.diverging: frozenset[str] | None = None  # found on the first `d`
+        self.diverging_every = False  # whether they were found among every case
 
     @property
     def red(self) -> pl.DataFrame:
@@ -147,6 +156,7 @@ class RedCasesScreen(Screen[None]):
         if not self.query_one("#search", Input).has_focus:
             table.focus()
         self._show()
+        self.call_after_refresh(self._show_header)  # laid out: which columns fit is known
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -167,9 +177,22 @@ class RedCasesScreen(Screen[None]):
         if shown == 0:
             clear = shown_keys(self.app, "red-clear", first=True)
             header.append(f" · nothing matches: {clear} clears the filters, esc the search", "dim")
+        if hidden := self._off_screen():  # on a narrow screen, the ledger's state among them
+            header.append(f" · → shows {', '.join(hidden)}", "dim")
         if self.case_query.template is not None:
             header.append_text(self._template_flips(self.case_query.template))
         return header
+
+    def _off_screen(self) -> list[str]:
+        tables = self.query(CaseTable)
+        return tables.first().off_screen() if tables and tables.first().size.width else []
+
+    def on_resize(self) -> None:
+        if self.lists is not None:  # which columns fit is known once the table is laid out
+            self.call_after_refresh(self._show_header)
+
+    def _show_header(self) -> None:
+        self.query_one("#red-header", Static).update(self._header(self.table.view.height))
 
     def _template_flips(self, template: str) -> Text:
         """What the template's clones did together, beside both readings of p."""
@@ -310,26 +333,42 @@ class RedCasesScreen(Screen[None]):
         self._requery(self.case_query.with_(**{name: following}))
 
     def action_diverged(self) -> None:
-        """Only the cases whose arms' outputs or trajectories differ (again: off); found once,
-        in a worker, the first time."""
-        if self.case_query.diverged is not None:
+        """Only the cases whose arms' outputs or trajectories differ (again: off); found once
+        for the list shown, in a worker, the first time; again while it looks: stopped."""
+        finding = [w for w in self.workers if w.group == "diverged" and w.is_running]
+        if finding:
+            for worker in finding:
+                worker.cancel()
+            self.query_one(ProgressLine).finish()
+            self.notify("Stopped looking for the cases whose arms diverge.", title="diverged")
+        elif self.case_query.diverged is not None:
             self._requery(self.case_query.with_(diverged=None))
-        elif self.diverging is not None:
+        elif self.diverging is not None and (self.diverging_every or not self.every):
             self._requery(self.case_query.with_(diverged=self.diverging))
         else:
-            self._find_diverging()
+            self._find_diverging(self.red["case"], every=self.every)
 
     @work(thread=True, exclusive=True, group="diverged")
-    def _find_diverging(self) -> None:
+    def _find_diverging(self, among: pl.Series, *, every: bool) -> None:
+        worker = get_current_worker()
+
         def progress(done: int, total: int) -> None:
+            if worker.is_cancelled:  # `d` again, or the screen left: stop between chunks
+                raise Stopped
             chunks = -(-total // CHUNK)  # the progress line counts steps: one per chunk aligned
             said = f"{done:,} of {total:,} trajectories that differ in text aligned"
             self.post_message(Progress(min(done // CHUNK, chunks - 1), chunks, said))
 
-        self.post_message(Progress(0, 1, "finding the cases whose arms' outputs differ"))
-        with building():
-            found = diverged(self.comparison, progress)
-        post_unless_cancelled(self, self.Diverged(frozenset(found["case"].to_list())))
+        cases = plural(among.len(), "case")
+        self.post_message(
+            Progress(0, 1, f"finding which of {cases} have arms whose outputs differ")
+        )
+        try:
+            with building():
+                found = diverged(self.comparison, progress, among)
+        except Stopped:
+            return
+        post_unless_cancelled(self, self.Diverged(frozenset(found["case"].to_list()), every))
 
     def on_progress(self, message: Progress) -> None:
         self.query_one(ProgressLine).show(message)
@@ -337,7 +376,7 @@ class RedCasesScreen(Screen[None]):
     @on(Diverged)
     def _diverged(self, message: Diverged) -> None:
         self.query_one(ProgressLine).finish()
-        self.diverging = message.cases
+        self.diverging, self.diverging_every = message.cases, message.every
         self._requery(self.case_query.with_(diverged=message.cases))
 
     def action_same_template(self) -> None:

@@ -3,7 +3,8 @@ what it buys (the chance it resolves the verdict), the cheapest plan that reache
 and the key that writes it. The target moves in steps of 5 points; each step prices the plan
 again in a worker, through the session, as `flipgate gate --target` does. The app gates without
 pricing (at a million cases pricing takes as long as the rest of the gate), so the first opening
-prices it in that worker too, saying so meanwhile."""
+prices it in that worker too, saying so meanwhile; the dialog closed without writing keeps the
+price for the next opening."""
 
 from __future__ import annotations
 
@@ -30,8 +31,17 @@ from flipgate.tui.widgets.key_bar import KeyBar
 TARGET_STEP = 0.05
 
 
-class RerunPlanScreen(ModalScreen[Comparison | None]):
-    """Dismissed with the comparison priced at the target shown (write the plan), or None."""
+@dataclass(frozen=True)
+class PlanClosed:
+    """The comparison as the dialog left it (priced at the target shown, once priced), and
+    whether to write its plan."""
+
+    comparison: Comparison
+    write: bool
+
+
+class RerunPlanScreen(ModalScreen[PlanClosed]):
+    """Dismissed with the comparison as priced and whether to write the plan."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("rerun-plan")
     DEFAULT_CSS = """
@@ -48,9 +58,11 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
         comparison: Comparison
 
     def __init__(self, comparison: Comparison, target: float) -> None:
+        """`target`: the chance to aim for, unless `comparison` was priced at one already."""
         super().__init__()
         self.comparison = comparison
-        self.target = target
+        price = comparison.rerun_price
+        self.target = price.target if price is not None else target
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -94,10 +106,10 @@ class RerunPlanScreen(ModalScreen[Comparison | None]):
         if self.comparison.rerun_price is None:
             self.notify("Still pricing the plan.", title="rerun plan", severity="warning")
             return
-        self.dismiss(self.comparison)
+        self.dismiss(PlanClosed(self.comparison, write=True))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss(PlanClosed(self.comparison, write=False))
 
     def action_target(self, step: int) -> None:
         target = round(self.target + step * TARGET_STEP, 2)

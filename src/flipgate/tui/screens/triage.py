@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from flipgate.core.decision.record import CasePlacement
 from flipgate.core.decision.review_log import Looked
 from flipgate.core.errors import InputError
 from flipgate.core.runs.model import Run
@@ -90,6 +91,10 @@ class TriageScreen(Screen[None]):
         steps: list[TriageStep]
         walk: TriageWalk
         problems: list[str]
+        # what the decision screen lists and records: a case at a time, about 100,000 at a
+        # million cases, so here rather than on the event loop when `d` is pressed
+        named: dict[str, tuple[TriageClass, ...]]
+        placed: tuple[CasePlacement, ...]
 
     def __init__(
         self,
@@ -110,6 +115,8 @@ class TriageScreen(Screen[None]):
         self.problems: list[str] = []
         self.steps: list[TriageStep] = []
         self.walk: TriageWalk | None = None  # None until the worker has gathered the evidence
+        self.named: dict[str, tuple[TriageClass, ...]] = {}  # the cases the steps name
+        self.placed: tuple[CasePlacement, ...] = ()  # each broken case's class and why
         self.current = 0
         self.saved = ""
         self.undo: list[
@@ -173,7 +180,8 @@ class TriageScreen(Screen[None]):
         except InputError as damaged:
             problems.append(f"the saved walk could not be read, starting afresh: {damaged}")
             walk = start_walk(self.comparison)
-        post_unless_cancelled(self, self.Gathered(steps, walk, problems))
+        named, placed = named_cases(steps), placements(self.comparison, steps)
+        post_unless_cancelled(self, self.Gathered(steps, walk, problems, named, placed))
 
     def on_progress(self, message: Progress) -> None:
         self.query_one(ProgressLine).show(message)
@@ -181,6 +189,7 @@ class TriageScreen(Screen[None]):
     @on(Gathered)
     def _gathered(self, message: Gathered) -> None:
         self.steps, self.walk, self.problems = message.steps, message.walk, message.problems
+        self.named, self.placed = message.named, message.placed
         self.current = next(
             (i for i, s in enumerate(self.steps) if message.walk.findings[s.klass].finding is None),
             0,
@@ -404,8 +413,8 @@ class TriageScreen(Screen[None]):
                 self.comparison,
                 self.walk,
                 self.workspace,
-                cases=named_cases(self.steps),
-                placed=placements(self.comparison, self.steps),
+                cases=self.named,
+                placed=self.placed,
                 log=log_of(self.app),
             )
         )

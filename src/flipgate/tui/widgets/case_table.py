@@ -9,6 +9,7 @@ per visible cell, as `Text` objects, and never carries meaning alone (the words 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 import polars as pl
@@ -133,6 +134,27 @@ class CaseTable(DataTable):
         enter (select, hidden from the footer) would take the key and hide Open. A click on a
         row still selects it."""
         return action != "select_cursor"
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        """→ scrolls to the next column's left edge: a cell at a time, the ledger's state sat
+        some forty presses off an 80-column screen."""
+        ahead = (edge for edge in self.column_edges() if edge > self.scroll_x)
+        self.scroll_to(x=min(next(ahead, self.max_scroll_x), self.max_scroll_x), animate=False)
+
+    def action_cursor_left(self, select: bool = False) -> None:
+        """← scrolls back to the previous column's left edge."""
+        behind = [edge for edge in self.column_edges() if edge < self.scroll_x]
+        self.scroll_to(x=behind[-1] if behind else 0, animate=False)
+
+    def column_edges(self) -> list[int]:
+        """Where each column starts, in cells from the left, as the table is scrolled."""
+        return [0, *accumulate(column.render_width for column in self.ordered_columns)][:-1]
+
+    def off_screen(self) -> list[str]:
+        """The labels of the columns that do not fit, at the table's left end."""
+        edges = [*self.column_edges(), self.virtual_size.width]
+        width = self.scrollable_content_region.width
+        return [label for label, end in zip(self.labels, edges[1:], strict=True) if end > width]
 
     def case_at(self, row: int) -> str | None:
         return str(self.view["case"][row]) if 0 <= row < self.view.height else None
