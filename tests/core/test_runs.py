@@ -16,7 +16,8 @@ import pytest
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs import nesting
-from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.model import SIDES
+from flipgate.core.runs.reading import load_run, run_from_records
 from tests.conftest import ALIAS_BOMB, write_run
 
 OK = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}
@@ -203,6 +204,40 @@ def test_parquet_with_structs_and_maps_matches_jsonl(tmp_path: Path) -> None:
     for path in (structs, maps):
         got = load_run(path).decisions.select(cols).sort(cols)
         assert got.equals(jsonl.decisions.select(cols).sort(cols))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parquet_decisions_match_the_line_readers_where_rules_go_undecided(
+    tmp_path: Path, seed: int
+) -> None:
+    """The columnar reader drops a line's undecided rules (and a line with no decision at all)
+    where the rules are stacked: on random lines where a rule has both labels on some lines and
+    none on others, Parquet gives the decisions the line-by-line reader does."""
+    rng = np.random.default_rng(seed)
+    labels = [None, "approve", "reject", "escalate"]
+    rows: list[dict[str, Any]] = []
+    for i in range(60):
+        infra = i % 7 == 3  # every 7th line an infra repetition, which decides nothing
+        pick = labels[:1] if infra else labels
+        sides = {side: {f"r{k}": pick[rng.integers(len(pick))] for k in range(3)} for side in SIDES}
+        status = {"status": "infra"} if infra else {}
+        rows.append(
+            {"case": f"c{i // 3}", "rep": i % 3, **status, **sides, "reasons": {"r1": "why"}}
+        )
+    for r in rows:  # a label that is null on both sides of a line is the shape of an absent one
+        for k in range(3):
+            if r["expected"][f"r{k}"] is None and r["actual"][f"r{k}"] is not None:
+                r["expected"][f"r{k}"] = "approve"
+            elif r["actual"][f"r{k}"] is None and r["expected"][f"r{k}"] is not None:
+                r["actual"][f"r{k}"] = "reject"
+    parquet = write_run(tmp_path / "p", rows)
+    pl.DataFrame(rows).write_parquet(parquet / "results.parquet")
+    (parquet / "results.jsonl").unlink()
+    lines = run_from_records({"run_id": "l"}, rows, source=tmp_path / "l.jsonl")
+    got = load_run(parquet).decisions
+    assert got.height < 3 * len(rows)  # some rule went undecided on some line
+    order = ["line", "rule"]
+    assert got.sort(order).rows() == lines.decisions.sort(order).rows()
 
 
 @pytest.mark.parametrize("form", ["jsonl", "parquet", "lines"])
