@@ -119,18 +119,22 @@ def heavy_output(arm: str, lines: int = 2_420) -> str:
     return json.dumps(verdicts)
 
 
-def heavy_trajectory(arm: str, turns: int = 200) -> list[dict[str, object]]:
-    """A search agent's `turns` turns; the candidate's calls change after turn 120."""
+def heavy_trajectory(arm: str, turns: int = 200, rep: int | None = None) -> list[dict[str, object]]:
+    """A search agent's `turns` turns; the candidate's calls change after turn 120. With `rep`,
+    that repetition words a note every tenth turn and its last answer its own way."""
     messages: list[dict[str, object]] = [{"role": "system", "content": "You research orders."}]
     messages.append({"role": "user", "content": "Find every late order of customer C-7."})
     while len(messages) < turns - 1:
         n = len(messages)
         late = not (arm == "candidate" and n > 120)
         call = {"id": f"c{n}", "name": "search_orders", "arguments": {"page": n, "late": late}}
-        messages.append({"role": "assistant", "content": "", "tool_calls": [call]})
+        noted = rep is not None and n % 10 == 0
+        note = f"Page {n} next, as planned in step {rep}." if noted else ""
+        messages.append({"role": "assistant", "content": note, "tool_calls": [call]})
         result = "\n".join(f"order A-{n}{k}: late by {k} days" for k in range(12))
         messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
-    messages.append({"role": "assistant", "content": "Done."})
+    done = "Done." if rep is None else f"Done after {rep} checks."
+    messages.append({"role": "assistant", "content": done})
     return messages
 
 

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_drilldown import Figure, Timed, presses, report, run_timed
+from bench_drilldown import Figure, Timed, heavy_trajectory, presses, report, run_timed
 from textual.app import App
 from textual.pilot import Pilot
 
@@ -43,20 +43,8 @@ OPEN = "open every repetition (a)"
 
 
 def trajectory(arm: str, rep: int, turns: int = TURNS) -> list[dict[str, object]]:
-    """A search agent's `turns` turns: each repetition words its notes its own way, and the
-    candidate's searches ask for other orders after turn 120."""
-    messages: list[dict[str, object]] = [{"role": "system", "content": "You research orders."}]
-    messages.append({"role": "user", "content": "Find every late order of customer C-7."})
-    while len(messages) < turns - 1:
-        n = len(messages)
-        late = not (arm == "candidate" and n > 120)
-        call = {"id": f"c{n}", "name": "search_orders", "arguments": {"page": n, "late": late}}
-        note = f"Page {n} next, as planned in step {rep}." if n % 10 == 0 else ""
-        messages.append({"role": "assistant", "content": note, "tool_calls": [call]})
-        result = "\n".join(f"order A-{n}{k}: late by {k} days" for k in range(12))
-        messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": result})
-    messages.append({"role": "assistant", "content": f"Done after {rep} checks."})
-    return messages[:turns]
+    """The drill-down bench's search agent, each repetition wording its notes its own way."""
+    return heavy_trajectory(arm, turns, rep)[:turns]
 
 
 def long_case(root: Path) -> tuple[Path, Path]:
