@@ -295,11 +295,14 @@ def test_the_gate_on_parquet_loads_only_what_it_uses(tmp_path: Path) -> None:
     """Start-up is a share of every CI job's gate: a fresh interpreter gating a Parquet pair to
     INCONCLUSIVE (so its reruns are priced) loads no other command's module, not Textual, not
     pyarrow (Arrow reads JSONL: a tenth of a second), not scipy (scipy.special alone is a third
-    of a second, scipy.stats a second of CPU: the gate's sums are its own)."""
+    of a second, scipy.stats a second of CPU: the gate's sums are its own), past the exact sums
+    of p too (a million-case pair flips more than `EXACT_FLIPS` cases)."""
     generate(tmp_path, 50, 3)
     pair = [str(tmp_path / "parquet" / arm) for arm in ("baseline", "candidate")]
     code = (
         "import sys\n"
+        "import flipgate.core.gate.mcnemar\n"
+        "flipgate.core.gate.mcnemar.EXACT_FLIPS = 1\n"
         "from flipgate.cli import main\n"
         f"assert main(['gate', *{pair!r}, '--format', 'json']) == 3\n"
         "print('\\n'.join(sys.modules), file=sys.stderr)\n"
