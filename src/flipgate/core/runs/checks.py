@@ -11,7 +11,7 @@ offending line in file order is reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -182,7 +182,9 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
     """The value checks, in the order their errors are reported."""
     reps, decisions, checks = frames
     # An infra repetition produced no gradable result: a half-written decision there is no error.
-    infra = reps.filter(pl.col("status") == "infra")["line"].implode()
+    infra = reps.select(pl.col("line").filter(pl.col("status") == "infra")).to_series()
+    # most runs have none: then a missing label is all the check looks for (a null count, free)
+    not_infra = ~pl.col("line").is_in(infra.implode()) if infra.len() else pl.lit(True)
     allowed = list(labels.all())
     named = ", ".join(allowed).replace("{", "{{").replace("}", "}}")
     return [
@@ -190,7 +192,7 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
         ValueCheck(
             "blank case",
             "reps",
-            pl.col("case").str.strip_chars() == "",
+            blank("case"),
             "case",
             "must be a non-empty string",
         ),
@@ -198,7 +200,7 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
         ValueCheck(
             "status",
             "reps",
-            ~pl.col("status").is_in(["ok", "infra"]),
+            (pl.col("status") != "ok") & (pl.col("status") != "infra"),  # a third of is_in's time
             "status",
             "must be 'ok' or 'infra', not {status!r}",
         ),
@@ -222,7 +224,7 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
         ValueCheck(
             "blank template",
             "reps",
-            pl.col("template").str.strip_chars() == "",
+            blank("template"),
             "template",
             "must be a non-empty string (leave it out for a case of no template)",
         ),
@@ -239,11 +241,12 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
             ValueCheck(
                 f"no {side}",
                 "decisions",
-                pl.col(side).is_null() & ~pl.col("line").is_in(infra),
+                pl.col(side).is_null() & not_infra,
                 f"{side}.{{rule}}",
                 f"rule {{rule!r}} has an `{other}` label but no `{side}` label",
             )
             for side, other in zip(SIDES, reversed(SIDES), strict=True)
+            if decisions[side].null_count()  # a column's count, kept: no null, no row to look at
         ),
         *(
             ValueCheck(
@@ -266,13 +269,19 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
             ValueCheck(
                 name,
                 "reps",
-                pl.col(name).is_nan() | pl.col(name).is_infinite(),
+                ~pl.col(name).is_finite(),  # NaN and infinities in one pass
                 name,
                 "must be a finite number",
             )
             for name in METRICS
         ),
     ]
+
+
+def blank(name: str) -> pl.Expr:
+    """A string of nothing but whitespace: no character outside Unicode's White_Space, the set
+    `str.strip_chars` strips, found without building the stripped strings (a third less time)."""
+    return ~pl.col(name).str.contains(r"\S")
 
 
 def validate(frames: Frames, path: Path, labels: Labels) -> None:
@@ -325,6 +334,16 @@ def _graded(reps: pl.DataFrame, decisions: pl.DataFrame, checks: pl.DataFrame) -
     `is_in` over a million decision lines costs four times more."""
     reps_lines = reps["line"].to_numpy()
     graded = np.zeros(int(reps_lines.max()) + 1, dtype=np.bool_)
-    graded[decisions["line"].to_numpy()] = True
-    graded[checks["line"].to_numpy()] = True
+    for lines in (decisions["line"], checks["line"]):
+        for chunk in _chunks(lines):
+            graded[chunk] = True
     return pl.Series(graded[reps_lines])
+
+
+def _chunks(column: pl.Series) -> Iterator[np.ndarray]:
+    """A column's chunks as arrays, none copied: the decisions are one chunk a rule, and making
+    them one array first (`to_numpy`) costs twice the lookup."""
+    at = 0
+    for length in column.chunk_lengths():
+        yield column.slice(at, length).to_numpy()
+        at += length
