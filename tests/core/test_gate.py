@@ -239,6 +239,15 @@ def test_flaky_cases_leave_b_and_c_but_are_reported(run_writer: RunWriter) -> No
     assert set(result.flaky_flipped) == set(listed)
 
 
+def test_listed_cases_in_neither_run_are_named_in_natural_order(run_writer: RunWriter) -> None:
+    b, c = _pair(run_writer, *_suite(10, 2))
+    listed = ("case-188", "gone-10", "case-000", "gone-9", "gone-10b")
+    entries = tuple(FlakyEntry(case, "qa", date(2026, 1, 1), "why", "2 of 4") for case in listed)
+    result = compare(b, c, default_spec(), FlakyList(entries)).result
+    assert result.flaky_unknown == ("gone-9", "gone-10", "gone-10b")
+    assert result.flaky_flipped == ("case-188",)
+
+
 def test_flaky_list_too_long_or_holding_a_safety_case_is_invalid(run_writer: RunWriter) -> None:
     base, cand = _suite(1, 1, both_pass=18)
     base["safe"] = cand["safe"] = [True]

