@@ -110,3 +110,19 @@ def test_flips_come_in_natural_order(tmp_path: Path, capsys: pytest.CaptureFixtu
     main(["gate", str(base), str(cand), "--format", "json"])
     flipped = [f["case"] for f in json.loads(capsys.readouterr().out)["flipped"]]
     assert flipped == ["1", "3", "20", "100"]
+
+
+STEMS = st.sampled_from(["case-", "", "t2/doc", "a.b*(c)[0] \\\\", "ü-"])
+
+
+@given(STEMS, st.integers(0, 4), st.lists(st.integers(0, 9999), max_size=25), st.booleans())
+def test_ids_of_one_stem_and_width_in_text_order_are_kept(
+    stem: str, width: int, numbers: list[int], ordered: bool
+) -> None:
+    """The fast path (`case-000017`, sorted as text, kept as it is) against a Python sort, with
+    stems a regex would read as patterns, a stray id of another width, and unsorted frames."""
+    ids = [f"{stem}{n % 10**width:0{width}}" if width else stem for n in numbers]
+    ids = sorted(ids) if ordered else ids
+    for listed in (ids, [*ids, f"{stem}{'7' * (width + 1)}"]):
+        frame = pl.DataFrame({"case": listed}, schema={"case": pl.String})
+        assert natural_sort(frame)["case"].to_list() == natural_sorted(listed)
