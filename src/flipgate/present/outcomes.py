@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from rich.console import RenderableType
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from flipgate.core.gate.outcomes import OUTCOME_WORDS, WRONG_WORST_FIRST, OutcomeSummary
 from flipgate.core.gate.spec import GateSpec
@@ -21,6 +17,9 @@ from flipgate.core.runs.model import Labels
 from flipgate.core.vocab import OUTCOMES
 from flipgate.present.numbers import amount, signed_amount
 from flipgate.present.text import literal, markdown
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 # The app's order: agreement first, then the wrong outcomes worst first.
 AGREEMENT_THEN_WORST = ("agreement", *WRONG_WORST_FIRST)
@@ -174,7 +173,11 @@ def outcome_tables(
     failing: Sequence[int] | None = None,
 ) -> list[RenderableType]:
     """The outcomes of the runs named `names` with their prices and costs, then the
-    reconciliation; with two runs, the change from the first to the second."""
+    reconciliation; with two runs, the change from the first to the second. Rich is loaded
+    here: the JSON report (`outcome_json`) goes without it."""
+    from rich.table import Table
+    from rich.text import Text
+
     change = len(summaries) == 2
     # Two runs have a count and a cost column each, and the change; more runs would not fit a
     # log's 80 columns that way, so each run's cell holds both, `9 · 3,600`.

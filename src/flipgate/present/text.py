@@ -23,11 +23,10 @@ import xml.etree.ElementTree as ET
 from datetime import date, datetime, time
 from typing import TYPE_CHECKING, Any
 
-from rich.style import Style
-from rich.text import Text
-
 if TYPE_CHECKING:
     import polars as pl
+    from rich.style import Style
+    from rich.text import Text
 
 # What a terminal obeys, or a reader cannot see, rather than a glyph it shows.
 _HIDDEN_RANGES = (
@@ -91,7 +90,10 @@ def safe_column(column: str) -> pl.Expr:
 
 
 def literal(text: object, style: str | Style = "", *, lines: bool = False) -> Text:
-    """Untrusted text as a Rich `Text`: never parsed as markup, hidden characters shown."""
+    """Untrusted text as a Rich `Text`: never parsed as markup, hidden characters shown. Rich is
+    loaded here, by the first caller that draws: the JSON report goes without it."""
+    from rich.text import Text
+
     return Text(safe(text, lines=lines), style=style)
 
 
