@@ -13,6 +13,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs import nesting
@@ -504,3 +506,22 @@ def test_trajectories_are_kept_as_json_text(tmp_path: Path, form: str) -> None:
     assert turns[2]["tool_calls"][0]["arguments"] == {"amount": 180}
     assert "messages" not in (loaded.reps["extra"].drop_nulls().to_list() or [""])[0]
     assert load_run(run, lean=True).reps["messages"].null_count() == 2
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.sampled_from(["", " ", "\t \r", "\x0b\x0c", '{"a": 1}', ' {"b": 2}', "\r", "x y"]),
+        max_size=12,
+    ),
+    st.booleans(),
+)
+def test_the_lines_read_are_numbered_as_the_file_counts_them(
+    lines: list[str], newline_at_end: bool
+) -> None:
+    """`Lines.filled`, the line numbers of the rows a reader that skips blank lines reads,
+    against splitting the whole file: blank and whitespace-only lines counted, not read."""
+    text = ("\n".join(lines) + ("\n" if newline_at_end and lines else "")).encode()
+    octets = np.frombuffer(text, dtype=np.uint8)
+    plain = [n for n, raw in enumerate(text.split(b"\n"), start=1) if raw.strip()]
+    assert nesting.Lines.scan(octets).filled(octets).tolist() == plain

@@ -108,8 +108,7 @@ def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl
     ends_open = octets.size > 0 and octets[-1] != ord("\n")
     if lines.newlines.size + ends_open == df.height:
         return _numbered(df)
-    numbers = [n for n, raw in enumerate(octets.tobytes().split(b"\n"), start=1) if raw.strip()]
-    return df.with_columns(line=pl.Series(numbers, dtype=pl.Int64))
+    return df.with_columns(line=pl.Series(lines.filled(octets), dtype=pl.Int64))
 
 
 def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = frozenset()) -> Frames:

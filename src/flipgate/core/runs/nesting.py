@@ -22,6 +22,8 @@ MAX_DEPTH = 64  # objects and lists inside one another on one line; SPEC §2's o
 
 _STRUCTURE = np.zeros(256, dtype=np.bool_)
 _STRUCTURE[[ord(c) for c in '"\\{}[]']] = True
+_WHITESPACE = np.zeros(256, dtype=np.bool_)
+_WHITESPACE[list(b" \t\n\r\x0b\x0c")] = True  # what `bytes.strip` strips
 SCAN_BLOCK = 1 << 20  # bytes compared at a time, into buffers allocated once
 
 
@@ -65,6 +67,20 @@ class Lines:
             at += block.size
         empty = np.zeros(0, dtype=np.int64)
         return cls(np.concatenate(newlines or [empty]), np.concatenate(openers or [empty]))
+
+    def filled(self, octets: np.ndarray) -> np.ndarray:
+        """The numbers (from 1) of the lines that hold more than ASCII whitespace, as a reader
+        that skips blank lines counts its rows. A line whose first byte is not whitespace holds
+        more: only the others (blank lines, a rare indented one) are looked at, one by one."""
+        ends = self.newlines
+        if octets.size and octets[-1] != ord("\n"):  # the last line, with no newline after it
+            ends = np.append(ends, octets.size)
+        begins = np.concatenate(([0], self.newlines + 1))[: ends.size].astype(np.int64)
+        kept = (begins < ends) & ~_WHITESPACE[octets[begins]]  # an empty line: a newline first
+        for line in np.flatnonzero(~kept):
+            kept[line] = bool(octets[begins[line] : ends[line]].tobytes().strip())
+        numbers: np.ndarray = np.flatnonzero(kept) + 1
+        return numbers
 
     def nesting_problem(self, octets: np.ndarray, path: Path) -> InputError | None:
         """The first line nested deeper than `MAX_DEPTH`, found without parsing. A line nests
