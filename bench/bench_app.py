@@ -12,7 +12,7 @@ worker posts the comparison) and the rest (the overview built and painted); then
 app takes to answer a key press and a theme switch once the overview is up. Then it walks the
 screens as a reviewer would: the case list (`r`), typing a case id into its search (`/`, a key
 at a time), the search of the outputs and reasons (enter), the export of the list (`x`, into a
-temporary folder), a case opened (enter), the rerun plan priced (`e`), the triage checklist
+temporary folder), a case opened (enter), every case listed (`a`, back on the list), the rerun plan priced (`e`), the triage checklist
 (`c`), the reviewer decision screen from it (`d`), and the flaky list (`f`) and leaving it (the
 gate is applied again). For each: the time until the screen is complete (every worker it started
 done and drawn), and the longest the event loop went without a turn, which is how long a key
@@ -129,7 +129,8 @@ WALK: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("search, outputs and reasons", ("enter",)),
     ("export of the case list", ("x",)),
     ("a case", ("escape", "enter")),  # escape clears the search, enter opens the case
-    ("rerun plan priced", ("escape", "escape", "e")),
+    ("every case listed", ("escape", "a")),  # back on the case list, `a` lists every case
+    ("rerun plan priced", ("escape", "e")),
     ("triage", ("escape", "c")),
     ("decision screen", ("d",)),
     ("flaky list", ("escape", "escape", "f")),
