@@ -15,6 +15,7 @@ from textual_fastdatatable.backend import PolarsBackend
 import flipgate.tui.screens.red_cases as red_cases
 from flipgate.core.gate.compare import Comparison
 from flipgate.present.case_query import CaseQuery, select_cases
+from flipgate.present.casefile import failures_by_case
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
 from flipgate.tui.widgets.case_table import CaseTable, column_widths
@@ -212,6 +213,13 @@ async def test_a_big_comparison_selects_off_the_event_loop_and_lists_every_case_
         await settled(pilot)
         expected = await walk(small, pilot)
     monkeypatch.setattr(red_cases, "select_cases", noted)
+    found: list[Comparison] = []
+
+    def counted(comparison: Comparison) -> pl.DataFrame:
+        found.append(comparison)
+        return failures_by_case(comparison)
+
+    monkeypatch.setattr(red_cases, "failures_by_case", counted)
     monkeypatch.setattr(red_cases, "BIG_COMPARISON", 1)
     app = ScreenApp(lambda: RedCasesScreen(comparison))
     async with app.run_test(size=SIZE) as pilot:
@@ -225,6 +233,7 @@ async def test_a_big_comparison_selects_off_the_event_loop_and_lists_every_case_
         every = screen.lists.every
         assert every is not None and every.height == comparison.cases.height
         assert screen.table.widths == column_widths(every, screen.columns)
+        assert found == [comparison]  # found once, for both lists
 
 
 async def test_the_table_never_measures_its_rows(

@@ -30,7 +30,7 @@ from textual_fastdatatable import DataTable
 
 from flipgate.core.plural import plural
 from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
-from flipgate.present.casefile import COLUMNS, red_table
+from flipgate.present.casefile import COLUMNS, failures_by_case, red_table
 from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
@@ -55,24 +55,28 @@ BIG_COMPARISON = 20_000  # cases: past this the lists and the full-text search a
 @dataclass(frozen=True)
 class CaseLists:
     """The rows of the table: the cases to review and every case (None until built: a big
-    comparison's, on the first `a`), and the columns both fill, fitted to the lists built."""
+    comparison's, on the first `a`), and the columns both fill, fitted to the lists built;
+    `failures` (`casefile.failures_by_case`) is kept for the list of every case."""
 
     red: pl.DataFrame
     every: pl.DataFrame | None
     columns: tuple[Column, ...]
     widths: list[int | None]
+    failures: pl.DataFrame
 
     @classmethod
     def of(cls, comparison: Comparison, *, every: bool = True) -> CaseLists:
         """The cases to review and (`every`) every case: at a million cases the list of every
         case is two thirds of the time, which the screen spends only when `a` asks for it."""
-        red = red_table(comparison)
+        failures = failures_by_case(comparison)
+        red = red_table(comparison, failures=failures)
         columns = shown_columns(comparison.cases)  # the raw columns it reads are the cases'
-        lists = cls(red, None, columns, column_widths(red, columns))
-        return lists.widened(red_table(comparison, every=True)) if every else lists
+        lists = cls(red, None, columns, column_widths(red, columns), failures)
+        return lists.widened(comparison) if every else lists
 
-    def widened(self, every: pl.DataFrame) -> CaseLists:
+    def widened(self, comparison: Comparison) -> CaseLists:
         """With every case listed, the widths fitted to them (they hold the cases to review)."""
+        every = red_table(comparison, every=True, failures=self.failures)
         return replace(self, every=every, widths=column_widths(every, self.columns))
 
 
@@ -191,7 +195,7 @@ class RedCasesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="lists")
     def _widen(self, lists: CaseLists) -> None:
-        widened = lists.widened(red_table(self.comparison, every=True))
+        widened = lists.widened(self.comparison)
         post_unless_cancelled(self, self.Widened(widened))
 
     @on(Widened)
