@@ -7,9 +7,10 @@ result to the table. The lists themselves (a row per case to review, and per cas
 at a million cases: past `BIG_COMPARISON` cases they are built in a worker, the header saying
 so, the list of every case only on the first `a`, as is the search of the outputs and reasons;
 there a filter, a sort and each key of a search by case id (tenths of a second on a million rows)
-are applied in a worker too, so that the screen never waits on them. The cases whose arms diverge (`d`) are found once for the list
-shown, on the first ask, in a worker with progress: it compares their repetitions' outputs and
-trajectories (at a million cases, those to review, not the million), and `d` again stops it.
+are applied in a worker too, so that the screen never waits on them. The cases whose arms diverge
+(`d`) are found once for the list shown, on the first ask, in a worker with progress: it compares
+their repetitions' outputs and trajectories (at a million cases, those to review, not the
+million), and `d` again stops it.
 """
 
 from __future__ import annotations
