@@ -7,6 +7,7 @@ waits, then lets it go.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import threading
 from collections.abc import Callable
@@ -172,3 +173,26 @@ async def test_a_failed_re_gate_is_said_and_the_overview_stays(
         assert not first.query_one(ProgressLine).busy
         assert first.check_action("red_cases", ()) is True
         assert "flaky.yaml" in notices[-1]
+
+
+def test_a_worker_given_arguments_is_described_without_them() -> None:
+    """Textual describes a worker by the repr of its arguments unless told otherwise, on the
+    event loop: a million cases' comparison took 110 ms to say, and a long trajectory's text
+    longer. So every worker method that takes arguments is given its description."""
+    source = Path(__file__).parents[2] / "src" / "flipgate" / "tui"
+    undescribed = []
+    for path in sorted(source.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            arguments = node.args
+            taken = len(arguments.args) + len(arguments.kwonlyargs) > 1 or arguments.vararg
+            for decorator in node.decorator_list:
+                if (
+                    taken
+                    and isinstance(decorator, ast.Call)
+                    and getattr(decorator.func, "id", None) == "work"
+                    and "description" not in {k.arg for k in decorator.keywords}
+                ):
+                    undescribed.append(f"{path.name}: {node.name}")
+    assert undescribed == []

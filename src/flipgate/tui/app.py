@@ -284,7 +284,7 @@ class GateApp(FlipgateApp):
         inputs = self.inputs = inputs or read(self.request, progress)
         return Loaded(gate(inputs, progress, price=False))  # priced when its screen opens
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="regate", description="regate")
     def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
         """Apply the gate again: with the flaky list and the suite as they now are, or with the
         rerun results. The new overview replaces the old one; after a rerun its banner shows
