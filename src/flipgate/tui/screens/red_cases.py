@@ -194,7 +194,7 @@ class RedCasesScreen(Screen[None]):
         self.call_after_refresh(self._show_header)  # laid out: which columns fit is known
         self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="lists")
+    @work(thread=True, exclusive=True, group="lists", description="widen")
     def _widen(self, lists: CaseLists) -> None:
         widened = lists.widened(self.comparison)
         post_unless_cancelled(self, self.Widened(widened))
@@ -261,7 +261,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._show_view(select_cases(self.red, self.case_query), keep)
 
-    @work(thread=True, exclusive=True, group="query")
+    @work(thread=True, exclusive=True, group="query", description="select")
     def _select(self, table: pl.DataFrame, query: CaseQuery, every: bool, keep: str | None) -> None:
         view = select_cases(table, query)
         post_unless_cancelled(self, self.Selected(query, every, view, keep))
