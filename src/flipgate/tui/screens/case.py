@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -29,6 +29,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from flipgate.core.decision.review_log import Looked
+from flipgate.core.errors import InputError
 from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.cause import Folded, cause, fold, fold_note, judged_input
@@ -64,6 +65,25 @@ INPUT_FOLD = (8, 800)
 
 class Part(Static, can_focus=True):
     """A part of the case that `y` copies, `o` opens and `enter` expands when folded."""
+
+
+def push_case(
+    app: App[Any],
+    comparison: Comparison,
+    case: str,
+    cases: Sequence[str] = (),
+    back: Callable[[str | None], None] | None = None,
+    *,
+    replaying: Looked | None = None,
+) -> None:
+    """The drill-down of `case`; a message instead where its texts cannot be read (a run's file
+    changed on disk since it was read: never another run's texts)."""
+    try:
+        screen = CaseScreen(comparison, case, cases, replaying=replaying)
+    except InputError as error:
+        app.notify(str(error), title="case", severity="error", markup=False)
+        return
+    app.push_screen(screen, back)
 
 
 class CaseScreen(Screen[str]):
@@ -582,7 +602,11 @@ class CaseScreen(Screen[str]):
         if not 0 <= target < len(self.cases):
             self.notify("no more cases this way in the list", timeout=2)
             return
-        self.detail = case_detail(self.comparison, self.cases[target])
+        try:
+            self.detail = case_detail(self.comparison, self.cases[target])
+        except InputError as error:  # as `push_case`
+            self.notify(str(error), title="case", severity="error", markup=False)
+            return
         self.focus_rep = self._first_interesting_rep()
         self.expanded = set()
         self.query_one("#case-body", VerticalScroll).scroll_home(animate=False)
