@@ -774,11 +774,8 @@ def test_a_teams_own_numeric_field_can_carry_a_budget(tmp_path: Path) -> None:
     write_run(tmp_path / "b", base)
     write_run(tmp_path / "c", cand)
     for lean in (False, True):
-        keep = frozenset({"tool_calls"})
         result = compare(
-            load_run(tmp_path / "b", lean=lean, keep=keep),
-            load_run(tmp_path / "c", lean=lean, keep=keep),
-            spec,
+            load_run(tmp_path / "b", lean=lean), load_run(tmp_path / "c", lean=lean), spec
         ).result
         assert (result.rule, result.budgets[0].candidate) == ("budget", 5.0)
 

@@ -377,7 +377,9 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
         raise KeyError(case)
     info = row.row(0, named=True)
     rep_rows = {
-        arm: comparison.run(arm).reps.filter(pl.col("case") == case).sort("rep") for arm in ARMS
+        arm: run.texts.beside(run.reps.filter(pl.col("case") == case).sort("rep"))
+        for arm in ARMS
+        for run in (comparison.run(arm),)
     }
     passed = {
         arm: dict(
@@ -399,7 +401,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
                 infra=r["infra"],
                 passed=passed[arm].get(r["rep"]),
                 output=r["output"],
-                messages=r.get("messages"),
+                messages=r["messages"],
                 metrics={m: r[m] for m in METRICS},
                 extra=_parse_extra(r["extra"]),
             )

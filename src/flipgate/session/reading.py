@@ -19,7 +19,6 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
 from flipgate.core.gate.registered import Registration, check_baseline
-from flipgate.core.gate.rerun_price import USAGE
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.plural import plural
@@ -87,7 +86,7 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     terms = read_terms(request, progress)
     baseline, candidate = (
         # One arm after the other: each read already uses every core, and the peak memory halves.
-        _run(path, request, progress, lean=lean, keep=_gate_reads(terms.spec))
+        _run(path, request, progress, lean=lean)
         for path in (request.baseline, request.candidate)
     )
     repeats = () if lean else _repeats(request, baseline, progress)
@@ -166,18 +165,8 @@ def _run(
     progress: Progress,
     *,
     lean: bool = False,
-    keep: frozenset[str] = frozenset(),
 ) -> Run:
-    return load_run(
-        path, progress=progress, import_options=request.import_options, lean=lean, keep=keep
-    )
-
-
-def _gate_reads(spec: GateSpec) -> frozenset[str]:
-    """What a lean run keeps beyond the verdict's columns: the stored outputs (who flipped a
-    case, the model or the grader), the usage that prices a rerun plan and the second metrics a
-    budget reads."""
-    return frozenset({"output", *USAGE, *(budget.metric for budget in spec.budgets)})
+    return load_run(path, progress=progress, import_options=request.import_options, lean=lean)
 
 
 def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:

@@ -42,7 +42,7 @@ from flipgate.tui.collector import building
 from flipgate.tui.format import count, literal
 from flipgate.tui.messages import Progress, post_unless_cancelled
 from flipgate.tui.reach import Focused, Shown
-from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.screens.case import push_case
 from flipgate.tui.widgets.case_table import CaseTable, Column, column_widths, shown_columns
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine
@@ -311,7 +311,7 @@ class RedCasesScreen(Screen[None]):
         if case is None:
             return
         cases = table.view["case"].to_list()
-        self.app.push_screen(CaseScreen(self.comparison, case, cases), self._returned)
+        push_case(self.app, self.comparison, case, cases, self._returned)
 
     def _returned(self, case: str | None) -> None:
         """Back from the drill-down: the cursor goes to the case shown last."""
