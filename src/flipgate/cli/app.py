@@ -2,9 +2,11 @@
 
 The app paints at once and its loading worker reads, checks and gates the runs, saying each step
 (at a million cases that takes the gate's time, not a blank terminal's). What is cheap to check,
-the arguments, the gate spec and the lists, is checked before the app starts; bad input the
-worker finds ends the app. Either way bad input is an error on the terminal, naming the file,
-line and field, and exit 2, as with `flipgate gate`: the app writes nothing while it loads.
+the arguments, the gate spec and the lists, is checked before the app starts, and handed to it
+(read once); bad input the worker finds ends the app. Either way bad input is an error on the
+terminal, naming the file, line and field, and exit 2, as with `flipgate gate`: the app writes
+nothing while it loads. A bug found while loading ends the app too, then is said as one (exit
+70, `launch`).
 """
 
 from __future__ import annotations
@@ -34,10 +36,15 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     request = gate_request(args, "pair_or_campaign")
-    read_terms(request)  # the spec and the lists: cheap, so bad ones are said before the app
+    terms = read_terms(request)  # cheap, so bad ones are said before the app; not read again
     theme = args.theme or settings.theme or "dark"
     app = make_app(
-        request, theme=theme, keymap=settings.keymap, settings_path=args.config, quit_on_error=True
+        request,
+        theme=theme,
+        keymap=settings.keymap,
+        settings_path=args.config,
+        quit_on_error=True,
+        terms=terms,
     )
     return run_app(app)
 

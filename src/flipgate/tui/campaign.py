@@ -22,6 +22,7 @@ from flipgate.session import (
     CampaignInputs,
     Comparison,
     GateRequest,
+    Terms,
     gate,
     rank_campaign,
     read_campaign,
@@ -42,11 +43,12 @@ class CampaignApp(GateApp):
         request: GateRequest,
         theme: str = "dark",
         *,
+        terms: Terms | None = None,
         keymap: Keymap | None = None,
         settings_path: Path | None = None,
     ) -> None:
         # The pair the overview gates is set when a candidate is opened; until then, the first.
-        super().__init__(request, theme, keymap=keymap, settings_path=settings_path)
+        super().__init__(request, theme, terms=terms, keymap=keymap, settings_path=settings_path)
         self.campaign_request = request
         self.campaign: CampaignInputs | None = None  # read by the loading worker
         # Set by the loading worker: what a candidate's overview is compared with. The ranking
@@ -58,8 +60,10 @@ class CampaignApp(GateApp):
         """Every candidate compared with the incumbent and ranked, for the candidates screen."""
         request = self.campaign_request
         # the reads, the incumbent judged, each candidate compared
-        progress = Steps(self, reading_steps(request) + 1 + len(request.candidates))
-        campaign = self.campaign = read_campaign(request, progress)
+        terms = self.terms
+        reading = reading_steps(request, terms=terms is None)
+        progress = Steps(self, reading + 1 + len(request.candidates))
+        campaign = self.campaign = read_campaign(request, progress, terms=terms)
         ranking, self.judged = rank_campaign(campaign, progress)
         return Ranked(ranking)
 
