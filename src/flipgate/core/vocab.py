@@ -7,7 +7,7 @@ SPEC (the arms, the cells, the outcomes of §4, the triage classes of §5).
 The last part holds the codes of what the checks find (reasons a comparison is invalid, limits
 and budgets exceeded, warnings, unpaired states, edits, loosened settings, triage facts): each a
 stable code with a payload of values (the classes beside their checks), never a sentence. The
-sentences are made in `present/` only (`present/reasons.py`, `present/triage.py`).
+sentences are made in `present/` only (`present/reasons/`, `present/triage.py`).
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ from flipgate.core.rank.ranking import (
 from flipgate.core.rank.separation import Lead
 from flipgate.core.vocab import Aggregate, RankLabel
 from flipgate.present.numbers import written_percent
-from flipgate.present.reasons import series, summary
+from flipgate.present.reasons import summary
+from flipgate.present.reasons.words import series
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
