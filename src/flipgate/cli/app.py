@@ -12,6 +12,7 @@ nothing while it loads. A bug found while loading ends the app too, then is said
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from flipgate.cli.arguments import (
     Commands,
@@ -36,7 +37,13 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     request = gate_request(args, "pair_or_campaign")
-    terms = read_terms(request)  # cheap, so bad ones are said before the app; not read again
+    read = None
+    if args.kept is not None:  # a tab of `flipgate serve`, which read and checked every file
+        from flipgate.session.kept import kept
+
+        read = kept(args.kept)
+    # else the spec and the lists: cheap, so bad ones are said before the app; not read again
+    terms = read.terms if read is not None else read_terms(request)
     theme = args.theme or settings.theme or "dark"
     app = make_app(
         request,
@@ -45,6 +52,7 @@ def cmd_open(args: argparse.Namespace) -> int:
         settings_path=args.config,
         quit_on_error=True,
         terms=terms,
+        read=read,
     )
     return run_app(app)
 
@@ -52,6 +60,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 def add_parser(sub: Commands) -> None:
     parser = sub.add_parser("open", help="open the triage app on a workspace or two runs")
     add_open_arguments(parser)
+    # `flipgate serve`'s, for its tabs: the inputs it read and kept (session/kept.py)
+    parser.add_argument("--kept", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(handler=cmd_open)
 
 
