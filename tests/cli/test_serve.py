@@ -120,7 +120,7 @@ def test_each_tab_maps_the_runs_read_before_the_server_started(
 
 
 def test_inputs_that_cannot_be_kept_are_read_by_each_tab(
-    server: list[FakeServer], monkeypatch: pytest.MonkeyPatch
+    server: list[FakeServer], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A part that cannot be pickled (a ledger's open connection): the tabs read the runs."""
     import flipgate.session.kept
@@ -132,3 +132,6 @@ def test_inputs_that_cannot_be_kept_are_read_by_each_tab(
     workspace = str(SAMPLES / "agent-suite")
     assert main(["serve", workspace]) == 0
     assert shlex.split(server[0].command)[-2:] == ["open", workspace]
+    assert "the runs read could not be kept for the tabs (TypeError: cannot pickle" in (
+        capsys.readouterr().err
+    )

@@ -22,6 +22,7 @@ from rich.console import Console
 
 from flipgate.cli.app import add_open_arguments
 from flipgate.cli.arguments import Commands, gate_request
+from flipgate.present.text import safe
 from flipgate.session import CampaignInputs, GateInputs, read, read_campaign
 
 LOCAL = "127.0.0.1"
@@ -57,12 +58,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _keep(inputs: GateInputs | CampaignInputs, folder: Path) -> list[str]:
     """`open`'s option that gives a tab `inputs`, kept in `folder` for it to map read-only;
-    none when a part cannot be kept (a ledger's open connection): each tab reads them then."""
+    none, said, when they cannot be kept (a part that cannot be pickled, such as a ledger's open
+    connection; a full disk): each tab reads them then, as it would have."""
+    import polars as pl
+
     from flipgate.session.kept import keep
 
     try:
         keep(inputs, folder)
-    except (TypeError, AttributeError, pickle.PicklingError):
+    except (
+        TypeError,
+        AttributeError,
+        pickle.PicklingError,
+        pl.exceptions.PolarsError,
+        OSError,
+    ) as e:
+        print(
+            f"flipgate: note: the runs read could not be kept for the tabs ({type(e).__name__}: "
+            f"{safe(str(e))}); each tab reads them again",
+            file=sys.stderr,
+        )
         return []
     return ["--kept", str(folder)]
 
