@@ -55,7 +55,8 @@ from flipgate.core.gate.loosening import (
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
-from flipgate.present.reasons import figure, sentence, summary
+from flipgate.present.reasons import sentence, summary
+from flipgate.present.reasons.limits import figure
 from flipgate.present.report import to_text, unchecked_note
 from tests.conftest import (
     INSPECT_LOGS,

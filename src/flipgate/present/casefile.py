@@ -24,7 +24,8 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, CASE_STATES, FLIPS
-from flipgate.present.reasons import STATE_WORDS, sentence
+from flipgate.present.reasons import sentence
+from flipgate.present.reasons.ledger import STATE_WORDS
 from flipgate.present.text import safe_column
 from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns, wobble
 

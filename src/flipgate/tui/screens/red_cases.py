@@ -34,7 +34,7 @@ from flipgate.present.case_query import CaseQuery, choices, describe, select_cas
 from flipgate.present.casefile import COLUMNS, failures_by_case, red_table
 from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
-from flipgate.present.reasons import clusters_line
+from flipgate.present.reasons.warnings import clusters_line
 from flipgate.present.search import cases_holding
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys

@@ -23,7 +23,7 @@ from flipgate.core.decision.record import DecisionRecord
 from flipgate.core.decision.review_log import Looked, opened, reviewed_cases
 from flipgate.core.plural import plural
 from flipgate.present.decision import looked_words, rule_words
-from flipgate.present.reasons import when
+from flipgate.present.reasons.words import when
 from flipgate.present.triage import TITLES
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
