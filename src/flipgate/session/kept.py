@@ -6,9 +6,10 @@ Each frame is an uncompressed Arrow IPC file that a tab maps (pyarrow's `memory_
 `polars.from_arrow` without a copy; polars' own `read_ipc` copies every buffer): the pages come
 from the one copy in the operating system's cache, shared by every tab, and a tab pays no parse.
 On the 100,000-case pair, a tab's largest frame (71 MB) was mapped in 0.02 s adding 19 MB of its
-own memory (its categories), where `read_ipc` took 0.18 s and 74 MB. The rest of the inputs (the request, the spec, the lists, the manifests) is small
-and pickled beside them, each frame by its file's number. The folder is private (mode 0700, made
-by the serving process), and only what that process wrote there is ever unpickled.
+own memory (its categories), where `read_ipc` took 0.18 s and 74 MB. The rest of the inputs (the
+request, the spec, the lists, the manifests) is small and pickled beside them, each frame by its
+file's number. The folder is private (mode 0700, made by the serving process), and only what that
+process wrote there is ever unpickled.
 """
 
 from __future__ import annotations
