@@ -41,7 +41,7 @@ def test_one_pass_for_a_finite_number_and_for_a_known_status() -> None:
     one = [(1, {"case": "a", "expected": "approve", "actual": "approve"})]
     rules = {
         rule.name: rule.breaks
-        for rule in value_checks(frames_from_records(one, Path("r")), Labels())
+        for rule in value_checks(frames_from_records(one, Path("r"))[0], Labels())
     }
     metric, status = pl.col("cost_usd"), pl.col("status")
     got = reps.select(finite=rules["cost_usd"], status=rules["status"])
@@ -55,7 +55,7 @@ def _error(*records: dict[str, object]) -> InputError | None:
     ok = {"case": "a", "rep": 0, "expected": {"r1": "approve"}, "actual": {"r1": "approve"}}
     lines = [(1, ok), *((n, record) for n, record in enumerate(records, start=2))]
     try:
-        validate(frames_from_records(lines, Path("results.jsonl")), Path("r"), Labels())
+        validate(frames_from_records(lines, Path("results.jsonl"))[0], Path("r"), Labels())
     except InputError as error:
         return error
     return None
