@@ -206,9 +206,15 @@ def disagreements(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
 
 
 def verdict_line(result: dict[str, Any]) -> str:
+    """The answer in a line; a gate's p read by template says so, with its p by case beside it
+    (the reference's reading, which `disagreements` compares)."""
+    clusters = result.get("clusters") or {}
+    p = f"p={result['p']:.6g}"
+    if clusters.get("by") == "template":
+        p += f" by template (by case {clusters['p_by_case']:.6g})"
     return (
         f"{result['verdict']} ({result['rule']}), b={result['b']} c={result['c']} "
-        f"p={result['p']:.6g}, cells {result['cells']}"
+        f"{p}, cells {result['cells']}"
     )
 
 
