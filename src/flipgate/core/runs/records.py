@@ -27,6 +27,7 @@ from flipgate.core.runs.model import (
     SINGLE_CHECK_RULE,
     SINGLE_DECISION_RULE,
     Frames,
+    decided_from_long,
 )
 from flipgate.core.runs.nesting import Lines
 
@@ -142,7 +143,7 @@ def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pat
     try:
         return (
             pl.DataFrame(reps, schema=REPS_SCHEMA),
-            pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
+            decided_from_long(pl.DataFrame(decisions, schema=DECISIONS_SCHEMA)),
             pl.DataFrame(checks, schema=CHECKS_SCHEMA),
         )
     except UnicodeEncodeError:  # `"\ud800"` parses as a lone surrogate, which no column holds
