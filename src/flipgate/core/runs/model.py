@@ -132,9 +132,19 @@ def decision_column(name: str, rule: str) -> str:
 
 
 def decided_rules(decided: pl.DataFrame) -> tuple[str, ...]:
-    """The rules of a `decided` frame, sorted."""
+    """The rules that hold a decision in a `decided` frame (a label on a side), sorted: a
+    rule's column can hold none (every line's value null, or only infra lines', filtered)."""
     prefix = decision_column("expected", "")
-    return tuple(sorted(c.removeprefix(prefix) for c in decided.columns if c.startswith(prefix)))
+    named = (c.removeprefix(prefix) for c in decided.columns if c.startswith(prefix))
+    return tuple(
+        sorted(
+            rule
+            for rule in named
+            if any(
+                decided[decision_column(side, rule)].null_count() < decided.height for side in SIDES
+            )
+        )
+    )
 
 
 def rule_decisions(decided: pl.DataFrame, rule: str) -> pl.DataFrame:
