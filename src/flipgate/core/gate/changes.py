@@ -213,17 +213,11 @@ class Questions:
         at = (rep_rows(run.reps) * words).astype(np.int32 if size < 2**31 else np.int64)
         bits = np.zeros(size, dtype=word)
         decided = at[run.decided["line"].to_numpy()]
-        for rule in self.rules:
-            # a rule's decisions, each on its own repetition: no two land on one word
-            bit = self._decision_bits(rule, layout)
-            held = bit >= 0
-            index = decided[held]
-            if words > 1:  # a shift and a mask: `divmod` by 64 took ten times as long
-                index += (bit[held] >> 6).astype(index.dtype)
-            bits[index] |= one_bit[bit[held] & 63]
+        for i, held in enumerate(self._decision_words(layout)):
+            bits[decided + i] = held  # a repetition is one row of `decided`: set, no OR
         bit, rows = check_runs(self.checks, layout)
         index = at[run.checks["line"].to_numpy()]
-        if words > 1:
+        if words > 1:  # a shift and a mask: `divmod` by 64 took ten times as long
             index += np.repeat((bit >> 6).astype(index.dtype), rows)
         np.bitwise_or.at(bits, index, np.repeat(one_bit[bit & 63], rows))
         bits = bits.reshape(-1, words)
@@ -240,14 +234,35 @@ class Questions:
             .filter(pl.any_horizontal(pl.col(word) != 0 for word in layout.words))
         )
 
-    def _decision_bits(self, rule: str, layout: Layout) -> np.ndarray:
-        """Each decided repetition's bit for `rule`: its expected label's, or the bit of a
-        decision with none; -1 where it holds no decision on the rule."""
-        expected, actual = (self.run.decided[decision_column(side, rule)] for side in SIDES)
-        label = expected.cast(pl.String).cast(pl.Enum(layout.labels)).to_physical()
-        place = label.cast(pl.Int64).fill_null(len(layout.labels)).to_numpy()
-        held = (expected.is_not_null() | actual.is_not_null()).to_numpy()
-        return np.where(held, layout.rules.index(rule) * layout.width + place, -1)
+    def _decision_words(self, layout: Layout) -> list[np.ndarray]:
+        """Each word of the bits the decisions of each row of `decided` set: per rule, its
+        expected label's bit, or the bit of a decision with none. Each rule's bits are apart,
+        so their sum is their OR: one select over the rows, each label mapped to its bit."""
+        decided, width = self.run.decided, layout.width
+        if not self.rules:
+            return []
+        words = []
+        for word in range(len(layout.words)):
+
+            def bit_in_word(place: int) -> int:
+                """The bit of `place` if it falls in this word, else none."""
+                return int(ONE_BIT[place & 63]) if place >> 6 == word else 0
+
+            held = []
+            for rule in self.rules:
+                expected, actual = (pl.col(decision_column(side, rule)) for side in SIDES)
+                first = layout.rules.index(rule) * width
+                bits = {label: bit_in_word(first + i) for i, label in enumerate(layout.labels)}
+                held.append(
+                    pl.when(expected.is_not_null())
+                    .then(expected.replace_strict(bits, return_dtype=pl.UInt64))
+                    .when(actual.is_not_null())
+                    .then(pl.lit(bit_in_word(first + len(layout.labels)), pl.UInt64))
+                    .otherwise(pl.lit(0, pl.UInt64))
+                )
+            found = decided.select(pl.sum_horizontal(held)).to_series()
+            words.append(found.to_numpy().astype(layout.word_type))
+        return words
 
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
