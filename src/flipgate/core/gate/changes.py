@@ -243,26 +243,28 @@ class Questions:
             return []
         words = []
         for word in range(len(layout.words)):
-
-            def bit_in_word(place: int) -> int:
-                """The bit of `place` if it falls in this word, else none."""
-                return int(ONE_BIT[place & 63]) if place >> 6 == word else 0
-
             held = []
             for rule in self.rules:
                 expected, actual = (pl.col(decision_column(side, rule)) for side in SIDES)
                 first = layout.rules.index(rule) * width
-                bits = {label: bit_in_word(first + i) for i, label in enumerate(layout.labels)}
+                bits = {
+                    label: _bit_in_word(first + i, word) for i, label in enumerate(layout.labels)
+                }
                 held.append(
                     pl.when(expected.is_not_null())
                     .then(expected.replace_strict(bits, return_dtype=pl.UInt64))
                     .when(actual.is_not_null())
-                    .then(pl.lit(bit_in_word(first + len(layout.labels)), pl.UInt64))
+                    .then(pl.lit(_bit_in_word(first + len(layout.labels), word), pl.UInt64))
                     .otherwise(pl.lit(0, pl.UInt64))
                 )
             found = decided.select(pl.sum_horizontal(held)).to_series()
             words.append(found.to_numpy().astype(layout.word_type))
         return words
+
+
+def _bit_in_word(place: int, word: int) -> int:
+    """The bit of `place` as a value of word `word`: 0 when it falls in another."""
+    return int(ONE_BIT[place & 63]) if place >> 6 == word else 0
 
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
