@@ -12,7 +12,7 @@ worker posts the comparison) and the rest (the overview built and painted); then
 app takes to answer a key press and a theme switch once the overview is up. Then it walks the
 screens as a reviewer would: the case list (`r`), typing a case id into its search (`/`, a key
 at a time), the search of the outputs and reasons (enter), the export of the list (`x`, into a
-temporary folder), a case opened (enter), the rerun plan priced (`e`), the triage checklist
+temporary folder), a case opened (enter), every case listed (`a`, back on the list), the rerun plan priced (`e`), the triage checklist
 (`c`), the reviewer decision screen from it (`d`), and the flaky list (`f`) and leaving it (the
 gate is applied again). For each: the time until the screen is complete (every worker it started
 done and drawn), and the longest the event loop went without a turn, which is how long a key
@@ -21,8 +21,11 @@ triage evidence alone (`core.triage.evidence`, which the checklist's worker comp
 and CPU time, the best of `--repeat` rounds, on the pair as it is and on the pair made to crowd
 two steps (`crowded`).
 
-The suite-health screen needs a suite workspace (`bench/bench_suite_audit.py` times it) and the
-candidates screen a campaign (`bench/bench_rank.py`); neither is in a pair of runs.
+The suite-health screen needs a suite workspace (`bench/bench_suite_audit.py` times the audit).
+The candidates screen needs a campaign: with `--campaign FOLDER` (`baseline/` and
+`candidates/NAME/`, which may be links to the runs of a pair) this times, instead of the walk,
+the candidates screen painted from the app's start (every run read, every candidate compared and
+ranked), its longest stall, and the first candidate's overview opened from it (enter).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from flipgate.core.vocab import FLIPS
 from flipgate.session import GateRequest
 from flipgate.tui.factory import make_app
 from flipgate.tui.messages import Loaded, Progress
+from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 
@@ -129,7 +133,8 @@ WALK: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("search, outputs and reasons", ("enter",)),
     ("export of the case list", ("x",)),
     ("a case", ("escape", "enter")),  # escape clears the search, enter opens the case
-    ("rerun plan priced", ("escape", "escape", "e")),
+    ("every case listed", ("escape", "a")),  # back on the case list, `a` lists every case
+    ("rerun plan priced", ("escape", "e")),
     ("triage", ("escape", "c")),
     ("decision screen", ("d",)),
     ("flaky list", ("escape", "escape", "f")),
@@ -198,15 +203,42 @@ async def measure(
     return figures | time_evidence(pairs, repeat)
 
 
+async def measure_campaign(folder: Path, size: tuple[int, int]) -> dict[str, float]:
+    """The candidates screen painted, its longest stall, and the first candidate opened."""
+    app = make_app(GateRequest.of([folder], shape="pair_or_campaign"))
+    app.animation_level = "none"
+    start = time.perf_counter()
+    async with app.run_test(size=size) as pilot:
+        async with stall_watch() as stall:
+            while not (isinstance(app.screen, CandidatesScreen) and app.screen.is_mounted):
+                if app.load_error is not None:
+                    raise SystemExit(f"could not open the campaign: {app.load_error}")
+                await asyncio.sleep(0.005)
+            await pilot.pause()
+        painted = time.perf_counter() - start
+        opened, opened_stall = await timed_keys(pilot, "enter")
+        assert isinstance(app.screen, OverviewScreen)
+    return {
+        "candidates screen painted": painted,
+        "candidates longest stall": stall[0],
+        "a candidate's overview opened": opened,
+        "a candidate's overview longest stall": opened_stall,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
     parser.add_argument("--size", default="140x45")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the triage evidence")
     parser.add_argument("--first-paint", action="store_true", help="stop once the overview is up")
+    parser.add_argument("--campaign", action="store_true", help="FOLDER is a campaign workspace")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
-    figures = asyncio.run(measure(args.folder, (width, height), args.repeat, args.first_paint))
+    if args.campaign:
+        figures = asyncio.run(measure_campaign(args.folder, (width, height)))
+    else:
+        figures = asyncio.run(measure(args.folder, (width, height), args.repeat, args.first_paint))
     for name, seconds in figures.items():
         print(f"{name:<36} {seconds:8.3f} s")
 

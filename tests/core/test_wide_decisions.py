@@ -22,6 +22,7 @@ from flipgate.core.gate.spec import GateSpec, default_spec
 from flipgate.core.runs import model
 from flipgate.core.runs.model import Run, decided_from_long, long_decisions
 from flipgate.core.runs.reading import load_run, run_from_records
+from flipgate.core.vocab import ARMS
 from tests.conftest import copy_sample, write_run
 
 LABELS = ("approve", "reject", "escalate")
@@ -174,12 +175,13 @@ def test_the_tests_against_the_noise_count_what_a_plain_count_counts(
     paired = comparison.cases.filter(pl.col("unpaired").is_null()).select(
         "case", cluster=pl.col("case")
     )
-    fn = false_negative_test(comparison.reps, comparison.judged, paired)
+    judged: dict[str, pl.DataFrame] = {
+        arm: found.judged for arm, found in zip(ARMS, comparison.judged, strict=True)
+    }
+    fn = false_negative_test(comparison.reps, judged, paired)
     plain = _plain_matched_count(comparison, lambda row: row["outcome"] == "false_negative")
     assert (fn.baseline, fn.candidate) == plain
-    tests = mirror_approval_tests(
-        comparison.reps, comparison.judged, paired, ("escalate", "approve")
-    )
+    tests = mirror_approval_tests(comparison.reps, judged, paired, ("escalate", "approve"))
     borderline = {
         rule
         for arm in ("baseline", "candidate")

@@ -15,7 +15,7 @@ from flipgate.core.gate.flaky import FlakyEntry, FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.reading import run_from_records
 from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
-from flipgate.present.casefile import case_detail, red_table
+from flipgate.present.casefile import case_detail, failures_by_case, red_table
 from flipgate.present.diff import side_by_side, unified_diff
 
 A, R, E = "approve", "reject", "escalate"
@@ -172,3 +172,11 @@ def test_every_case_on_request(comparison: Comparison) -> None:
     assert set(red_table(comparison)["case"]) < set(every["case"])
     by_id = select_cases(every, CaseQuery(sort="case"))["case"].to_list()
     assert by_id == comparison.cases["case"].to_list()  # the paired table's natural order
+
+
+def test_the_failures_found_once_make_the_same_lists(comparison: Comparison) -> None:
+    """The app finds each case's wrong outcomes once for both its lists: the same tables."""
+    failures = failures_by_case(comparison)
+    for every in (False, True):
+        found = red_table(comparison, every=every, failures=failures)
+        assert found.equals(red_table(comparison, every=every))

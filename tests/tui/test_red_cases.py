@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
+import polars as pl
 import pytest
 from textual.app import App
+from textual.pilot import Pilot
 from textual_fastdatatable.backend import PolarsBackend
 
 import flipgate.tui.screens.red_cases as red_cases
 from flipgate.core.gate.compare import Comparison
+from flipgate.present.case_query import CaseQuery, select_cases
+from flipgate.present.casefile import failures_by_case
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.screens.red_cases import RedCasesScreen
-from flipgate.tui.widgets.case_table import CaseTable
+from flipgate.tui.widgets.case_table import CaseTable, column_widths
 
 from .conftest import ScreenApp, load_comparison, settled
 
@@ -179,6 +185,55 @@ async def test_a_big_comparison_builds_its_lists_and_searches_in_workers(
         await pilot.press("escape", "slash", *"lst", "enter")  # escape clears the search
         await settled(pilot)
         assert header(app).startswith("“lst” · 7 of 9 cases to review")
+
+
+async def test_a_big_comparison_selects_off_the_event_loop_and_lists_every_case_on_asking(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `BIG_COMPARISON` cases no query is applied on the event loop (a key of the search
+    took a tenth of a second at a million cases, the screen waiting), and the list of every case
+    (two thirds of the lists' time there) is built on the first `a`, the widths then fitted to
+    every case; the rows shown are the ones the small comparison's screen shows."""
+    selected_on: list[str] = []
+
+    def noted(table: pl.DataFrame, query: CaseQuery) -> pl.DataFrame:
+        selected_on.append(threading.current_thread().name)
+        return select_cases(table, query)
+
+    async def walk(app: App[None], pilot: Pilot[Any]) -> list[list[str]]:
+        seen = []
+        for keys in (("1",), ("slash", *"lst"), ("escape", "backspace", "a"), ("i",)):
+            await pilot.press(*keys)
+            await settled(pilot)
+            seen.append(shown(app))
+        return seen
+
+    small = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with small.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        expected = await walk(small, pilot)
+    monkeypatch.setattr(red_cases, "select_cases", noted)
+    found: list[Comparison] = []
+
+    def counted(comparison: Comparison) -> pl.DataFrame:
+        found.append(comparison)
+        return failures_by_case(comparison)
+
+    monkeypatch.setattr(red_cases, "failures_by_case", counted)
+    monkeypatch.setattr(red_cases, "BIG_COMPARISON", 1)
+    app = ScreenApp(lambda: RedCasesScreen(comparison))
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        screen = app.screen
+        assert isinstance(screen, RedCasesScreen) and screen.lists is not None
+        assert screen.lists.every is None  # not built until asked for
+        selected_on.clear()
+        assert await walk(app, pilot) == expected
+        assert selected_on and threading.main_thread().name not in selected_on
+        every = screen.lists.every
+        assert every is not None and every.height == comparison.cases.height
+        assert screen.table.widths == column_widths(every, screen.columns)
+        assert found == [comparison]  # found once, for both lists
 
 
 async def test_the_table_never_measures_its_rows(

@@ -146,7 +146,8 @@ def choices(
 ) -> tuple[str, ...]:
     """The values a filter can cycle through, in a stable order (outcomes worst first, states
     in the ledger's order)."""
-    present = set(table[column].explode().drop_nulls().to_list())
+    # distinct in polars first: a million cases' rules are millions of Python strings
+    present = set(table[column].explode().drop_nulls().unique().to_list())
     if column == "state":
         return tuple(state for state in CASE_STATES if state in present)
     if column == "outcomes":

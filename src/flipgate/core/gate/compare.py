@@ -109,7 +109,6 @@ class Comparison:
     candidate: Run
     spec: GateSpec
     flaky: FlakyList
-    judged: dict[str, pl.DataFrame]  # arm -> its gradable repetitions' decisions (collapse.judge)
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
@@ -117,6 +116,9 @@ class Comparison:
     base: GateBase | None = None  # the spec and flaky list where the change is going
     rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
     judge_repeats: tuple[JudgeRepeats, ...] = ()  # per arm rejudged: the judge measured alone
+    # each arm as judged (baseline, candidate): it depends on neither the flaky list nor the
+    # retirements, so the app's re-gate after an edit of either takes it again (`judged_arms`)
+    judged: tuple[ArmResults, ...] = ()
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -124,8 +126,9 @@ class Comparison:
     @cached_property
     def decisions(self) -> dict[str, pl.DataFrame]:
         """arm -> classified decisions of gradable repetitions, one row each: made on first use
-        (the app, the reports that list decisions), never by the gate itself."""
-        return {arm: classified_decisions(self.run(arm), self.spec) for arm in ARMS}
+        (the app, the reports that list decisions) and kept with the arm as judged, so a re-gate
+        that takes the arm again has them; never made by the gate itself."""
+        return {arm: judged.decisions for arm, judged in zip(ARMS, self.judged, strict=True)}
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,7 @@ def compare(
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
     judged_baseline: ArmResults | None = None,
+    judged_candidate: ArmResults | None = None,
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
     look: int | None = None,
@@ -198,7 +202,8 @@ def compare(
     allow_partial: bool = False,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
-    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
+    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made (and
+    `judged_candidate` the candidate's);
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
     the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
     2 after the rerun of `previous`; a ledger of attempts counts them); `allow_partial` gates a
@@ -206,13 +211,12 @@ def compare(
     would be INVALID; `registration` the rule registered before the run (None: not registered);
     `earlier` what a ledger of attempts knew of this change (None: no such ledger)."""
     flaky = flaky or FlakyList()
-    arms: tuple[ArmResults, ...]
-    if judged_baseline is None:
-        arms = tuple(map(judge_arm, ARMS, (baseline, candidate), (spec, spec)))
-    elif judged_baseline.run is not baseline or judged_baseline.spec is not spec:
-        raise ValueError("judged_baseline was judged on another run or spec")
-    else:
-        arms = (judged_baseline, judge_arm("candidate", candidate, spec))
+    arms = tuple(
+        _judged(arm, run, spec, given)
+        for arm, run, given in zip(
+            ARMS, (baseline, candidate), (judged_baseline, judged_candidate), strict=True
+        )
+    )
     by_arm: dict[str, ArmResults] = dict(zip(ARMS, arms, strict=True))
     judged_decisions = {arm: judged.judged for arm, judged in by_arm.items()}
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
@@ -408,13 +412,22 @@ def compare(
         candidate,
         spec,
         flaky,
-        judged_decisions,
         reps,
         pairing.cases,
         result,
         retired,
         base,
+        judged=arms,
     )
+
+
+def _judged(arm: Arm, run: Run, spec: GateSpec, given: ArmResults | None) -> ArmResults:
+    """`run` judged as `arm`, or `given` when it was judged already (on this run and spec)."""
+    if given is None:
+        return judge_arm(arm, run, spec)
+    if given.run is not run or given.spec is not spec:
+        raise ValueError(f"judged_{arm} was judged on another run or spec")
+    return given
 
 
 def _split_cases(cases: pl.DataFrame, prefix: str) -> pl.Series:

@@ -5,15 +5,17 @@ every case) in one table, with filters, sorting and a search by case id, then a 
 (vectorised on the polars frame); this screen only turns keys into a `CaseQuery` and hands the
 result to the table. The lists themselves (a row per case to review, and per case) take seconds
 at a million cases: past `BIG_COMPARISON` cases they are built in a worker, the header saying
-so, as is the search of the outputs and reasons; a filter, a sort and a search by case id on the
-lists built take milliseconds. The cases whose arms diverge (`d`) are found once for the list
-shown, on the first ask, in a worker with progress: it compares their repetitions' outputs and
-trajectories (at a million cases, those to review, not the million), and `d` again stops it.
+so, the list of every case only on the first `a`, as is the search of the outputs and reasons;
+there a filter, a sort and each key of a search by case id (tenths of a second on a million rows)
+are applied in a worker too, so that the screen never waits on them. The cases whose arms diverge
+(`d`) are found once for the list shown, on the first ask, in a worker with progress: it compares
+their repetitions' outputs and trajectories (at a million cases, those to review, not the
+million), and `d` again stops it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import polars as pl
@@ -29,7 +31,7 @@ from textual_fastdatatable import DataTable
 
 from flipgate.core.plural import plural
 from flipgate.present.case_query import CaseQuery, choices, describe, select_cases
-from flipgate.present.casefile import COLUMNS, red_table
+from flipgate.present.casefile import COLUMNS, failures_by_case, red_table
 from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
 from flipgate.present.reasons import clusters_line
@@ -53,18 +55,30 @@ BIG_COMPARISON = 20_000  # cases: past this the lists and the full-text search a
 
 @dataclass(frozen=True)
 class CaseLists:
-    """The rows of the table: the cases to review and every case, and the columns both fill."""
+    """The rows of the table: the cases to review and every case (None until built: a big
+    comparison's, on the first `a`), and the columns both fill, fitted to the lists built;
+    `failures` (`casefile.failures_by_case`) is kept for the list of every case."""
 
     red: pl.DataFrame
-    every: pl.DataFrame
+    every: pl.DataFrame | None
     columns: tuple[Column, ...]
     widths: list[int | None]
+    failures: pl.DataFrame
 
     @classmethod
-    def of(cls, comparison: Comparison) -> CaseLists:
-        red, every = red_table(comparison), red_table(comparison, every=True)
-        columns = shown_columns(every)
-        return cls(red, every, columns, column_widths(every, columns))  # both lists fit
+    def of(cls, comparison: Comparison, *, every: bool = True) -> CaseLists:
+        """The cases to review and (`every`) every case: at a million cases the list of every
+        case is two thirds of the time, which the screen spends only when `a` asks for it."""
+        failures = failures_by_case(comparison)
+        red = red_table(comparison, failures=failures)
+        columns = shown_columns(comparison.cases)  # the raw columns it reads are the cases'
+        lists = cls(red, None, columns, column_widths(red, columns), failures)
+        return lists.widened(comparison) if every else lists
+
+    def widened(self, comparison: Comparison) -> CaseLists:
+        """With every case listed, the widths fitted to them (they hold the cases to review)."""
+        every = red_table(comparison, every=True, failures=self.failures)
+        return replace(self, every=every, widths=column_widths(every, self.columns))
 
 
 class Stopped(Exception):
@@ -99,6 +113,22 @@ class RedCasesScreen(Screen[None]):
         lists: CaseLists
 
     @dataclass
+    class Widened(Message, bubble=False):
+        """The lists with every case of a big comparison, built in a worker on the first `a`."""
+
+        lists: CaseLists
+
+    @dataclass
+    class Selected(Message, bubble=False):
+        """The rows a query keeps of a big comparison's list, in its order, found in a worker;
+        `keep` is the case the cursor stays on."""
+
+        query: CaseQuery
+        every: bool
+        view: pl.DataFrame
+        keep: str | None
+
+    @dataclass
     class Found(Message, bubble=False):
         """The cases whose outputs or reasons hold `text`, found in a worker."""
 
@@ -111,6 +141,7 @@ class RedCasesScreen(Screen[None]):
         self.every = False  # `a`: every case, not only those to review
         self.big = comparison.cases.height > BIG_COMPARISON
         self.lists = None if self.big else CaseLists.of(comparison)
+        self.widening = False  # a big comparison's list of every case is being built
         self.case_query = CaseQuery.from_filter(filter)
         self.diverging: frozenset[str] | None = None  # found on the first `d`
         self.diverging_every = False  # whether they were found among every case
@@ -119,7 +150,8 @@ class RedCasesScreen(Screen[None]):
     def red(self) -> pl.DataFrame:
         """The list shown: the cases to review, or (`a`) every case."""
         assert self.lists is not None
-        return self.lists.every if self.every else self.lists.red
+        every = self.lists.every
+        return every if self.every and every is not None else self.lists.red
 
     @property
     def columns(self) -> tuple[Column, ...]:
@@ -141,23 +173,39 @@ class RedCasesScreen(Screen[None]):
         cases = count(self.comparison.cases.height)
         return Text(f"building the list of {cases} cases …", "bold")
 
-    def _new_table(self, lists: CaseLists) -> CaseTable:
-        return CaseTable(select_cases(self.red, self.case_query), lists.columns, lists.widths)
+    def _new_table(self, lists: CaseLists, view: pl.DataFrame | None = None) -> CaseTable:
+        if view is None:
+            view = select_cases(self.red, self.case_query)
+        return CaseTable(view, lists.columns, lists.widths)
 
     @work(thread=True, exclusive=True, group="lists")
     def _build(self) -> None:
-        post_unless_cancelled(self, self.Built(CaseLists.of(self.comparison)))
+        post_unless_cancelled(self, self.Built(CaseLists.of(self.comparison, every=False)))
 
     @on(Built)
     def _built(self, message: Built) -> None:
         self.lists = message.lists
-        table = self._new_table(message.lists)
+        # empty until the query's rows arrive from the worker: the table is laid out meanwhile
+        table = self._new_table(message.lists, message.lists.red.clear())
         self.mount(table, before=self.query_one(ProgressLine))
         if not self.query_one("#search", Input).has_focus:
             table.focus()
         self._show()
         self.call_after_refresh(self._show_header)  # laid out: which columns fit is known
         self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="lists")
+    def _widen(self, lists: CaseLists) -> None:
+        widened = lists.widened(self.comparison)
+        post_unless_cancelled(self, self.Widened(widened))
+
+    @on(Widened)
+    def _widened(self, message: Widened) -> None:
+        keep = self._current_case()
+        self.lists = message.lists
+        self.table.refit(self.lists.widths)
+        self.widening, self.every = False, True
+        self._show(keep)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Until a big comparison's lists are built, only the search box and leaving."""
@@ -206,8 +254,24 @@ class RedCasesScreen(Screen[None]):
         return line
 
     def _show(self, keep: str | None = None) -> None:
-        """Show the cases of the current query, the cursor on `keep` when it is still shown."""
-        view = select_cases(self.red, self.case_query)
+        """Show the cases of the current query, the cursor on `keep` when it is still shown; a
+        big comparison's are selected in a worker (`_select`)."""
+        if self.big:
+            self._select(self.red, self.case_query, self.every, keep)
+        else:
+            self._show_view(select_cases(self.red, self.case_query), keep)
+
+    @work(thread=True, exclusive=True, group="query")
+    def _select(self, table: pl.DataFrame, query: CaseQuery, every: bool, keep: str | None) -> None:
+        view = select_cases(table, query)
+        post_unless_cancelled(self, self.Selected(query, every, view, keep))
+
+    @on(Selected)
+    def _selected(self, message: Selected) -> None:
+        if message.query == self.case_query and message.every == self.every:  # not outrun
+            self._show_view(message.view, message.keep)
+
+    def _show_view(self, view: pl.DataFrame, keep: str | None) -> None:
         self.query_one("#red-header", Static).update(self._header(view.height))
         table = self.table
         table.show(view)
@@ -258,7 +322,17 @@ class RedCasesScreen(Screen[None]):
         table.focus()
 
     def action_every_case(self) -> None:
-        """Every case of the comparison, or again only those to review."""
+        """Every case of the comparison, or again only those to review; a big comparison's list
+        of every case is built the first time, in a worker, the header saying so."""
+        assert self.lists is not None
+        if self.lists.every is None:
+            if not self.widening:
+                self.widening = True
+                cases = count(self.comparison.cases.height)
+                header = Text(f"building the list of every case ({cases}) …", "bold")
+                self.query_one("#red-header", Static).update(header)
+                self._widen(self.lists)
+            return
         keep = self._current_case()
         self.every = not self.every
         self._show(keep)
@@ -294,7 +368,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._found(self.Found(event.value, cases_holding(self.comparison, event.value)))
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(thread=True, exclusive=True, group="search", description="search")
     def _search_text(self, text: str) -> None:
         post_unless_cancelled(self, self.Found(text, cases_holding(self.comparison, text)))
 
@@ -348,7 +422,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._find_diverging(self.red["case"], every=self.every)
 
-    @work(thread=True, exclusive=True, group="diverged")
+    @work(thread=True, exclusive=True, group="diverged", description="diverged")
     def _find_diverging(self, among: pl.Series, *, every: bool) -> None:
         worker = get_current_worker()
 

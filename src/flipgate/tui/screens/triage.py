@@ -57,6 +57,10 @@ NARROW = 100  # below this many columns the step list shows each finding under i
 # Cases and facts shown per step: on a large run a step names thousands, and laying them all out
 # stalls the screen for seconds (8 s for the flaky step of 100,000 cases); the rest are counted.
 SHOWN = 100
+# Facts shown per step: each is a row of a table wrapped and measured on the event loop at each
+# drawing (a hundred took 38 ms a drawing at the infra step of a million cases, drawn three times
+# as the step opens: a stall of a tenth of a second); the rest are counted.
+FACTS_SHOWN = 30
 
 
 class TriageScreen(Screen[None]):
@@ -491,7 +495,7 @@ def _facts_table(step: TriageStep, *, narrow: bool) -> Table:
     """The step's facts as two columns, values wrapping beside their label. The labels' column
     is as wide as their longest word (a rule's name such as `recalled_products`), within
     bounds, so that a name is broken mid-word only past the bound."""
-    lines = [fact_line(fact) for fact in step.facts[:SHOWN]]
+    lines = [fact_line(fact) for fact in step.facts[:FACTS_SHOWN]]
     longest = max((len(word) for label, _ in lines for word in label.split()), default=0)
     least, most = (14, 22) if narrow else (24, 32)
     table = Table.grid(padding=(0, 2))
@@ -499,6 +503,7 @@ def _facts_table(step: TriageStep, *, narrow: bool) -> Table:
     table.add_column(ratio=1, overflow="fold")
     for label, value in lines:
         table.add_row(literal(label), Unparted(literal(value)))
-    if len(step.facts) > SHOWN:
-        table.add_row("…", Text(f"{len(step.facts) - SHOWN} more like these", style="dim"))
+    if len(step.facts) > FACTS_SHOWN:
+        more = len(step.facts) - FACTS_SHOWN
+        table.add_row("…", Text(f"{more} more like these", style="dim"))
     return table

@@ -122,6 +122,13 @@ class CaseTable(DataTable):
         self.refresh(layout=True)
         self.check_idle()
 
+    def refit(self, widths: list[int | None]) -> None:
+        """New widths (every case listed, past the cases to review), shown with the next rows
+        (`show`); the columns are made anew, their sort arrow with them (`mark_sort`)."""
+        self.widths = widths
+        self._column_widths = list(widths)
+        self._ordered_columns = None
+
     def mark_sort(self, column: str | None, *, descending: bool) -> None:
         """The arrow beside the label of the column the rows are sorted by (None: no column)."""
         for i, table_column in enumerate(self.ordered_columns):
