@@ -7,16 +7,16 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flipgate.core.gate.changes import Layout, Runs, question_runs
+from flipgate.core.gate.changes import Layout, Runs, check_runs
 from flipgate.core.order import joined_on_case
 
 RULES = ("r1", "r2", "r3")
 LABELS = ("approve", "escalate", "reject")
 
 
-def column(rng: np.random.Generator, values: tuple[str | None, ...], rows: int) -> pl.Series:
+def column(rng: np.random.Generator, values: tuple[str, ...], rows: int) -> pl.Series:
     """`rows` values in runs of random length, as the readers write them."""
-    found: list[str | None] = []
+    found: list[str] = []
     while len(found) < rows:
         found += [values[rng.integers(len(values))]] * int(rng.integers(1, 6))
     return pl.Series(found[:rows], dtype=pl.String)
@@ -24,24 +24,19 @@ def column(rng: np.random.Generator, values: tuple[str | None, ...], rows: int) 
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("categorical", [False, True])
-def test_the_bits_of_merged_runs_are_each_rows_by_hand(seed: int, categorical: bool) -> None:
-    """Each stretch's bit, repeated over its rows, is the row's rule and label placed by hand;
-    the same for String and Categorical columns (the run's compact form, issue 25)."""
+def test_the_bits_of_check_runs_are_each_rows_by_hand(seed: int, categorical: bool) -> None:
+    """Each stretch's bit, repeated over its rows, is the row's rule placed by hand (its last
+    bit); the same for String and Categorical columns (the run's compact form, issue 25)."""
     rng = np.random.default_rng(seed)
     rows = int(rng.integers(0, 60))
-    rules, labels = column(rng, RULES, rows), column(rng, (*LABELS, None), rows)
+    rules = column(rng, RULES, rows)
     layout = Layout(RULES, LABELS)
-    as_read = [c.cast(pl.Categorical) if categorical else c for c in (rules, labels)]
-    bit, lengths = question_runs(Runs.of(as_read[0]), Runs.of(as_read[1]), layout)
-    by_hand = [
-        RULES.index(r) * layout.width + (len(LABELS) if e is None else LABELS.index(e))
-        for r, e in zip(rules, labels, strict=True)
-    ]
-    assert np.repeat(bit, lengths).tolist() == by_hand
-    assert (lengths > 0).all()
-    checked, lengths = question_runs(Runs.of(as_read[0]), None, layout)
+    checked, lengths = check_runs(
+        Runs.of(rules.cast(pl.Categorical) if categorical else rules), layout
+    )
     by_hand = [RULES.index(r) * layout.width + layout.width - 1 for r in rules]
     assert np.repeat(checked, lengths).tolist() == by_hand
+    assert (lengths > 0).all()
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from flipgate.core.gate.excess import (
     budget_noise,
     excess_test,
     false_negative_excess,
+    false_negatives,
     outcome_differences,
     point_stat,
 )
@@ -102,12 +103,31 @@ def _frames() -> tuple[dict[str, pl.DataFrame], dict[str, pl.DataFrame], pl.Data
         "candidate": fn([("a", 0), ("a", 2), ("b", 2), ("d", 0), ("d", 0)]),
     }
     paired = pl.DataFrame({"case": ["a", "b", "c", "d"], "cluster": ["a", "b", "t", "t"]})
-    return reps, decisions, paired
+    return reps, {arm: _judged(frame) for arm, frame in decisions.items()}, paired
+
+
+def _judged(decisions: pl.DataFrame) -> pl.DataFrame:
+    """Decisions one row each (case, rep, outcome) as a judged frame (`collapse.judge`): a
+    repetition's k-th decision on rule `rk`."""
+    ranked = decisions.with_columns(
+        rule=pl.format("r{}", pl.int_range(pl.len()).over("case", "rep"))
+    )
+    judged = ranked.select("case", "rep").unique(maintain_order=True)
+    for rule in sorted(ranked["rule"].unique()):
+        own = ranked.filter(pl.col("rule") == rule).select(
+            "case",
+            "rep",
+            pl.col("outcome").alias(f"outcome/{rule}"),
+            pl.lit("approve").alias(f"expected/{rule}"),
+            pl.lit("approve").alias(f"actual/{rule}"),
+        )
+        judged = judged.join(own, on=["case", "rep"], how="left")
+    return judged
 
 
 def test_outcome_counts_are_compared_on_matched_repetitions() -> None:
     reps, decisions, paired = _frames()
-    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
+    base, cand, differences = outcome_differences(reps, decisions, paired, false_negatives)
     assert (base, cand) == (2, 5)  # b's third baseline rep (FN) has no candidate match
     assert sorted(differences) == [1, 1, 1]  # a: +1, b: +1, template t: -1 + 2 = +1
     excess = false_negative_excess(reps, decisions, paired, alpha=0.05)
@@ -160,7 +180,8 @@ def test_matched_repetitions_agree_with_counting_by_hand(cases: int, seed: int) 
     for case, cluster in paired.iter_rows():
         change = counts["candidate"][case] - counts["baseline"][case]
         by_cluster[cluster] = by_cluster.get(cluster, 0) + change
-    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
+    judged = {arm: _judged(frame) for arm, frame in decisions.items()}
+    base, cand, differences = outcome_differences(reps, judged, paired, false_negatives)
     assert (base, cand) == (sum(counts["baseline"].values()), sum(counts["candidate"].values()))
     assert sorted(differences) == sorted(d for d in by_cluster.values() if d)
 

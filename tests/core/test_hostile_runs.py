@@ -22,7 +22,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.checks import validate
 from flipgate.core.runs.columns import read_jsonl
-from flipgate.core.runs.model import Labels
+from flipgate.core.runs.model import Labels, long_decisions
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.records import read_jsonl_lines
 from flipgate.present import report
@@ -231,13 +231,13 @@ def _outcome(read: Any, path: Path) -> tuple[str, Any]:
         validate(frames, path, Labels())
     except InputError as error:
         return "error", (error.line, error.field, error.message)
-    reps, decisions, checks = frames
+    reps, decided, checks = frames
     shown = texts.beside(reps).with_columns(
         pl.col("extra").map_elements(_plain, return_dtype=pl.String)
     )
     return "table", (
         shown.sort("line").rows(),
-        decisions.sort("line", "rule").rows(),
+        long_decisions(decided).sort("line", "rule").rows(),
         checks.sort("line", "rule").rows(),
     )
 

@@ -9,9 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from flipgate.core.gate.outcomes import classify, classify_frame, per_case_counts, summarize
-from flipgate.core.gate.spec import default_spec
-from flipgate.core.runs.model import Labels
+from flipgate.core.gate.outcomes import (
+    OutcomeSummary,
+    classify,
+    classify_frame,
+    judge_decided,
+    summarize,
+)
+from flipgate.core.gate.spec import GateSpec, default_spec
+from flipgate.core.runs.model import Labels, decided_from_long
 from flipgate.core.vocab import OUTCOMES
 
 NINE = {
@@ -72,9 +78,23 @@ def test_mirror_priced_by_direction() -> None:
     )
     classified = classify_frame(frame, Labels(), spec)
     assert classified["price"].to_list() == [400.0, 15.0]
-    summary = summarize(classified, Labels(), per_case_counts(classified))
+    summary = _summary(frame, spec)
     assert (summary.mirror_approved, summary.mirror_rejected) == (1, 1)
     assert summary.cost == 415.0
+
+
+def _summary(decisions: pl.DataFrame, spec: GateSpec) -> OutcomeSummary:
+    """`summarize` on decisions one row each (case, rep, rule, expected, actual), each its own
+    line: a repetition may hold a rule twice here."""
+    numbered = decisions.with_columns(
+        line=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), reason=pl.lit(None, pl.String)
+    )
+    classified = classify_frame(numbered, Labels(), spec)
+    per_case = classified.group_by("case").agg(
+        pl.len().alias("decisions"), (pl.col("outcome") != "agreement").sum().alias("wrong")
+    )
+    judged = judge_decided(decided_from_long(numbered), Labels())
+    return summarize(judged, Labels(), spec, per_case)
 
 
 def _seed_frame(wrong_per_red_case: list[list[str]], cases: int, rules: int = 4) -> pl.DataFrame:
@@ -104,8 +124,7 @@ def test_seed_000_new_model_reconciles() -> None:
     doubles = [["inconclusive", "inconclusive"]] * 3
     triple = [["false_negative", "inconclusive", "inconclusive"]]
     frame = _seed_frame(singles + doubles + triple, cases=120)
-    classified = classify_frame(frame, Labels(), default_spec())
-    summary = summarize(classified, Labels(), per_case_counts(classified))
+    summary = _summary(frame, default_spec())
     assert summary.counts == {
         "agreement": 442,
         "false_negative": 2,
@@ -124,8 +143,7 @@ def test_seed_000_old_model_reconciles() -> None:
     singles = [["false_negative"]] * 7 + [["false_positive"]] * 4 + [["inconclusive"]] * 6
     doubles = [["false_negative", "inconclusive"]] * 2
     frame = _seed_frame(singles + doubles, cases=120)
-    classified = classify_frame(frame, Labels(), default_spec())
-    summary = summarize(classified, Labels(), per_case_counts(classified))
+    summary = _summary(frame, default_spec())
     assert summary.counts["agreement"] == 459
     assert (summary.counts["false_negative"], summary.counts["false_positive"]) == (9, 4)
     assert summary.counts["inconclusive"] == 8 and summary.counts["mirror"] == 0
@@ -147,8 +165,7 @@ def test_outcomes_add_up_to_the_decisions(decisions: list[tuple[int, str, str]])
             "actual": [a for _, _, a in decisions],
         }
     )
-    classified = classify_frame(frame, Labels(), default_spec())
-    summary = summarize(classified, Labels(), per_case_counts(classified))
+    summary = _summary(frame, default_spec())
     assert sum(summary.counts[o] for o in OUTCOMES) == summary.decisions == len(decisions)
     assert summary.wrong == summary.reconciliation.wrong_decisions
     summary.reconciliation.check()
@@ -173,8 +190,7 @@ def test_mirrors_and_the_reviewers_queue_are_the_plain_counts(
         schema={"case": pl.String, "rep": pl.Int64, "rule": pl.String}
         | dict.fromkeys(("expected", "actual"), pl.String),
     )
-    classified = classify_frame(frame, Labels(), default_spec())
-    summary = summarize(classified, Labels(), per_case_counts(classified))
+    summary = _summary(frame, default_spec())
     mirrors = [(rule, a) for _, rule, e, a in decisions if e == "escalate" != a]
     approved = [rule for rule, a in mirrors if a == "approve"]
     escalated = [rep for rep, _, _, a in decisions if a == "escalate"]

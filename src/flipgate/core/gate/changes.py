@@ -25,7 +25,14 @@ import numpy as np
 import polars as pl
 
 from flipgate.core.order import joined_on_case, natural_sort, natural_sorted
-from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
+from flipgate.core.runs.model import (
+    SIDES,
+    Run,
+    decision_column,
+    long_decisions,
+    out_of_case_order,
+    rep_rows,
+)
 from flipgate.core.vocab import Arm, Asks, ChangeCode, EditCode
 
 ONE_BIT = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # place -> its bit in a word
@@ -85,8 +92,12 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
     rule took a second."""
     arms = (baseline, candidate)
     layout = Layout(
-        rules=Runs.vocabulary(runs for arm in arms for runs in (arm.rules, arm.checks)),
-        labels=Runs.vocabulary(arm.labels for arm in arms),
+        rules=tuple(
+            sorted(
+                {*baseline.rules, *candidate.rules, *Runs.vocabulary(arm.checks for arm in arms)}
+            )
+        ),
+        labels=tuple(sorted({label for arm in arms for label in arm.labels})),
     )
     base, cand = (arm.asked(layout) for arm in arms)
     differs = joined_on_case(base, cand, "inner").filter(
@@ -105,8 +116,8 @@ def edited_cases(baseline: Questions, candidate: Questions) -> dict[str, tuple[E
 
 @dataclass(frozen=True)
 class Runs:
-    """A column as its runs of equal values. The readers write decisions rule by rule, so a
-    rule column is a few runs, and its distinct values and codes cost a pass over the runs."""
+    """A column as its runs of equal values. The readers write checks rule by rule, so a rule
+    column is a few runs, and its distinct values and codes cost a pass over the runs."""
 
     values: pl.Series
     lengths: np.ndarray
@@ -132,26 +143,11 @@ class Runs:
         return np.cumsum(self.lengths)
 
 
-def question_runs(
-    rules: Runs, labels: Runs | None, layout: Layout
-) -> tuple[np.ndarray, np.ndarray]:
-    """(bit, rows) of each stretch of a table over which its rule and its expected label stay
-    the same: where the two columns' runs end, merged (`labels` None: checks, each its rule's
-    last bit). The bits are made per stretch and repeated once into the word each row ORs in:
-    repeating each column's codes row by row first allocated four arrays of a million cases'
-    12M decisions, and the kernel's time to hand over that memory was most of the step's."""
-    width = layout.width
-    if labels is None:
-        return rules.places(layout.rules) * width + width - 1, rules.lengths
-    rule_ends, label_ends = rules.ends, labels.ends
-    # two sorted arrays merged (a stable sort of their concatenation is timsort's merge), then
-    # each end once: `np.union1d` sorted them afresh, 1.4 s of CPU for 1.3M ends
-    ends = np.concatenate([rule_ends, label_ends])
-    ends.sort(kind="stable")
-    ends = ends[np.diff(ends, prepend=-1) != 0]
-    rule = rules.places(layout.rules)[np.searchsorted(rule_ends, ends)]
-    label = labels.places(layout.labels)[np.searchsorted(label_ends, ends)]
-    return rule * width + label, np.diff(ends, prepend=0)
+def check_runs(rules: Runs, layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """(bit, rows) of each stretch of a checks table over which its rule stays the same: each
+    its rule's last bit. The bits are made per stretch and repeated once into the word each
+    row ORs in, where repeating the codes row by row allocates arrays as long as the table."""
+    return rules.places(layout.rules) * layout.width + layout.width - 1, rules.lengths
 
 
 @dataclass(frozen=True)
@@ -186,20 +182,18 @@ class Questions:
     incumbent's questions with each candidate's without finding them again."""
 
     run: Run
-    rules: Runs
-    labels: Runs
+    rules: tuple[str, ...]  # the rules its decisions name
+    labels: tuple[str, ...]  # the expected labels its decisions give, on any rule
     checks: Runs
     _asked: dict[Layout, pl.DataFrame] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def of(cls, run: Run) -> Questions:
-        decisions = run.decisions
-        return cls(
-            run,
-            Runs.of(decisions["rule"]),
-            Runs.of(decisions["expected"]),
-            Runs.of(run.checks["rule"]),
-        )
+        rules = run.decision_rules
+        expected = [run.decided[decision_column("expected", rule)] for rule in rules]
+        labels = pl.concat([c.unique() for c in expected]).drop_nulls() if expected else None
+        found = () if labels is None else tuple(sorted(labels.cast(pl.String).unique()))
+        return cls(run, rules, found, Runs.of(run.checks["rule"]))
 
     def asked(self, layout: Layout) -> pl.DataFrame:
         """case -> what it asks over its gradable repetitions, as a set of bits in `layout`'s
@@ -214,17 +208,18 @@ class Questions:
         run, words, word = self.run, len(layout.words), layout.word_type
         one_bit = ONE_BIT[: np.iinfo(word).bits].astype(word)
         # each repetition's words side by side in one flat table, so that a question's word is
-        # an offset and the OR of every decision into its repetition one 1-D `at`
+        # an offset and the OR of every decision into its repetition a 1-D index
         size = run.reps.height * words
         at = (rep_rows(run.reps) * words).astype(np.int32 if size < 2**31 else np.int64)
         bits = np.zeros(size, dtype=word)
-        for table, labels in ((run.decisions, self.labels), (run.checks, None)):
-            rules = self.rules if labels is not None else self.checks
-            bit, rows = question_runs(rules, labels, layout)
-            index = at[table["line"].to_numpy()]
-            if words > 1:  # a shift and a mask: `divmod` by 64 took ten times as long
-                index += np.repeat((bit >> 6).astype(index.dtype), rows)
-            np.bitwise_or.at(bits, index, np.repeat(one_bit[bit & 63], rows))
+        decided = at[run.decided["line"].to_numpy()]
+        for i, held in enumerate(self._decision_words(layout)):
+            bits[decided + i] = held  # a repetition is one row of `decided`: set, no OR
+        bit, rows = check_runs(self.checks, layout)
+        index = at[run.checks["line"].to_numpy()]
+        if words > 1:  # a shift and a mask: `divmod` by 64 took ten times as long
+            index += np.repeat((bit >> 6).astype(index.dtype), rows)
+        np.bitwise_or.at(bits, index, np.repeat(one_bit[bit & 63], rows))
         bits = bits.reshape(-1, words)
         gradable = (
             run.reps.select("case", "rep", "status")
@@ -239,6 +234,38 @@ class Questions:
             .filter(pl.any_horizontal(pl.col(word) != 0 for word in layout.words))
         )
 
+    def _decision_words(self, layout: Layout) -> list[np.ndarray]:
+        """Each word of the bits the decisions of each row of `decided` set: per rule, its
+        expected label's bit, or the bit of a decision with none. Each rule's bits are apart,
+        so their sum is their OR: one select over the rows, each label mapped to its bit."""
+        decided, width = self.run.decided, layout.width
+        if not self.rules:
+            return []
+        words = []
+        for word in range(len(layout.words)):
+            held = []
+            for rule in self.rules:
+                expected, actual = (pl.col(decision_column(side, rule)) for side in SIDES)
+                first = layout.rules.index(rule) * width
+                bits = {
+                    label: _bit_in_word(first + i, word) for i, label in enumerate(layout.labels)
+                }
+                held.append(
+                    pl.when(expected.is_not_null())
+                    .then(expected.replace_strict(bits, return_dtype=pl.UInt64))
+                    .when(actual.is_not_null())
+                    .then(pl.lit(_bit_in_word(first + len(layout.labels), word), pl.UInt64))
+                    .otherwise(pl.lit(0, pl.UInt64))
+                )
+            found = decided.select(pl.sum_horizontal(held)).to_series()
+            words.append(found.to_numpy().astype(layout.word_type))
+        return words
+
+
+def _bit_in_word(place: int, word: int) -> int:
+    """The bit of `place` as a value of word `word`: 0 when it falls in another."""
+    return int(ONE_BIT[place & 63]) if place >> 6 == word else 0
+
 
 def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
     """case, rule -> what the case asks on that rule over its gradable repetitions, for `cases`:
@@ -247,7 +274,7 @@ def definitions(run: Run, cases: pl.Series) -> pl.DataFrame:
     infra = run.reps.filter(pl.col("status") == "infra")["line"].implode()
     kept = pl.col("case").is_in(cases.implode()) & ~pl.col("line").is_in(infra)
     labelled = (
-        run.decisions.filter(kept)
+        long_decisions(run.decided.filter(kept))  # the edited cases' alone
         .select("case", "rule", "expected")
         .unique()
         .sort("case", "rule", "expected", nulls_last=True)

@@ -11,14 +11,28 @@ from typing import Any, overload
 import numpy as np
 import polars as pl
 
-from flipgate.core.gate.outcomes import SEVERITY, classify_frame, severity_name
+from flipgate.core.gate.outcomes import (
+    SEVERITY,
+    classify_frame,
+    judge_decided,
+    outcome_column,
+    price_of,
+    severity_name,
+)
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.model import Run, out_of_case_order, rep_rows
+from flipgate.core.runs.model import (
+    SIDES,
+    Run,
+    decided_rules,
+    decision_column,
+    drop_where,
+    out_of_case_order,
+    rep_rows,
+)
 from flipgate.core.vocab import Aggregate
 
 # The prefix of an arm's columns in the paired table.
 PREFIX: dict[str, str] = {"baseline": "base", "candidate": "cand"}
-AGREEMENT = SEVERITY.index("agreement")
 
 
 @overload
@@ -31,45 +45,80 @@ def collapsed(aggregate: Aggregate, passes: Any, gradable: Any) -> Any:
 
 
 def rep_results(run: Run, spec: GateSpec) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(classified decisions of gradable reps, one row per rep with `passed` and `wrong`).
+    """(the gradable repetitions' decisions classified, `outcomes.judge`; one row per rep with
+    `passed`, `wrong`, `decisions`, `worst` and `cost`).
 
-    Per-rep sums are bincounts over each decision's repetition position, found through its source
-    `line` (unique within a run): a hash group-by of a million decisions costs ten times more.
+    Each repetition's rules are side by side in its row, so its sums are sums across the row's
+    columns, put in place by its source `line` (unique within a run): no row per decision is
+    made, and no bincount runs over them (12M an arm at a million cases).
     """
-    infra = run.reps.filter(pl.col("status") == "infra")["line"]
-    decisions = classify_frame(
-        run.decisions.filter(~pl.col("line").is_in(infra.implode())), run.labels, spec
-    )
+    judged = judge(run)
     n = run.reps.height
     index = rep_rows(run.reps)
-    at = index[decisions["line"].to_numpy()]  # each decision's repetition, as a row of reps
-
-    def per_rep(where: np.ndarray) -> np.ndarray:
-        """How many of the rows at `where` each repetition holds: counted unweighted, a mask's
-        rows picked first, where a bincount weighted by the mask converts it to floats (over a
-        third of this step's time at a million cases)."""
-        return np.bincount(where, minlength=n)
-
-    codes = decisions["outcome"].to_physical().to_numpy().astype(np.int8)
+    at = index[judged["line"].to_numpy()]  # each decided repetition's row of reps
     worst = np.full(n, len(SEVERITY), dtype=np.int8)  # no decision: past the last outcome
-    np.minimum.at(worst, at, codes)  # the enum is ordered worst first
-    fails = np.array([outcome in spec.fail_on for outcome in SEVERITY])[codes]
-    failed = np.zeros(n, dtype=bool)
-    failed[at[fails]] = True
+    decisions, wrong = np.zeros(n, dtype=np.uint32), np.zeros(n, dtype=np.uint32)
+    failed, cost = np.zeros(n, dtype=bool), np.zeros(n)
+    rules = decided_rules(judged)
+    if rules:
+        outcomes = [pl.col(outcome_column(rule)) for rule in rules]
+        fails = [SEVERITY.index(outcome) for outcome in sorted(spec.fail_on)]
+        prices = [
+            price_of(outcome, pl.col(decision_column("actual", rule)), run.labels, spec)
+            for outcome, rule in zip(outcomes, rules, strict=True)
+        ]
+        per_rep = judged.select(
+            pl.min_horizontal(o.to_physical() for o in outcomes)
+            .fill_null(len(SEVERITY))
+            .alias("worst"),
+            pl.sum_horizontal(o.is_not_null() for o in outcomes).alias("decisions"),
+            pl.sum_horizontal(o != "agreement" for o in outcomes).alias("wrong"),
+            pl.any_horizontal(o.to_physical().is_in(fails) for o in outcomes)
+            .fill_null(False)
+            .alias("failed"),
+            pl.sum_horizontal(prices).alias("cost"),
+        )
+        worst[at] = per_rep["worst"].to_numpy()  # the enum is ordered worst first
+        decisions[at] = per_rep["decisions"].to_numpy()
+        wrong[at] = per_rep["wrong"].to_numpy()
+        failed[at] = per_rep["failed"].to_numpy()
+        cost[at] = per_rep["cost"].to_numpy()
     failed[index[run.checks.filter(~pl.col("passed"))["line"].to_numpy()]] = True
     is_infra = pl.col("status") == "infra"
     reps = (
         run.reps.select("case", "rep", "line", "status", "infra", "safety", "template")
         .with_columns(
             passed=pl.when(is_infra).then(None).otherwise(pl.Series(~failed)),
-            decisions=pl.Series(per_rep(at).astype(np.uint32)),
-            wrong=pl.Series(per_rep(at[codes != AGREEMENT]).astype(np.uint32)),
+            decisions=pl.Series(decisions),
+            wrong=pl.Series(wrong),
             worst_rank=pl.Series(worst),
-            cost=pl.Series(np.bincount(at, weights=decisions["price"].to_numpy(), minlength=n)),
+            cost=pl.Series(cost),
         )
         .with_columns(worst=severity_name(pl.col("worst_rank")))
     )
-    return decisions, reps
+    return judged, reps
+
+
+def judge(run: Run) -> pl.DataFrame:
+    """`run.decided` on its gradable repetitions (infra ones left out), each rule's decision
+    classified beside its labels: `outcome/RULE` (`outcomes.outcome_column`; null: no decision
+    on that rule). The reasons are left out: nothing the gate counts reads them."""
+    infra = run.reps.filter(pl.col("status") == "infra")["line"]
+    rules = decided_rules(run.decided)
+    sides = [decision_column(side, rule) for rule in rules for side in SIDES]
+    judged = drop_where(
+        run.decided.select("case", "rep", "line", *sides), pl.col("line").is_in(infra.implode())
+    )
+    return judge_decided(judged, run.labels)
+
+
+def classified_decisions(run: Run, spec: GateSpec) -> pl.DataFrame:
+    """The decisions of `run`'s gradable repetitions one row each (`Run.decisions`), with
+    `outcome` and `price`: what the app and the reports list, never made by the gate itself."""
+    infra = run.reps.filter(pl.col("status") == "infra")["line"]
+    return classify_frame(
+        run.decisions.filter(~pl.col("line").is_in(infra.implode())), run.labels, spec
+    )
 
 
 def collapse(reps: pl.DataFrame, spec: GateSpec, prefix: str) -> pl.DataFrame:

@@ -24,7 +24,7 @@ from flipgate.core.gate.attempts import Earlier, rerun_until_green
 from flipgate.core.gate.bounds import NeverEvent, effect_at_level, never_event
 from flipgate.core.gate.budgets import BudgetCheck, check_budgets
 from flipgate.core.gate.changes import Questions, SuiteChanges, suite_changes
-from flipgate.core.gate.collapse import PREFIX, collapse, rep_results
+from flipgate.core.gate.collapse import PREFIX, classified_decisions, collapse, rep_results
 from flipgate.core.gate.escalation import Escalation, escalate
 from flipgate.core.gate.evidence import ArmInfra, GateWarning, Judged
 from flipgate.core.gate.excess import Excess, false_negative_test, mirror_approval_tests
@@ -109,7 +109,6 @@ class Comparison:
     candidate: Run
     spec: GateSpec
     flaky: FlakyList
-    decisions: dict[str, pl.DataFrame]  # arm -> classified decisions of gradable repetitions
     reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
@@ -124,6 +123,13 @@ class Comparison:
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
 
+    @cached_property
+    def decisions(self) -> dict[str, pl.DataFrame]:
+        """arm -> classified decisions of gradable repetitions, one row each: made on first use
+        (the app, the reports that list decisions) and kept with the arm as judged, so a re-gate
+        that takes the arm again has them; never made by the gate itself."""
+        return {arm: judged.decisions for arm, judged in zip(ARMS, self.judged, strict=True)}
+
 
 @dataclass(frozen=True)
 class ArmResults:
@@ -133,12 +139,17 @@ class ArmResults:
 
     run: Run
     spec: GateSpec
-    decisions: pl.DataFrame
+    judged: pl.DataFrame  # its gradable repetitions' decisions classified (collapse.judge)
     reps: pl.DataFrame
     cases: pl.DataFrame
     outcomes: OutcomeSummary
     questions: Questions  # what its lines ask, for the cases edited between the arms
     arm: Arm = "candidate"
+
+    @cached_property
+    def decisions(self) -> pl.DataFrame:
+        """Its classified decisions one row each, made on first use (`classified_decisions`)."""
+        return classified_decisions(self.run, self.spec)
 
     @property
     def verdicts(self) -> pl.Series:
@@ -162,17 +173,15 @@ def judge_runs(runs: Sequence[Run], spec: GateSpec) -> tuple[ArmResults, ...]:
 
 
 def judge_arm(arm: Arm, run: Run, spec: GateSpec) -> ArmResults:
-    arm_decisions, arm_reps = rep_results(run, spec)
+    judged, arm_reps = rep_results(run, spec)
     per_case = collapse(arm_reps, spec, PREFIX[arm])
     counted = per_case.select(
         "case",
         pl.col(f"{PREFIX[arm]}_decisions").alias("decisions"),
         pl.col(f"{PREFIX[arm]}_wrong").alias("wrong"),
     )
-    outcomes = summarize(arm_decisions, run.labels, counted)
-    return ArmResults(
-        run, spec, arm_decisions, arm_reps, per_case, outcomes, Questions.of(run), arm
-    )
+    outcomes = summarize(judged, run.labels, spec, counted)
+    return ArmResults(run, spec, judged, arm_reps, per_case, outcomes, Questions.of(run), arm)
 
 
 def compare(
@@ -209,7 +218,7 @@ def compare(
         )
     )
     by_arm: dict[str, ArmResults] = dict(zip(ARMS, arms, strict=True))
-    decisions = {arm: judged.decisions for arm, judged in by_arm.items()}
+    judged_decisions = {arm: judged.judged for arm, judged in by_arm.items()}
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
     outcomes = {arm: judged.outcomes for arm, judged in by_arm.items()}
     base_cases, cand_cases = (judged.cases for judged in arms)
@@ -234,7 +243,6 @@ def compare(
         cases=pairing.cases,
         infra=infra,
         outcomes=outcomes,
-        cand_decisions=decisions["candidate"],
         moved=moved_components(baseline.key, candidate.key),
         change=tuple(dict.fromkeys((*candidate.change_keys, *declared_change))),
         retired=retired,
@@ -250,7 +258,7 @@ def compare(
             flaky,
             outcomes["baseline"].counts["false_negative"],
             retired,
-            outcomes["baseline"].fewest_mirror_approved(baseline.decisions["rule"].unique()),
+            outcomes["baseline"].fewest_mirror_approved(baseline.decision_rules),
         ),
         registration=registration,
         ledger=ledger(
@@ -270,12 +278,18 @@ def compare(
     # The paths to BLOCK share the look's boundary (family.py): the flips, the false negatives
     # against the baseline's where the runs are labelled, each relative budget.
     tested = spec.limits.false_negative_max == "baseline"
-    fn = false_negative_test(reps, decisions, clustered, spec.test, counted) if tested else None
+    fn = (
+        false_negative_test(reps, judged_decisions, clustered, spec.test, counted)
+        if tested
+        else None
+    )
     labelled = outcomes["candidate"].decisions > 0
     approvals = None
     if spec.limits.mirror_approved_max == "baseline":  # each rule's, against the noise too
         labels = (candidate.labels.abstain, candidate.labels.negative)
-        approvals = mirror_approval_tests(reps, decisions, clustered, labels, spec.test, counted)
+        approvals = mirror_approval_tests(
+            reps, judged_decisions, clustered, labels, spec.test, counted
+        )
     shared = share_alpha(
         spec.family,
         spec.alpha,
@@ -291,7 +305,7 @@ def compare(
     )
     budgets = shared.budgets
     boundary = shared.family.significance.boundary
-    evidence.check_limit_rules(spec, decisions.values())
+    evidence.check_limit_rules(spec, (found.rules for found in outcomes.values()))
     rule_set = spec.set_rule(candidate.suite)
     failures = evidence.safety_failures(judged)
     safety_bound = None
@@ -398,7 +412,6 @@ def compare(
         candidate,
         spec,
         flaky,
-        decisions,
         reps,
         pairing.cases,
         result,

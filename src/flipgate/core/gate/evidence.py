@@ -70,7 +70,6 @@ class Judged:
     cases: pl.DataFrame  # the paired table (pairing.py)
     infra: dict[Arm, ArmInfra]
     outcomes: dict[str, OutcomeSummary]
-    cand_decisions: pl.DataFrame  # the candidate's classified decisions
     moved: tuple[Component, ...]  # the key components that differ between the arms
     change: tuple[str, ...]  # the components the change under test declares it moves
     changes: SuiteChanges  # what the change under test did to the suite's cases
@@ -197,22 +196,18 @@ def _zero_false_negative_rules(judged: Judged) -> list[LimitBreach]:
     rules = judged.spec.limits.zero_false_negative_rules
     if not rules:
         return []
-    missed = judged.cand_decisions.filter(
-        (pl.col("outcome") == "false_negative") & pl.col("rule").is_in(list(rules))
-    )
-    return [
-        ZeroFalseNegativeRule(rule, n)
-        for rule, n in missed.group_by("rule").len().sort("rule").iter_rows()
-    ]
+    missed = judged.outcomes["candidate"].false_negatives_by_rule
+    return [ZeroFalseNegativeRule(rule, n) for rule, n in missed.items() if rule in rules]
 
 
-def check_limit_rules(spec: GateSpec, decisions: Iterable[pl.DataFrame]) -> None:
+def check_limit_rules(spec: GateSpec, rules: Iterable[Iterable[str]]) -> None:
     """A rule in `zero_false_negative_rules` that no decision of either arm is on guards nothing:
-    a typo there (`recalled_product`) switched the limit off without a word, so it is bad input."""
+    a typo there (`recalled_product`) switched the limit off without a word, so it is bad input.
+    `rules`: each arm's rules that hold a gradable decision."""
     named = spec.limits.zero_false_negative_rules
     if not named:
         return
-    held: set[str] = set().union(*(frame["rule"].unique().to_list() for frame in decisions))
+    held: set[str] = set().union(*rules)
     if unknown := [rule for rule in named if rule not in held]:
         rules = f"their rules: {', '.join(sorted(held))}" if held else "they hold no labels"
         raise InputError(

@@ -23,7 +23,7 @@ and dropped: with five templates it blocked a p95 that did not change 9.8% of th
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -31,7 +31,9 @@ import numpy as np
 import polars as pl
 
 from flipgate.core.gate.mcnemar import FlipTest
+from flipgate.core.gate.outcomes import outcome_column
 from flipgate.core.gate.stats import sign_flip_distribution
+from flipgate.core.runs.model import SIDES, decided_rules, decision_column
 from flipgate.core.vocab import CountedBy, LimitCode, Statistic
 
 RESAMPLES = 2000  # gate.yaml `permutations.count`: p's Monte Carlo error near 0.05 is about 0.005
@@ -108,21 +110,18 @@ class ExcessTails:
 
 def outcome_differences(
     reps: dict[str, pl.DataFrame],
-    decisions: dict[str, pl.DataFrame],
+    judged: dict[str, pl.DataFrame],
     paired: pl.DataFrame,
-    outcome: str,
+    counts: Callable[[pl.DataFrame], pl.Expr],
 ) -> tuple[int, int, list[int]]:
-    """(baseline count, candidate count, per-cluster differences) of `outcome` on the paired
-    cases' matched repetitions. `reps` and `decisions` are each arm's frames (case, rep, status;
-    case, rep, outcome); `paired` holds `case` and `cluster` (the template, or the case itself)."""
+    """(baseline count, candidate count, per-cluster differences) of some decisions on the
+    paired cases' matched repetitions. `reps` and `judged` are each arm's frames (case, rep,
+    status; `collapse.judge`'s); `counts(frame)` is how many of a judged row's decisions count;
+    `paired` holds `case` and `cluster` (the template, or the case itself)."""
     counted = []
-    # the columns picked before the rows: a filter of the whole frame copied every column of
-    # 12M decisions (the reason and the labels among them) to keep two
     found = {
-        arm: frame.select("case", "rep", "outcome")
-        .filter(pl.col("outcome") == outcome)
-        .drop("outcome")
-        for arm, frame in decisions.items()
+        arm: frame.select("case", "rep", counts(frame).alias("n")).filter(pl.col("n") > 0)
+        for arm, frame in judged.items()
     }
     # Only where the outcome occurs can a count differ: the repetitions are matched in those
     # cases alone (matching every case's took 9 s of CPU at a million cases).
@@ -139,14 +138,20 @@ def outcome_differences(
         for arm, frame in reps.items()
     }
     for arm, kept in _matched(gradable).items():
-        counted.append(found[arm].join(kept, on=["case", "rep"]).group_by("case").len(arm))
+        counted.append(
+            found[arm].join(kept, on=["case", "rep"]).group_by("case").agg(pl.col("n").sum())
+        )
+    base, cand = (
+        found.rename({"n": arm})
+        for found, arm in zip(counted, ("baseline", "candidate"), strict=True)
+    )
     per_case = (
         paired.select("case", "cluster")
-        .join(counted[0], on="case", how="left")
-        .join(counted[1], on="case", how="left")
+        .join(base, on="case", how="left")
+        .join(cand, on="case", how="left")
         .fill_null(0)
     )
-    # counts are unsigned (`len`): a difference below zero must not wrap around
+    # counts are unsigned: a difference below zero must not wrap around
     per_cluster = per_case.group_by("cluster").agg(
         pl.col("candidate").cast(pl.Int64).sum() - pl.col("baseline").cast(pl.Int64).sum()
     )
@@ -205,21 +210,27 @@ class OutcomeExcess:
         return Excess(self.baseline, self.candidate, self.p, bound, alpha, self.clusters, self.by)
 
 
+def false_negatives(judged: pl.DataFrame) -> pl.Expr:
+    """How many of each row's decisions of a judged frame (`collapse.judge`) are false negatives."""
+    outcomes = [pl.col(outcome_column(rule)) for rule in decided_rules(judged)]
+    return pl.sum_horizontal(o == "false_negative" for o in outcomes) if outcomes else pl.lit(0)
+
+
 def false_negative_test(
     reps: dict[str, pl.DataFrame],
-    decisions: dict[str, pl.DataFrame],
+    judged: dict[str, pl.DataFrame],
     paired: pl.DataFrame,
     test: FlipTest = "exact",
     by: CountedBy = "case",
 ) -> OutcomeExcess:
     """The candidate's false negatives against the baseline's, tested against the noise."""
-    base, cand, differences = outcome_differences(reps, decisions, paired, "false_negative")
+    base, cand, differences = outcome_differences(reps, judged, paired, false_negatives)
     return OutcomeExcess(base, cand, len(differences), ExcessTails.of(differences, test), by)
 
 
 def mirror_approval_tests(
     reps: dict[str, pl.DataFrame],
-    decisions: dict[str, pl.DataFrame],
+    judged: dict[str, pl.DataFrame],
     paired: pl.DataFrame,
     labels: tuple[str, str],
     test: FlipTest = "exact",
@@ -232,16 +243,24 @@ def mirror_approval_tests(
     tested is fixed by the suite's labels, not by what the runs decided."""
     abstain, negative = labels
     borderline = {
-        arm: frame.filter(pl.col("expected") == abstain) for arm, frame in decisions.items()
+        rule
+        for frame in judged.values()
+        for rule in decided_rules(frame)
+        if frame[decision_column("expected", rule)].eq(abstain).any()
     }
-    rules = sorted(set(pl.concat([f.select("rule") for f in borderline.values()])["rule"]))
     tests = {}
-    for rule in rules:
-        approved = {
-            arm: frame.filter((pl.col("rule") == rule) & (pl.col("actual") == negative))
-            for arm, frame in borderline.items()
-        }
-        base, cand, differences = outcome_differences(reps, approved, paired, "mirror")
+    for rule in sorted(borderline):
+        expected, actual = (decision_column(side, rule) for side in SIDES)
+
+        def approved(
+            frame: pl.DataFrame, expected: str = expected, actual: str = actual
+        ) -> pl.Expr:
+            if actual not in frame.columns:  # a rule only the other arm has
+                return pl.lit(0)
+            found = (pl.col(expected) == abstain) & (pl.col(actual) == negative)
+            return found.fill_null(False).cast(pl.UInt32)
+
+        base, cand, differences = outcome_differences(reps, judged, paired, approved)
         tails = ExcessTails.of(differences, test)
         tests[rule] = OutcomeExcess(base, cand, len(differences), tails, by)
     return tests
@@ -249,14 +268,14 @@ def mirror_approval_tests(
 
 def false_negative_excess(
     reps: dict[str, pl.DataFrame],
-    decisions: dict[str, pl.DataFrame],
+    judged: dict[str, pl.DataFrame],
     paired: pl.DataFrame,
     alpha: float,
     test: FlipTest = "exact",
     by: CountedBy = "case",
 ) -> Excess:
     """The false negatives' test at `alpha` on its own."""
-    return false_negative_test(reps, decisions, paired, test, by).held(alpha)
+    return false_negative_test(reps, judged, paired, test, by).held(alpha)
 
 
 # --------------------------------------------------------------------------- budgets

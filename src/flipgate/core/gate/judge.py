@@ -25,7 +25,7 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 from flipgate.core.gate.binomial import clopper_pearson
-from flipgate.core.gate.collapse import collapsed_verdicts, rep_results
+from flipgate.core.gate.collapse import classified_decisions, collapsed_verdicts, rep_results
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.runs.key import moved_components
 from flipgate.core.runs.model import Run
@@ -128,7 +128,8 @@ def check_pass(arm: Arm, run: Run, judged: Run) -> None:
 
 def _rule_verdicts(run: Run, spec: GateSpec, judging: int) -> pl.DataFrame:
     """case, rep, rule, ok: each gradable decision or check of one pass."""
-    decisions, reps = rep_results(run, spec)
+    _, reps = rep_results(run, spec)
+    decisions = classified_decisions(run, spec)
     graded = reps.filter(pl.col("status") == "ok").select("case", "rep")
     fail_on = sorted(spec.fail_on)
     labelled = decisions.select(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.model import Labels
+from flipgate.core.runs.model import Labels, decided_rules, decision_column
 from flipgate.core.vocab import OUTCOMES
 
 DEFAULT_LABELS = Labels()
@@ -60,13 +60,20 @@ def classify(expected: str, actual: str, labels: Labels = DEFAULT_LABELS) -> str
 
 def outcome_expr(labels: Labels) -> pl.Expr:
     """`classify` as a polars expression over the `expected` and `actual` columns."""
-    e, a = pl.col("expected"), pl.col("actual")
+    return outcome_of(pl.col("expected"), pl.col("actual"), labels).alias("outcome")
+
+
+def outcome_of(expected: pl.Expr, actual: pl.Expr, labels: Labels) -> pl.Expr:
+    """`classify` over two label columns; null where neither holds a label (no decision)."""
+    e, a = expected, actual
 
     def named(outcome: str) -> pl.Expr:
         return pl.lit(outcome, dtype=OUTCOME)
 
     return (
-        pl.when(e == a)
+        pl.when(e.is_null() & a.is_null())
+        .then(pl.lit(None, dtype=OUTCOME))
+        .when(e == a)
         .then(named("agreement"))
         .when(e == labels.abstain)
         .then(named("mirror"))
@@ -75,13 +82,16 @@ def outcome_expr(labels: Labels) -> pl.Expr:
         .when(e == labels.positive)
         .then(named("false_negative"))
         .otherwise(named("false_positive"))
-        .alias("outcome")
     )
 
 
 def price_expr(labels: Labels, spec: GateSpec) -> pl.Expr:
     """The price of each decision, a mirror priced by the direction it decided."""
-    outcome, actual = pl.col("outcome"), pl.col("actual")
+    return price_of(pl.col("outcome"), pl.col("actual"), labels, spec).alias("price")
+
+
+def price_of(outcome: pl.Expr, actual: pl.Expr, labels: Labels, spec: GateSpec) -> pl.Expr:
+    """The price of a decision of `outcome` deciding `actual` (0 where there is none)."""
     fn, fp = spec.price("false_negative"), spec.price("false_positive")
     return (
         pl.when(outcome == "false_negative")
@@ -95,7 +105,6 @@ def price_expr(labels: Labels, spec: GateSpec) -> pl.Expr:
         .when(outcome == "mirror")
         .then(pl.lit(fp))
         .otherwise(pl.lit(0.0))
-        .alias("price")
     )
 
 
@@ -145,6 +154,8 @@ class OutcomeSummary:
     escalated: int = 0
     queue: int = 0
     repetitions: int = 0  # repetitions of the suite that hold a decision
+    false_negatives_by_rule: dict[str, int] = field(default_factory=dict)  # rules with none out
+    rules: tuple[str, ...] = ()  # the rules that hold a decision, sorted
 
     def fewest_mirror_approved(self, rules: Iterable[str]) -> int:
         """The fewest confident approvals of borderline items on any of `rules`."""
@@ -155,37 +166,73 @@ class OutcomeSummary:
         return self.decisions - self.counts["agreement"]
 
 
-def per_case_counts(classified: pl.DataFrame) -> pl.DataFrame:
-    """case, decisions, wrong: what `summarize` reconciles, from classified decisions alone."""
-    return classified.group_by("case").agg(
-        pl.len().alias("decisions"), (pl.col("outcome") != "agreement").sum().alias("wrong")
+def outcome_column(rule: str) -> str:
+    """The column of a judged frame (`collapse.judge`) holding `rule`'s outcome."""
+    return decision_column("outcome", rule)
+
+
+def judge_decided(decided: pl.DataFrame, labels: Labels) -> pl.DataFrame:
+    """A `decided` frame with each rule's decisions classified beside its labels, in
+    `outcome/RULE` (null: no decision on that rule)."""
+    return decided.with_columns(
+        outcome_of(
+            pl.col(decision_column("expected", rule)),
+            pl.col(decision_column("actual", rule)),
+            labels,
+        ).alias(outcome_column(rule))
+        for rule in decided_rules(decided)
     )
 
 
-def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) -> OutcomeSummary:
-    """Summarise an arm's classified decisions (infra repetitions already left out).
+def summarize(
+    judged: pl.DataFrame, labels: Labels, spec: GateSpec, per_case: pl.DataFrame
+) -> OutcomeSummary:
+    """Summarise an arm's judged decisions (`collapse.judge`: infra repetitions left out, a
+    row per repetition and each rule's outcome a column), rule by rule in one select.
 
     `per_case` holds one row per case of the arm (case, decisions, wrong), cases with no decision
     (pass/fail checks only) included, so that they count as green cases in the reconciliation.
     """
-    counts_df = classified.group_by("outcome").agg(pl.len().alias("n"), pl.col("price").sum())
-    counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
-    cost_by: dict[str, float] = dict.fromkeys(OUTCOMES, 0.0)
-    for outcome, n, price in counts_df.iter_rows():
-        counts[outcome] = n
-        cost_by[outcome] = float(price)
-    # Only the columns each count reads: a filter of the frame copies all of them (0.1 s an arm
-    # at a million cases).
-    mirrors = classified.lazy().filter(pl.col("outcome") == "mirror").select("actual", "rule")
-    approved = mirrors.filter(pl.col("actual") == labels.negative).collect()
-    escalated = classified.lazy().filter(pl.col("actual") == labels.abstain)
-    per_rep = escalated.group_by("rep").len().collect()
+    rules = decided_rules(judged)
+    outcome = {rule: pl.col(outcome_column(rule)) for rule in rules}
+    actual = {rule: pl.col(decision_column("actual", rule)) for rule in rules}
+    sums_by_rule = judged.select(
+        *(
+            (outcome[rule] == name).sum().alias(f"{name}/{rule}")
+            for rule in rules
+            for name in OUTCOMES
+        ),
+        *(
+            ((outcome[rule] == "mirror") & (actual[rule] == label)).sum().alias(f"{side}/{rule}")
+            for rule in rules
+            for side, label in (("approved", labels.negative), ("rejected", labels.positive))
+        ),
+    )
+    sums = sums_by_rule.row(0, named=True) if rules else {}
+    by_rule = {name: {rule: int(sums[f"{name}/{rule}"]) for rule in rules} for name in OUTCOMES}
+    counts: dict[str, int] = {name: sum(by_rule[name].values()) for name in OUTCOMES}
+    approved = {rule: int(sums[f"approved/{rule}"]) for rule in rules}
+    mirror_approved = sum(approved.values())
+    mirror_rejected = sum(int(sums[f"rejected/{rule}"]) for rule in rules)
+    fn, fp = spec.price("false_negative"), spec.price("false_positive")
+    cost_by: dict[str, float] = {
+        name: counts[name] * spec.price(name) if name != "agreement" else 0.0 for name in OUTCOMES
+    }
+    # a mirror priced by the direction it decided: approved as a false negative, else positive
+    cost_by["mirror"] = mirror_approved * fn + (counts["mirror"] - mirror_approved) * fp
+    escalated = [actual[rule] == labels.abstain for rule in rules]
+    per_rep = (
+        judged.group_by("rep").agg(pl.sum_horizontal(escalated).sum().alias("len"))
+        if rules
+        else pl.DataFrame(schema={"len": pl.UInt32})
+    )
+    decisions = sum(counts.values())
     red = per_case.filter(pl.col("wrong") > 0)
     histogram = red.group_by("wrong").len().sort("wrong")
     reconciliation = Reconciliation(
         cases=per_case.height,
         red_cases=red.height,
-        decisions=classified.height,
+        decisions=decisions,
         decisions_in_green_cases=int(per_case.filter(pl.col("wrong") == 0)["decisions"].sum()),
         agreements_in_red_cases=int((red["decisions"] - red["wrong"]).sum()),
         wrong_decisions=int(red["wrong"].sum()),
@@ -194,14 +241,16 @@ def summarize(classified: pl.DataFrame, labels: Labels, per_case: pl.DataFrame) 
     reconciliation.check()
     return OutcomeSummary(
         counts=counts,
-        decisions=classified.height,
+        decisions=decisions,
         cost=sum(cost_by.values()),
         cost_by_outcome=cost_by,
-        mirror_approved=approved.height,
-        mirror_rejected=mirrors.filter(pl.col("actual") == labels.positive).collect().height,
+        mirror_approved=mirror_approved,
+        mirror_rejected=mirror_rejected,
         reconciliation=reconciliation,
-        mirror_approved_by_rule=dict(approved.group_by("rule").len().sort("rule").iter_rows()),
+        mirror_approved_by_rule={rule: n for rule, n in approved.items() if n},
         escalated=int(per_rep["len"].sum()),
         queue=int(per_rep["len"].max() or 0),  # type: ignore[arg-type]
-        repetitions=classified["rep"].n_unique(),
+        repetitions=judged["rep"].n_unique(),
+        false_negatives_by_rule={rule: n for rule, n in by_rule["false_negative"].items() if n},
+        rules=rules,
     )

@@ -52,7 +52,10 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
     return replace(
         run,
         reps=pl.concat([run.reps.filter(keep), rerun.reps.with_columns(offset)]),
-        decisions=pl.concat([run.decisions.filter(keep), rerun.decisions.with_columns(offset)]),
+        # a rule only one of them has is null on the other's repetitions
+        decided=pl.concat(
+            [run.decided.filter(keep), rerun.decided.with_columns(offset)], how="diagonal"
+        ),
         checks=pl.concat([run.checks.filter(keep), rerun.checks.with_columns(offset)]),
         notes=(*run.notes, RerunReplaced(len(cases), rerun.run_id)),
         texts=run.texts.followed_by(rerun.texts, last),

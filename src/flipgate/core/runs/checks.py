@@ -20,7 +20,16 @@ import numpy as np
 import polars as pl
 
 from flipgate.core.errors import InputError
-from flipgate.core.runs.model import METRICS, SIDES, Frames, Labels, out_of_case_order
+from flipgate.core.runs.model import (
+    METRICS,
+    SIDES,
+    Frames,
+    Labels,
+    decided_rules,
+    decision_column,
+    long_decisions,
+    out_of_case_order,
+)
 from flipgate.core.runs.turns import messages_problem, turns_type_ok
 
 INT64_MAX = 2**63 - 1
@@ -180,7 +189,7 @@ class ValueCheck:
 
 def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
     """The value checks, in the order their errors are reported."""
-    reps, decisions, checks = frames
+    reps, decided, checks = frames
     # An infra repetition produced no gradable result: a half-written decision there is no error.
     infra = reps.select(pl.col("line").filter(pl.col("status") == "infra")).to_series()
     # most runs have none: then a missing label is all the check looks for (a null count, free)
@@ -261,7 +270,7 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
         ValueCheck(
             "ungraded",
             "reps",
-            (pl.col("status") == "ok") & ~_graded(reps, decisions, checks),
+            (pl.col("status") == "ok") & ~_graded(reps, decided, checks),
             "expected",
             "a repetition needs `expected`/`actual` labels or a `passed` check (or status: infra)",
         ),
@@ -290,10 +299,9 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     Each table answers all its ungrouped checks in one select, every condition at once (on as
     many cores); the offending line is looked up only for a check that fails.
     """
-    reps, decisions, _ = frames
+    reps, decided, _ = frames
     if reps.height == 0:
         raise InputError(path, "no results: the file holds no lines")
-    tables = {"reps": reps, "decisions": decisions}
     rules = value_checks(frames, labels)
     # A run written case by case, rep by rep needs no grouping for the per-case checks: no
     # (case, rep) can repeat, and each line's safety and template need only match the line before.
@@ -308,7 +316,9 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
     }
     plain = [rule for rule in rules if not rule.grouped]
     failing = _holding(reps, {r.name: r.breaks for r in plain if r.table == "reps"} | order)
-    failing |= _holding(decisions, {r.name: r.breaks for r in plain if r.table == "decisions"})
+    failing |= _holding_by_rule(
+        decided, {r.name: r.breaks for r in plain if r.table == "decisions"}
+    )
     grouped = [rule for rule in rules if rule.grouped]
     if "out of order" in failing:
         failing |= _holding(reps, {rule.name: rule.breaks for rule in grouped})
@@ -317,7 +327,8 @@ def validate(frames: Frames, path: Path, labels: Labels) -> None:
         failing |= _holding(reps, {rule.name: rule.breaks for rule in changed})
     for rule in rules:
         if rule.name in failing:
-            row = tables[rule.table].filter(rule.breaks).sort("line").row(0, named=True)
+            table = reps if rule.table == "reps" else long_decisions(decided)  # only to name it
+            row = table.filter(rule.breaks).sort("line").row(0, named=True)
             raise rule.error(path, row)
 
 
@@ -327,6 +338,25 @@ def _holding(table: pl.DataFrame, conditions: dict[str, pl.Expr]) -> set[str]:
         return set()
     found = table.select(condition.any().alias(name) for name, condition in conditions.items())
     return {name for name, hit in found.row(0, named=True).items() if hit}
+
+
+def _holding_by_rule(decided: pl.DataFrame, conditions: dict[str, pl.Expr]) -> set[str]:
+    """`_holding` over the decisions of `decided` (`model.decided`), rule by rule: each rule's
+    columns under the names a decision's row has, where the rows one per decision would be made
+    for this alone."""
+    if not conditions:
+        return set()
+    found: set[str] = set()
+    for rule in decided_rules(decided):
+        columns = decided.lazy().select(
+            "line", *(pl.col(decision_column(side, rule)).alias(side) for side in SIDES)
+        )
+        decision = pl.any_horizontal(pl.col(side).is_not_null() for side in SIDES)
+        hits = columns.select(
+            (condition & decision).any().alias(name) for name, condition in conditions.items()
+        ).collect()
+        found |= {name for name, hit in hits.row(0, named=True).items() if hit}
+    return found
 
 
 def _graded(reps: pl.DataFrame, decisions: pl.DataFrame, checks: pl.DataFrame) -> pl.Series:

@@ -26,6 +26,7 @@ from flipgate.core.runs.model import (
     SINGLE_CHECK_RULE,
     SINGLE_DECISION_RULE,
     Frames,
+    decision_column,
     drop_where,
 )
 from flipgate.core.runs.nesting import Lines
@@ -298,37 +299,21 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     null = pl.lit(None, pl.String)
     ids = [pl.col("case"), pl.col("rep")]
     rules = sorted(set(expected) | set(actual))
-    # Each rule's labels and reason as a flat column, named `field/rule`: a line with no
-    # decision at all (an infra repetition, a checks-only line) is dropped before the rules
-    # multiply the rows by four, and flat columns filter at half the cost of struct columns.
+    # Each rule's labels and reason as a flat column, named `field/rule` (`decision_column`): a
+    # line with no decision at all (an infra repetition, a checks-only line) is dropped, and the
+    # rules stay side by side, as the file holds them: the gate reads them so.
     fields = {"expected": expected, "actual": actual, "reason": reasons}
     flat = df.select(
         *ids,
         pl.col("line"),
         *(
-            by_rule[rule].cast(DECISIONS_SCHEMA[name]).alias(f"{name}/{rule}")
-            for name, by_rule in fields.items()
+            by_rule.get(rule, null).cast(DECISIONS_SCHEMA[name]).alias(decision_column(name, rule))
             for rule in rules
-            if rule in by_rule
+            for name, by_rule in fields.items()
         ),
     )
     undecided = [pl.col(column).is_null() for column in flat.columns if column.startswith(SIDES)]
-    decided = drop_where(flat, pl.all_horizontal(undecided)) if undecided else flat
-
-    decision_parts = [
-        decided.select(
-            *ids,
-            pl.lit(rule, pl.Categorical).alias("rule"),
-            *(
-                (pl.col(f"{name}/{rule}") if rule in by_rule else null)
-                .cast(DECISIONS_SCHEMA[name])
-                .alias(name)
-                for name, by_rule in fields.items()
-            ),
-            pl.col("line"),
-        )
-        for rule in rules
-    ]
+    decided = drop_where(flat, pl.all_horizontal(undecided)) if undecided else flat.clear()
     check_parts = [
         df.select(
             *ids,
@@ -339,12 +324,8 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
         )
         for rule, expr in sorted(passed.items())
     ]
-    decisions = drop_where(
-        pl.concat(decision_parts) if decision_parts else pl.DataFrame(schema=DECISIONS_SCHEMA),
-        pl.col("expected").is_null() & pl.col("actual").is_null(),
-    )
     checks = drop_where(
         pl.concat(check_parts) if check_parts else pl.DataFrame(schema=CHECKS_SCHEMA),
         pl.col("passed").is_null(),
     )
-    return reps, decisions.cast(DECISIONS_SCHEMA), checks.cast(CHECKS_SCHEMA)  # type: ignore[arg-type]
+    return reps, decided, checks.cast(CHECKS_SCHEMA)  # type: ignore[arg-type]

@@ -3,8 +3,9 @@ a byte is parsed: a run too big is bad input (exit 2, naming the file and the es
 reading it anyway ends with the kernel killing the process, no message and nothing to act on.
 
 The estimate is the columns as read (a JSONL file's size; a Parquet file's rows times the width of
-the columns read) and, for every decision (a line's rules), the tidy rows the gate builds
-from it: `DECISION_BYTES`, measured on the benchmark's pair (bench/README.md).
+the columns read) and, for every decision (a line's rules), what the gate holds of it: its
+columns in the decisions as read and what is judged from them, `DECISION_BYTES`, measured on the
+benchmark's pair (bench/README.md).
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ import polars as pl
 
 from flipgate.core.errors import InputError
 
-# A decision's share of the gate's peak: its row in `decisions` (rule and labels as
-# categories), classified, and its part of the repetition's row. Measured on the benchmark's
-# million-case Parquet pair (4 rules a line): the gate peaks at 2.93 GB for 24M decisions.
-DECISION_BYTES = 125
+# A decision's share of the gate's peak: its labels and reason in its repetition's row of
+# `decided` (labels as categories), its outcome beside them, and its part of the repetition's
+# row. Measured on the benchmark's million-case Parquet pair (4 rules a line): the gate peaks at
+# 2.23 GB for 24M decisions (2.63 GB when each was a row of its own).
+DECISION_BYTES = 95
 SAMPLE_BYTES = 1 << 20  # a JSONL file's lines are counted and its rules read from its start
 _MEMINFO = Path("/proc/meminfo")
 ParquetColumns = tuple[Mapping[str, pl.DataType], list[str]]  # its schema, the columns read

@@ -128,7 +128,7 @@ def _make_run(
     completeness: Completeness | None,
 ) -> Run:
     change = manifest.get("change") or {}
-    (reps, decisions, checks), texts = read
+    (reps, decided, checks), texts = read
     return Run(
         path=path,
         run_id=manifest["run_id"],
@@ -140,7 +140,7 @@ def _make_run(
         labels=labels,
         manifest=manifest,
         reps=reps,
-        decisions=decisions,
+        decided=decided,
         checks=checks,
         source_format=source_format,
         notes=notes,

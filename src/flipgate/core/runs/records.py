@@ -27,6 +27,7 @@ from flipgate.core.runs.model import (
     SINGLE_CHECK_RULE,
     SINGLE_DECISION_RULE,
     Frames,
+    decided_from_long,
 )
 from flipgate.core.runs.nesting import Lines
 from flipgate.core.runs.texts import (
@@ -179,7 +180,7 @@ def frames_from_records(
     try:
         frames = (
             pl.DataFrame(reps, schema=REPS_SCHEMA),
-            pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
+            decided_from_long(pl.DataFrame(decisions, schema=DECISIONS_SCHEMA)),
             pl.DataFrame(checks, schema=CHECKS_SCHEMA),
         )
         held_texts = pl.DataFrame(texts, schema=TEXTS_SCHEMA)

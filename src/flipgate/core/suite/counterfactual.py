@@ -10,7 +10,6 @@ counts) is a bar that moved; within five points, one that stood still.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
@@ -20,7 +19,7 @@ import polars as pl
 from flipgate.core.exact import ratio
 from flipgate.core.gate.collapse import collapsed_verdicts
 from flipgate.core.gate.spec import GateSpec
-from flipgate.core.runs.model import Run
+from flipgate.core.runs.model import Run, with_decisions
 from flipgate.core.suite.manifest import SuiteManifest
 from flipgate.core.suite.workspace import HistoryRun, system_of, version_of
 from flipgate.core.vocab import Reading
@@ -110,11 +109,8 @@ def rescore(
     )
     checks = run.checks.join(today_cases, on="case", how="semi")
     held = pl.concat([decisions.select("case", "rep"), checks.select("case", "rep")]).unique()
-    rescored = dataclasses.replace(
-        run,
-        reps=run.reps.join(held, on=["case", "rep"], how="semi"),
-        decisions=decisions,
-        checks=checks,
+    rescored = with_decisions(
+        run, decisions, reps=run.reps.join(held, on=["case", "rep"], how="semi"), checks=checks
     )
     now = collapsed_verdicts(rescored, spec).filter(pl.col("passed").is_not_null())
     return Rescore(
