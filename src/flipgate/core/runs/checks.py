@@ -11,7 +11,7 @@ offending line in file order is reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -194,6 +194,7 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
     infra = reps.select(pl.col("line").filter(pl.col("status") == "infra")).to_series()
     # most runs have none: then a missing label is all the check looks for (a null count, free)
     not_infra = ~pl.col("line").is_in(infra.implode()) if infra.len() else pl.lit(True)
+    rules_decided = decided_rules(decided)
     allowed = list(labels.all())
     named = ", ".join(allowed).replace("{", "{{").replace("}", "}}")
     return [
@@ -255,7 +256,8 @@ def value_checks(frames: Frames, labels: Labels) -> list[ValueCheck]:
                 f"rule {{rule!r}} has an `{other}` label but no `{side}` label",
             )
             for side, other in zip(SIDES, reversed(SIDES), strict=True)
-            if decisions[side].null_count()  # a column's count, kept: no null, no row to look at
+            # the columns' counts, kept: no null in any rule's, no decision to look at
+            if any(decided[decision_column(side, rule)].null_count() for rule in rules_decided)
         ),
         *(
             ValueCheck(
@@ -359,21 +361,11 @@ def _holding_by_rule(decided: pl.DataFrame, conditions: dict[str, pl.Expr]) -> s
     return found
 
 
-def _graded(reps: pl.DataFrame, decisions: pl.DataFrame, checks: pl.DataFrame) -> pl.Series:
+def _graded(reps: pl.DataFrame, decided: pl.DataFrame, checks: pl.DataFrame) -> pl.Series:
     """Per repetition, whether a decision or a check grades it: a lookup by source line, where an
-    `is_in` over a million decision lines costs four times more."""
+    `is_in` over a million lines costs four times more."""
     reps_lines = reps["line"].to_numpy()
     graded = np.zeros(int(reps_lines.max()) + 1, dtype=np.bool_)
-    for lines in (decisions["line"], checks["line"]):
-        for chunk in _chunks(lines):
-            graded[chunk] = True
+    for lines in (decided["line"], checks["line"]):
+        graded[lines.to_numpy()] = True
     return pl.Series(graded[reps_lines])
-
-
-def _chunks(column: pl.Series) -> Iterator[np.ndarray]:
-    """A column's chunks as arrays, none copied: the decisions are one chunk a rule, and making
-    them one array first (`to_numpy`) costs twice the lookup."""
-    at = 0
-    for length in column.chunk_lengths():
-        yield column.slice(at, length).to_numpy()
-        at += length
