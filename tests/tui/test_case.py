@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import threading
 
+import pytest
 from rich.console import Console, ConsoleRenderable
 from rich.segment import Segment
 from rich.text import Text
@@ -12,12 +14,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from flipgate.core.gate.compare import Comparison
+from flipgate.present import casefile
+from flipgate.tui.screens import case as case_screen
 from flipgate.tui.screens.case import CaseScreen
 from flipgate.tui.widgets.case_table import CaseTable
 from flipgate.tui.widgets.decisions import DecisionsView
 from flipgate.tui.widgets.outputs import OutputsView, RepFacts
 
-from .conftest import ScreenApp
+from .conftest import ScreenApp, settled
+from .test_workers import Gate
 
 EVIL_CASE = "evil-[bold red]\x1b[31m"
 CASES = (EVIL_CASE, "lst-001", "lst-007", "lst-008", "chk-001")
@@ -139,3 +144,35 @@ async def test_red_table_shows_hostile_case_id_literally(comparison: Comparison)
         text = "\n".join(strip.text for strip in lines)
         assert "evil-[bold red]␛[31m" in text
         assert "\x1b" not in text
+
+
+async def test_a_case_of_a_big_comparison_is_looked_up_in_a_worker(
+    comparison: Comparison, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `BIG_COMPARISON` cases the case is found in a worker, its keys waiting meanwhile, and
+    drawn as the small path draws it; n and p look up the next the same way."""
+    small = ScreenApp(lambda: CaseScreen(comparison, "lst-001", CASES))
+    async with small.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        expected = rendered(screen_of(small).query_one(DecisionsView))
+    monkeypatch.setattr(case_screen, "BIG_COMPARISON", 0)
+    held = Gate(casefile.case_detail)
+    monkeypatch.setattr(case_screen, "case_detail", held)
+    app = ScreenApp(lambda: CaseScreen(comparison, "lst-001", CASES))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await held.held(pilot)
+        screen = screen_of(app)
+        assert "case lst-001" in rendered(screen.query_one("#case-header", Static))
+        assert not screen.query_one("#case-body").display
+        assert screen.check_action("next_case", ()) is None  # shown, dimmed, does nothing
+        assert screen.check_action("back", ()) is True
+        assert screen.focused_text().text == "lst-001"
+        held.open.set()
+        await settled(pilot)
+        assert held.threads[0] is not threading.main_thread()
+        assert screen.query_one("#case-body").display
+        assert rendered(screen.query_one(DecisionsView)) == expected
+        await pilot.press("n")
+        await settled(pilot)
+        assert screen.detail.case == "lst-007" and screen.case == "lst-007"
+        assert screen.focus_rep == 0

@@ -7,9 +7,11 @@ waits, then lets it go.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.triage.evidence import evidence
 from flipgate.core.triage.walk import start_walk, walk_path
 from flipgate.session import gating, triaging
+from flipgate.tui import app as app_module
 from flipgate.tui.screens import decision, flaky
 from flipgate.tui.screens.decision import DecisionScreen
 from flipgate.tui.screens.flaky import FlakyScreen
@@ -172,3 +175,60 @@ async def test_a_failed_re_gate_is_said_and_the_overview_stays(
         assert not first.query_one(ProgressLine).busy
         assert first.check_action("red_cases", ()) is True
         assert "flaky.yaml" in notices[-1]
+
+
+def test_a_worker_given_arguments_is_described_without_them() -> None:
+    """Textual describes a worker by the repr of its arguments unless told otherwise, on the
+    event loop: a million cases' comparison took 110 ms to say, and a long trajectory's text
+    longer. So every worker method that takes arguments is given its description."""
+    source = Path(__file__).parents[2] / "src" / "flipgate" / "tui"
+    undescribed = []
+    for path in sorted(source.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            arguments = node.args
+            taken = len(arguments.args) + len(arguments.kwonlyargs) > 1 or arguments.vararg
+            for decorator in node.decorator_list:
+                if (
+                    taken
+                    and isinstance(decorator, ast.Call)
+                    and getattr(decorator.func, "id", None) == "work"
+                    and "description" not in {k.arg for k in decorator.keywords}
+                ):
+                    undescribed.append(f"{path.name}: {node.name}")
+    assert undescribed == []
+
+
+async def test_the_comparison_is_built_out_of_the_collectors_sight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The load and the re-gate build the comparison inside `building` (the collector paused,
+    what was built frozen after): full collections the screens cause later walk none of it."""
+    inside: list[str] = []
+    depth = [0]
+
+    @contextmanager
+    def building() -> Iterator[None]:
+        depth[0] += 1
+        try:
+            yield
+        finally:
+            depth[0] -= 1
+
+    def noted(real: Callable[..., Comparison], name: str) -> Callable[..., Comparison]:
+        def call(*args: Any, **kwargs: Any) -> Comparison:
+            inside.append(f"{name} {'inside' if depth[0] else 'outside'}")
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(app_module, "building", building)
+    monkeypatch.setattr(app_module, "gate", noted(gating.gate, "gate"))
+    monkeypatch.setattr(app_module, "gate_again", noted(gating.gate_again, "gate_again"))
+    app = open_app(copy_sample("agent-suite", tmp_path / "ws"))
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        await pilot.press("f", "escape")  # leaving the flaky list applies the gate again
+        await settled(pilot)
+    assert inside == ["gate inside", "gate_again inside"]

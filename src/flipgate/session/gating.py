@@ -21,6 +21,7 @@ from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.rerun_price import price
 from flipgate.core.gate.reruns import compare_with_reruns
 from flipgate.core.gate.retired import Retirements
+from flipgate.core.gate.spec import GateSpec
 from flipgate.core.rank.ranking import Ranking
 from flipgate.core.rank.ranking import rank as rank_runs
 from flipgate.core.runs.model import Progress, Run
@@ -103,12 +104,32 @@ def gate_again(
         shown.candidate,
         terms.spec,
         **_judging(terms, request),
+        **_judged_arms(shown, terms.spec),
         previous=shown.result.previous,
         look=shown.result.look,  # the look it was gated at (`--look`), not the first again
         **_held_to(inputs),
     )
     again = replace(again, judge_repeats=shown.judge_repeats)
     return priced(again, request.rerun_target) if price else again
+
+
+class _JudgedArms(TypedDict, total=False):
+    judged_baseline: ArmResults
+    judged_candidate: ArmResults
+
+
+def _judged_arms(shown: Comparison, spec: GateSpec) -> _JudgedArms:
+    """The arms `shown` judged on its own runs under `spec`, for `compare` to take again: an arm's
+    judging depends on neither the flaky list nor the retirements, which are what the app edits
+    (at a million cases, two seconds of the re-gate's six)."""
+    again = _JudgedArms()
+    for judged in shown.judged:
+        if judged.run is shown.run(judged.arm) and judged.spec is spec:
+            if judged.arm == "baseline":
+                again["judged_baseline"] = judged
+            else:
+                again["judged_candidate"] = judged
+    return again
 
 
 def priced(comparison: Comparison, target: float) -> Comparison:

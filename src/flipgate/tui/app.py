@@ -35,6 +35,7 @@ from flipgate.session import (
     reading_steps,
 )
 from flipgate.tui.bindings import Keymap, bindings_for
+from flipgate.tui.collector import building
 from flipgate.tui.commands import FlipgateCommands
 from flipgate.tui.messages import (
     Loaded,
@@ -267,7 +268,8 @@ class GateApp(FlipgateApp):
     def load(self) -> None:
         """Read and compare off the event loop; the answer, or the error, goes to the app."""
         try:
-            answer = self.read()
+            with building():  # the comparison kept out of the collections the screens cause
+                answer = self.read()
         except Exception as error:  # shown on screen; an unexpected one is labelled as such
             self.post_message(LoadFailed(error))
             return
@@ -284,13 +286,14 @@ class GateApp(FlipgateApp):
         inputs = self.inputs = inputs or read(self.request, progress)
         return Loaded(gate(inputs, progress, price=False))  # priced when its screen opens
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="regate")
+    @work(thread=True, exclusive=True, exit_on_error=False, group="regate", description="regate")
     def regate(self, comparison: Comparison, *, reruns: bool = False) -> None:
         """Apply the gate again: with the flaky list and the suite as they now are, or with the
         rerun results. The new overview replaces the old one; after a rerun its banner shows
         the first verdict."""
         try:
-            updated = self.regated(comparison, reruns=reruns)
+            with building():
+                updated = self.regated(comparison, reruns=reruns)
         except Exception as error:  # a bad rerun file: said on screen, the overview stays
             self.post_message(RegateFailed(error))
             return

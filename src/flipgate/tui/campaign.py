@@ -69,7 +69,9 @@ class CampaignApp(GateApp):
     def on_ranked(self, message: Ranked) -> None:
         self.switch_screen(CandidatesScreen(message.ranking))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="candidate")
+    @work(
+        thread=True, exclusive=True, exit_on_error=False, group="candidate", description="candidate"
+    )
     def on_candidates_screen_chosen(self, message: CandidatesScreen.Chosen) -> None:
         self.post_message(CandidateCompared(message.name, self.compare_candidate(message.name)))
 

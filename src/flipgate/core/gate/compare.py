@@ -117,6 +117,9 @@ class Comparison:
     base: GateBase | None = None  # the spec and flaky list where the change is going
     rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
     judge_repeats: tuple[JudgeRepeats, ...] = ()  # per arm rejudged: the judge measured alone
+    # each arm as judged (baseline, candidate): it depends on neither the flaky list nor the
+    # retirements, so the app's re-gate after an edit of either takes it again (`judged_arms`)
+    judged: tuple[ArmResults, ...] = ()
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
@@ -181,6 +184,7 @@ def compare(
     declared_change: tuple[str, ...] = (),
     previous: GateResult | None = None,
     judged_baseline: ArmResults | None = None,
+    judged_candidate: ArmResults | None = None,
     retired: Retirements = NO_RETIREMENTS,
     base: GateBase | None = None,
     look: int | None = None,
@@ -189,7 +193,8 @@ def compare(
     allow_partial: bool = False,
 ) -> Comparison:
     """Apply the gate to two runs. `declared_change` adds to the candidate's `change.keys`;
-    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made;
+    `judged_baseline` is `judge_arm("baseline", baseline, spec)` when it was already made (and
+    `judged_candidate` the candidate's);
     `retired` are the cases the suite manifest archived; `base` is the spec and flaky list where
     the change is going (None: not checked); `look` is this look at the change (looks.py: 1, or
     2 after the rerun of `previous`; a ledger of attempts counts them); `allow_partial` gates a
@@ -197,13 +202,12 @@ def compare(
     would be INVALID; `registration` the rule registered before the run (None: not registered);
     `earlier` what a ledger of attempts knew of this change (None: no such ledger)."""
     flaky = flaky or FlakyList()
-    arms: tuple[ArmResults, ...]
-    if judged_baseline is None:
-        arms = tuple(map(judge_arm, ARMS, (baseline, candidate), (spec, spec)))
-    elif judged_baseline.run is not baseline or judged_baseline.spec is not spec:
-        raise ValueError("judged_baseline was judged on another run or spec")
-    else:
-        arms = (judged_baseline, judge_arm("candidate", candidate, spec))
+    arms = tuple(
+        _judged(arm, run, spec, given)
+        for arm, run, given in zip(
+            ARMS, (baseline, candidate), (judged_baseline, judged_candidate), strict=True
+        )
+    )
     by_arm: dict[str, ArmResults] = dict(zip(ARMS, arms, strict=True))
     decisions = {arm: judged.decisions for arm, judged in by_arm.items()}
     reps = {arm: judged.reps for arm, judged in by_arm.items()}
@@ -390,8 +394,27 @@ def compare(
         allow_partial=allow_partial,
     )
     return Comparison(
-        baseline, candidate, spec, flaky, decisions, reps, pairing.cases, result, retired, base
+        baseline,
+        candidate,
+        spec,
+        flaky,
+        decisions,
+        reps,
+        pairing.cases,
+        result,
+        retired,
+        base,
+        judged=arms,
     )
+
+
+def _judged(arm: Arm, run: Run, spec: GateSpec, given: ArmResults | None) -> ArmResults:
+    """`run` judged as `arm`, or `given` when it was judged already (on this run and spec)."""
+    if given is None:
+        return judge_arm(arm, run, spec)
+    if given.run is not run or given.spec is not spec:
+        raise ValueError(f"judged_{arm} was judged on another run or spec")
+    return given
 
 
 def _split_cases(cases: pl.DataFrame, prefix: str) -> pl.Series:

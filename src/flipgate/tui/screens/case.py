@@ -2,8 +2,9 @@
 that failed in the repetition in focus with its check and the grader's reason (and where the
 trajectories fork); then the input the model judged, every decision and check rule by rule (the
 failing rules first), the outputs (or their diff), both trajectories side by side, second metrics
-and extra fields. Long text is folded until `enter` expands it; `o` opens it in the pager. Long
-trajectories are aligned in a worker, the progress shown under the header.
+and extra fields. Long text is folded until `enter` expands it; `o` opens it in the pager. In a
+big comparison the case is looked up in a worker, and long trajectories are aligned in one, the
+progress shown under the header.
 
 The screen dismisses with the case it shows last, so the case list can put its cursor there.
 It says what the reviewer looked at (`Reviewed`): each case opened, repetition shown, outputs view
@@ -58,6 +59,9 @@ from flipgate.tui.widgets.trajectory import (
 )
 
 NARROW = 100  # below this many columns the two outputs stack
+# cases: past this a case is looked up in a worker (its rows found in every frame of both arms:
+# 110 ms at a million cases, at rest)
+BIG_COMPARISON = 20_000
 REASON_FOLD = (3, 320)  # lines, characters of the pinned reason before it folds
 INPUT_FOLD = (8, 800)
 
@@ -82,6 +86,13 @@ class CaseScreen(Screen[str]):
     CaseScreen #input { padding: 0 1; }
     CaseScreen Part:focus, CaseScreen LinesView:focus { background: $boost; }
     """
+
+    @dataclass
+    class LookedUp(Message, bubble=False):
+        """A case of a big comparison looked up in a worker; `opening`: the screen's first."""
+
+        detail: CaseDetail
+        opening: bool
 
     @dataclass
     class Aligned(Message, bubble=False):
@@ -109,16 +120,29 @@ class CaseScreen(Screen[str]):
         super().__init__()
         self.comparison = comparison
         self.cases: tuple[str, ...] = tuple(cases) or (case,)
-        self.detail: CaseDetail = case_detail(comparison, case)
-        self.focus_rep = self._first_interesting_rep()
+        self.case = case  # the case shown, or being looked up
+        self._detail: CaseDetail | None = None
+        self.focus_rep = 0
         self.mode: Mode = "outputs"
         self.alignment: Alignment | None = None  # the trajectories of the repetition in focus
         self.expanded: set[str] = set()  # the folded parts shown whole: cause, input, an arm
         self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
         self.scroll_pending = False  # a replayed turn aligned in a worker, not yet laid out
         self.replaying = replaying
-        if replaying is not None:
-            self._replay_position(replaying)
+        if comparison.cases.height <= BIG_COMPARISON:
+            self.detail = case_detail(comparison, case)
+
+    @property
+    def detail(self) -> CaseDetail:
+        """The case shown; an action waits until it is looked up (`check_action`)."""
+        assert self._detail is not None, "the case is drawn once it is looked up"
+        return self._detail
+
+    @detail.setter
+    def detail(self, detail: CaseDetail) -> None:
+        """A case to show, its repetition in focus the first where the arms disagree."""
+        self._detail, self.case = detail, detail.case
+        self.focus_rep = self._first_interesting_rep()
 
     def compose(self) -> ComposeResult:
         yield Static(id="case-header")
@@ -136,12 +160,54 @@ class CaseScreen(Screen[str]):
         self.query_one("#facts").border_title = "second metrics and extra fields"
         body = self.query_one("#case-body", VerticalScroll)
         self.watch(body, "virtual_size", lambda _size: self._body_grown(), init=False)
-        self._show()
         self.query_one("#cause").focus()
-        self._opened()
-        if self.replaying is not None:
-            self.call_after_refresh(self._replay_view, self.replaying)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        if self._detail is None:
+            self._look_up(self.case, opening=True)
+        else:
+            self._shown(opening=True)
+
+    def _shown(self, *, opening: bool) -> None:
+        """The case drawn once it is at hand, and said to be opened; the screen's first where a
+        replayed step left it."""
+        replayed = self.replaying if opening else None
+        if replayed is not None:
+            self._replay_position(replayed)
+        self._show()
+        self._opened()
+        if replayed is not None:
+            self.call_after_refresh(self._replay_view, replayed)
+
+    def _look_up(self, case: str, *, opening: bool) -> None:
+        """Draw `case` once a worker has found its rows; meanwhile the header names it and the
+        body is hidden, the old case's if any."""
+        self._detail = None
+        self.case = case
+        self.workers.cancel_group(self, "align")
+        self.query_one("#case-header", Static).update(
+            Text.assemble(("case ", Palette.of(self.app).muted), literal(case, "bold"))
+        )
+        self.query_one("#cause", Part).update("")
+        self.query_one("#case-body").display = False
+        self._detail_in_worker(case, opening)
+
+    @work(thread=True, exclusive=True, group="look-up", description="look up")
+    def _detail_in_worker(self, case: str, opening: bool) -> None:
+        Steps(self, 1)(f"finding the rows of {case} among {self.comparison.cases.height:,} cases")
+        post_unless_cancelled(self, self.LookedUp(case_detail(self.comparison, case), opening))
+
+    @on(LookedUp)
+    def _looked_up(self, message: LookedUp) -> None:
+        if message.detail.case != self.case:
+            return  # another case was asked for since
+        self.query_one(ProgressLine).finish()
+        self.query_one("#case-body").display = True
+        self.detail = message.detail
+        self._shown(opening=message.opening)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Until the case is looked up its keys (but back) are shown dimmed and wait."""
+        return None if self._detail is None and action != "back" else True
 
     # --------------------------------------------------------------------- the review log
 
@@ -357,7 +423,7 @@ class CaseScreen(Screen[str]):
             self.detail.wobble,
         )
 
-    @work(thread=True, exclusive=True, group="align")
+    @work(thread=True, exclusive=True, group="align", description="align")
     def _align_in_worker(
         self,
         case: str,
@@ -428,6 +494,8 @@ class CaseScreen(Screen[str]):
 
     def _restyle(self) -> None:
         """Another theme: everything drawn again in its colours, the turn and the fold kept."""
+        if self._detail is None:
+            return  # drawn in the theme's colours once looked up
         self._draw()
         if self.alignment is not None:
             self.query_one(TrajectoryView).redraw()
@@ -464,7 +532,7 @@ class CaseScreen(Screen[str]):
     # --------------------------------------------------------------------- actions
 
     def action_back(self) -> None:
-        self.dismiss(self.detail.case)
+        self.dismiss(self.case)
 
     def action_next_rep(self) -> None:
         self._move_rep(1)
@@ -523,6 +591,8 @@ class CaseScreen(Screen[str]):
 
     def focused_text(self) -> Focused:
         """What `y` copies and `o` opens: the part in focus whole, else the case id."""
+        if self._detail is None:
+            return Focused(f"case id {self.case}", self.case)
         detail, case = self.detail, self.detail.case
         focused: Widget | None = self.focused
         rep = detail.reps[self.focus_rep] if detail.reps else None
@@ -577,14 +647,15 @@ class CaseScreen(Screen[str]):
         self._move_case(-1)
 
     def _move_case(self, step: int) -> None:
-        here = self.cases.index(self.detail.case) if self.detail.case in self.cases else -1
+        here = self.cases.index(self.case) if self.case in self.cases else -1
         target = here + step
         if not 0 <= target < len(self.cases):
             self.notify("no more cases this way in the list", timeout=2)
             return
-        self.detail = case_detail(self.comparison, self.cases[target])
-        self.focus_rep = self._first_interesting_rep()
         self.expanded = set()
         self.query_one("#case-body", VerticalScroll).scroll_home(animate=False)
-        self._show()
-        self._opened()
+        if self.comparison.cases.height > BIG_COMPARISON:
+            self._look_up(self.cases[target], opening=False)
+            return
+        self.detail = case_detail(self.comparison, self.cases[target])
+        self._shown(opening=False)

@@ -399,7 +399,7 @@ class DecisionScreen(Screen[Path | None]):
             review_log=tuple(self.review_log),
         )
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
+    @work(thread=True, exclusive=True, exit_on_error=False, description="sign")
     def _sign(self, form: DecisionForm) -> None:
         progress = Steps(self, 3)
         progress("digesting both runs")

@@ -114,7 +114,7 @@ class FlakyForm(ModalScreen[str | None]):
         self.query_one("#form-error", Static).update("saving …")
         self._save(values)
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, description="save")
     def _save(self, values: dict[str, str]) -> None:
         try:
             edit = self.submit(values)

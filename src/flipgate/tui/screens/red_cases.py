@@ -368,7 +368,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._found(self.Found(event.value, cases_holding(self.comparison, event.value)))
 
-    @work(thread=True, exclusive=True, group="search")
+    @work(thread=True, exclusive=True, group="search", description="search")
     def _search_text(self, text: str) -> None:
         post_unless_cancelled(self, self.Found(text, cases_holding(self.comparison, text)))
 
@@ -422,7 +422,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._find_diverging(self.red["case"], every=self.every)
 
-    @work(thread=True, exclusive=True, group="diverged")
+    @work(thread=True, exclusive=True, group="diverged", description="diverged")
     def _find_diverging(self, among: pl.Series, *, every: bool) -> None:
         worker = get_current_worker()
 

@@ -78,7 +78,7 @@ class RepetitionsScreen(Screen[None]):
         self.query_one(RepetitionGrid).focus()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, description="build")
     def _build(self, detail: CaseDetail) -> None:
         with building():
             built = grid(repetitions(detail))

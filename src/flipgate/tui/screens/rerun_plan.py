@@ -117,7 +117,7 @@ class RerunPlanScreen(ModalScreen[PlanClosed]):
             self.target = target
             self._price(target)
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, description="price")
     def _price(self, target: float) -> None:
         self.post_message(self.Priced(priced(self.comparison, target)))
 

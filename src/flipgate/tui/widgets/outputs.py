@@ -233,7 +233,7 @@ class OutputsView(Vertical):
         diff.show([(Text(f"comparing {size / 1000:,.0f} KB of output …", style=palette.muted),)])
         self._diff_in_worker(rows, columns, base, cand, palette)
 
-    @work(thread=True, exclusive=True, group="diff")
+    @work(thread=True, exclusive=True, group="diff", description="diff")
     def _diff_in_worker(
         self, rows: DiffRows, columns: int, base: str | None, cand: str | None, palette: Palette
     ) -> None:

@@ -217,7 +217,7 @@ class TrajectoryView(Vertical):
             self.alignment, set(self.unfolded), self.diff, palette, (self.turns.size.width,)
         )
 
-    @work(thread=True, exclusive=True, group="redraw")
+    @work(thread=True, exclusive=True, group="redraw", description="redraw")
     def _redraw_in_worker(
         self,
         alignment: Alignment,
