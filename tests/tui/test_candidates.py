@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,15 +75,25 @@ async def test_a_candidate_is_gated_off_the_event_loop_the_progress_line_saying_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The chosen candidate's gate runs in a worker (seconds at a million cases, the screen
-    answering meanwhile): the progress line says so, enter waits (one candidate gated at a time),
-    the cursor still moves; the overview is pushed once the comparison is made."""
+    answering meanwhile), inside `building` as the pair's load is: the progress line says so,
+    enter waits (one candidate gated at a time), the cursor still moves; the overview is pushed
+    once the comparison is made."""
     gated_on: list[str] = []
     release = threading.Event()
+    depth = [0]
+
+    @contextmanager
+    def building() -> Iterator[None]:
+        depth[0] += 1
+        try:
+            yield
+        finally:
+            depth[0] -= 1
 
     def held(inputs: GateInputs, progress: Callable[[str], None], **options: Any) -> Comparison:
         def step(description: str) -> None:  # the gate held at its first step, said
             progress(description)
-            gated_on.append(threading.current_thread().name)
+            gated_on.append(f"{threading.current_thread().name}, building {depth[0]}")
             release.wait(timeout=30)
 
         return gate(inputs, step, **options)
@@ -91,6 +102,7 @@ async def test_a_candidate_is_gated_off_the_event_loop_the_progress_line_saying_
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         monkeypatch.setattr(campaign, "gate", held)
+        monkeypatch.setattr(campaign, "building", building)
         await pilot.press("down", "enter")
         while not gated_on:
             await asyncio.sleep(0.01)
@@ -105,7 +117,8 @@ async def test_a_candidate_is_gated_off_the_event_loop_the_progress_line_saying_
         await settled(pilot)
         assert isinstance(app.screen, OverviewScreen)
         assert app.screen.comparison.result.runs["candidate"] == "wr-merge"
-        assert gated_on and threading.main_thread().name not in gated_on and len(gated_on) == 1
+        (gated,) = gated_on
+        assert gated.endswith("building 1") and threading.main_thread().name not in gated
         await pilot.press("escape")
         await pilot.pause()
         assert pilot.app.screen is screen and not line.busy

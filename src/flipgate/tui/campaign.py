@@ -31,6 +31,7 @@ from flipgate.session import (
 )
 from flipgate.tui.app import GateApp
 from flipgate.tui.bindings import Keymap, bindings_for
+from flipgate.tui.collector import building
 from flipgate.tui.messages import CandidateCompared, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
@@ -80,7 +81,8 @@ class CampaignApp(GateApp):
         open` gates the pair (the incumbent's side taken as the ranking judged it; the rerun
         plan priced when its screen opens), its step shown on the candidates screen."""
         assert self.campaign is not None and self.judged is not None
-        return gate(self.campaign.pair(name), Steps(self, 1), judged=self.judged, price=False)
+        with building():  # as the pair's load: kept out of the collections the screens cause
+            return gate(self.campaign.pair(name), Steps(self, 1), judged=self.judged, price=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A candidate's gate that failed is said, and the candidates screen's keys work again."""
