@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from tests.conftest import SAMPLES, copy_sample
-from tests.tui.conftest import open_app, settled
+from tests.tui.conftest import Building, open_app, settled
 
 WINNER_RULE = SAMPLES / "winner-rule"
 
@@ -80,20 +79,12 @@ async def test_a_candidate_is_gated_off_the_event_loop_the_progress_line_saying_
     once the comparison is made."""
     gated_on: list[str] = []
     release = threading.Event()
-    depth = [0]
-
-    @contextmanager
-    def building() -> Iterator[None]:
-        depth[0] += 1
-        try:
-            yield
-        finally:
-            depth[0] -= 1
+    building = Building()
 
     def held(inputs: GateInputs, progress: Callable[[str], None], **options: Any) -> Comparison:
         def step(description: str) -> None:  # the gate held at its first step, said
             progress(description)
-            gated_on.append(f"{threading.current_thread().name}, building {depth[0]}")
+            gated_on.append(f"{threading.current_thread().name}, building {building.depth}")
             release.wait(timeout=30)
 
         return gate(inputs, step, **options)
