@@ -50,6 +50,7 @@ from textual.pilot import Pilot
 
 from flipgate.core.gate.compare import Comparison, compare
 from flipgate.core.gate.flaky import FlakyEntry, FlakyList
+from flipgate.core.runs.texts import HeldTexts
 from flipgate.core.triage.evidence import evidence
 from flipgate.core.vocab import FLIPS
 from flipgate.session import GateRequest
@@ -103,11 +104,12 @@ def crowded(comparison: Comparison) -> Comparison:
     """The pair again, with every candidate output the baseline's under another judge (the grader
     step names every flip: the same output graded two ways) and the first flipped cases listed."""
     baseline, candidate = comparison.baseline, comparison.candidate
-    outputs = baseline.reps.select("case", "rep", "output")
-    reps = candidate.reps.drop("output").join(outputs, on=["case", "rep"], how="left")
+    ids = ("case", "rep", "line")
+    outputs = baseline.texts.beside(baseline.reps.select(ids), ["output"]).drop("line")
+    texts = candidate.reps.select(ids).join(outputs, on=["case", "rep"], how="left")
     regraded = replace(
         candidate,
-        reps=reps.select(candidate.reps.columns),
+        texts=HeldTexts(texts.select("line", "output", messages=None, extra=None)),
         key={**candidate.key, "judge": "bench-judge-2"},
     )
     flipped = comparison.cases.filter(pl.col("cell").is_in(FLIPS))["case"].head(LISTED)

@@ -305,7 +305,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         baseline, candidate = heavy_pair(Path(tmp))
         heavy = compare(load_run(baseline), load_run(candidate), default_spec(), load_flaky(None))
-    output = len(heavy.run("candidate").reps["output"][0].encode())
+    output = len(heavy.run("candidate").texts.every(["output"])["output"][0].encode())
     print(f"\nthe heavy case: a {output / 1000:.0f} KB output, 200 turns an arm, ms:")
     heavy_runs = [asyncio.run(measure_heavy(heavy)) for _ in range(args.repeat)]
     slowest = max(stall for _, stall in report(heavy_runs).values())

@@ -5,8 +5,8 @@
 Times, as whole processes and in turns, `flipgate gate BASELINE CANDIDATE --format json` on the
 pair bench/generate.py writes (5% of the cases flipping each way, 10% with split repetitions,
 a stored output on every repetition), twice: as it is, and the same command without the split
-(the lean read leaves the `output` column unread, as before issue 23, and `flip_sources` is not
-called). Both go through this file's `--child` so that they start the same way as the console
+(`flip_sources` not called: the outputs of the flipped cases' repetitions are then never read,
+`core/runs/texts.py`). Both go through this file's `--child` so that they start the same way as the console
 script (`flipgate.launch.run`). Target: the split adds at most 20% to the gate's CPU time (on a
 shared machine the wall time waits for other jobs and the CPU time does not); the wall time's
 median and minimum are printed beside it.
@@ -29,10 +29,7 @@ def child(without: bool, argv: list[str]) -> None:
     """The console script on `argv`; `without`: the split taken out, as before it existed."""
     if without:
         import flipgate.core.gate.compare as compare
-        import flipgate.session.reading as reading
 
-        budgeted = reading._gate_reads
-        reading._gate_reads = lambda spec: budgeted(spec) - {"output"}  # type: ignore[assignment]
         compare.flip_sources = lambda *args, **kwargs: None  # type: ignore[assignment]
     from flipgate import launch
 

@@ -164,6 +164,10 @@ def test_calibrate_a_workspace_prints_the_proposal_and_writes_nothing(
     chosen = report["proposed"]
     proposed = {"margin": chosen["margin"], "flip_cap": chosen["flip_cap"]}
     assert yaml.safe_load(report["proposal"])["sets"]["full"] == proposed
+    evidence = [line for line in report["proposal"].splitlines() if line.startswith("#")]
+    assert evidence[0].startswith("# Proposed by `flipgate calibrate` on ")  # present's words
+    assert evidence[4].startswith("# full: margin 2 -> 4, flip cap 10 -> 5: what a change")
+    assert evidence[6].startswith("# proposed: margin 4, flip cap 5: with no change false BLOCK")
     # 2 of 198 paired cases flip, at most 2.6% at 95%: b - c stays within 4, b within 5, each 95%
     assert report["noise"]["flip_share"] == pytest.approx(2 / 198)
     assert (chosen["margin"], chosen["flip_cap"]) == (4, 5)

@@ -199,6 +199,10 @@ def test_a_registration_that_cannot_be_vouched_for_is_bad_input(
     code, report, err = gate(workspace, written, signers, capsys)
     assert code == 2 and report == {}
     assert str(written) in err and f"field '{field[how]}'" in err
+    not_allowed = "the key that signed is not allowed for ada@example.com"
+    said = {"byte": "the signature does not match the file", "signer": not_allowed}
+    if how in said:  # the failed check in words, where the core gives its code
+        assert f"the registration does not verify: {said[how]}" in err
     assert sorted(p.name for p in workspace.rglob("*")) == before  # nothing written
 
 

@@ -30,8 +30,7 @@ def test_a_metric_named_like_a_pattern_is_read_as_its_name(
                     {"case": f"c{i}", "passed": True, name: float(i) * (3 if slower else 1)}
                     for i in range(6)
                 ],
-            ),
-            keep=frozenset({name}),
+            )
         )
         for arm, slower in (("b", False), ("c", worse))
     ]

@@ -63,23 +63,25 @@ def _write(kind: str, target: str, writer: int) -> str:
 
 
 def _change(kind: str, path: Path, writer: int) -> str:
+    from flipgate.present.curation import done_words
+
     _all_at_once(path.parent / "go", writer)
     if kind == "suite retire":
         from flipgate.core.suite.manifest import retire
 
-        return retire(path, f"c{writer}", f"gone {writer}", TODAY).message
+        return done_words(retire(path, f"c{writer}", f"gone {writer}", TODAY))
     if kind in ("flaky add", "flaky remove"):
         from flipgate.core.curation.entries import add, remove
         from flipgate.core.gate.spec import default_spec
         from flipgate.core.runs.reading import run_from_records
 
         if kind == "flaky remove":
-            return remove(path, f"case-{writer:03d}", "repaired", TODAY).message
+            return done_words(remove(path, f"case-{writer:03d}", "repaired", TODAY))
         rows = [{"case": f"case-{i:03d}", "passed": True} for i in range(CASES)]
         run = run_from_records({"run_id": "base", "key": {"model": "m"}}, rows, source=path)
         spec = default_spec()
         case = f"case-{writer:03d}"
-        return add(path, case, "qa", "flips", "seen", TODAY, suite=[run], spec=spec).message
+        return done_words(add(path, case, "qa", "flips", "seen", TODAY, suite=[run], spec=spec))
     if kind == "triage walk":
         from flipgate.core.triage.walk import RunMark, TriageWalk, save_walk
 

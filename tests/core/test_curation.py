@@ -19,6 +19,7 @@ from flipgate.core.gate.flaky import FlakyEntry, FlakyList, load_flaky
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import run_from_records
+from flipgate.present.curation import done_words
 
 SPEC = default_spec()
 TODAY = date(2026, 11, 24)
@@ -196,7 +197,7 @@ def test_add_keeps_every_entry_field_comment_and_order(flaky_file: Path) -> None
     assert data["settings_note"] == "kept as is"
     assert load_flaky(flaky_file).entry("case-030") is not None
     assert edit.flaky_digest == load_flaky(flaky_file).digest != edit.before_digest
-    assert edit.message == "listed case-030 (owner sam); 0 of 3 slots left"
+    assert done_words(edit) == "listed case-030 (owner sam); 0 of 3 slots left"
 
 
 def test_add_creates_a_missing_file(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from flipgate.core.decision.file import (
     verify_decision,
     write_decision,
 )
+from flipgate.core.decision.findings import Malformed
 from flipgate.core.decision.record import (
     CasePlacement,
     ChecklistEntry,
@@ -42,6 +43,7 @@ from flipgate.core.decision.review_log import Looked
 from flipgate.core.decision.signing import SigningKey, sign
 from flipgate.core.errors import InputError
 from flipgate.core.io.digest import bytes_digest, run_digest
+from flipgate.present.verify import check_words
 from tests.conftest import ALIAS_BOMB, KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
@@ -411,7 +413,9 @@ def test_a_changed_run_fails_its_check(
     result = verify_decision(signed, allow("ada@example.com", ada))
     assert not result.ok
     assert check_names(result, ok=False) == ["candidate run"]
-    assert "cand at" in result.failures[0].why and "changed" in result.failures[0].why
+    assert "cand at" in check_words(result.failures[0]) and "changed" in check_words(
+        result.failures[0]
+    )
 
 
 def test_a_missing_run_fails_and_resolve_run_finds_moved_runs(
@@ -422,7 +426,7 @@ def test_a_missing_run_fails_and_resolve_run_finds_moved_runs(
     (workspace / "runs").rename(moved)
     result = verify_decision(signed, allowed)
     assert check_names(result, ok=False) == ["baseline run", "candidate run"]
-    assert "no such run directory" in result.failures[0].why
+    assert "no such run directory" in check_words(result.failures[0])
     where = {"base": moved / "baseline", "cand": moved / "candidate"}
     assert verify_decision(signed, allowed, resolve_run=where.__getitem__).ok
     nowhere: dict[str, Path] = {}
@@ -434,7 +438,7 @@ def test_an_unknown_signer_fails(signed: Path, make_key: KeyMaker, allow: Allow)
     allowed = allow("ada@example.com", make_key("bob"))
     result = verify_decision(signed, allowed)
     assert check_names(result, ok=False) == ["signer"]
-    assert "not allowed for ada@example.com" in result.failures[0].why
+    assert "not allowed for ada@example.com" in check_words(result.failures[0])
 
 
 def test_a_signer_listed_for_another_email_fails(
@@ -450,7 +454,7 @@ def test_a_signer_listed_for_another_email_fails(
 def test_no_allowed_signers_file_fails_the_signer_check(signed: Path) -> None:
     result = verify_decision(signed)
     assert check_names(result, ok=False) == ["signer"]
-    assert "gpg.ssh.allowedSignersFile" in result.failures[0].why
+    assert "gpg.ssh.allowedSignersFile" in check_words(result.failures[0])
 
 
 @pytest.mark.parametrize(
@@ -469,7 +473,7 @@ def test_a_damaged_signature_block_fails_cleanly(
     signed.write_bytes(damage(signed.read_bytes()))
     result = verify_decision(signed, allow("ada@example.com", ada))
     assert not result.ok
-    assert result.checks[0].name == "signature block" and why in result.checks[0].why
+    assert result.checks[0].name == "signature block" and why in check_words(result.checks[0])
     assert "signature" in check_names(result, ok=False)
 
 
@@ -492,7 +496,7 @@ def test_python_tags_fail_cleanly_even_when_signed(
     result = verify_decision(path, allow("ada@example.com", ada))
     assert not marker.exists()
     assert check_names(result, ok=False) == ["document", "signer", "baseline run", "candidate run"]
-    assert "python/object/apply:os.system" in result.checks[1].why
+    assert "python/object/apply:os.system" in check_words(result.checks[1])
 
 
 def test_duplicate_keys_fail_the_document_check(
@@ -504,7 +508,7 @@ def test_duplicate_keys_fail_the_document_check(
     result = verify_decision(signed_text(doubled, ada, workspace), allow("ada@example.com", ada))
     line = doubled.splitlines().index("decision: reject") + 1
     assert result.checks[1] == decision_module.Check(
-        "document", False, f"line {line}: field 'decision': this key is given twice"
+        "document", False, Malformed(f"line {line}: field 'decision': this key is given twice")
     )
     assert check_names(result, ok=True) == ["signature block", "signature"]
 
@@ -516,7 +520,7 @@ def test_an_alias_bomb_fails_the_document_check_at_once(
     started = time.perf_counter()
     result = verify_decision(signed_text(bomb, ada, workspace), allow("ada@example.com", ada))
     assert time.perf_counter() - started < 5
-    assert not result.ok and "a YAML alias" in result.checks[1].why
+    assert not result.ok and "a YAML alias" in check_words(result.checks[1])
 
 
 def test_an_unreadable_file_is_one_failed_check(tmp_path: Path) -> None:

@@ -19,7 +19,8 @@ from flipgate.core.gate.spec import default_spec, load_spec
 from flipgate.core.gate.stats import ClusterReading, TemplateFlips, tango_interval
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run
-from flipgate.present.reasons import clusters_line, summary
+from flipgate.present.reasons import summary
+from flipgate.present.reasons.warnings import clusters_line
 from flipgate.present.report import to_json, to_markdown
 from tests.conftest import RunWriter
 

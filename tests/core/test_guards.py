@@ -55,7 +55,8 @@ from flipgate.core.gate.loosening import (
 from flipgate.core.gate.spec import GateSpec, default_spec, load_spec
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
-from flipgate.present.reasons import figure, sentence, summary
+from flipgate.present.reasons import sentence, summary
+from flipgate.present.reasons.limits import figure
 from flipgate.present.report import to_text, unchecked_note
 from tests.conftest import (
     INSPECT_LOGS,
@@ -774,11 +775,8 @@ def test_a_teams_own_numeric_field_can_carry_a_budget(tmp_path: Path) -> None:
     write_run(tmp_path / "b", base)
     write_run(tmp_path / "c", cand)
     for lean in (False, True):
-        keep = frozenset({"tool_calls"})
         result = compare(
-            load_run(tmp_path / "b", lean=lean, keep=keep),
-            load_run(tmp_path / "c", lean=lean, keep=keep),
-            spec,
+            load_run(tmp_path / "b", lean=lean), load_run(tmp_path / "c", lean=lean), spec
         ).result
         assert (result.rule, result.budgets[0].candidate) == ("budget", 5.0)
 

@@ -22,7 +22,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.spec import default_spec
 from flipgate.core.runs.checks import validate
 from flipgate.core.runs.columns import read_jsonl
-from flipgate.core.runs.model import Frames, Labels
+from flipgate.core.runs.model import Labels
 from flipgate.core.runs.reading import load_run
 from flipgate.core.runs.records import read_jsonl_lines
 from flipgate.present import report
@@ -227,12 +227,14 @@ def test_hostile_parquet_is_named_or_loaded(tmp_path: Path, columns: dict[str, p
 
 def _outcome(read: Any, path: Path) -> tuple[str, Any]:
     try:
-        frames: Frames = read(path)
+        frames, texts = read(path)
         validate(frames, path, Labels())
     except InputError as error:
         return "error", (error.line, error.field, error.message)
     reps, decisions, checks = frames
-    shown = reps.with_columns(pl.col("extra").map_elements(_plain, return_dtype=pl.String))
+    shown = texts.beside(reps).with_columns(
+        pl.col("extra").map_elements(_plain, return_dtype=pl.String)
+    )
     return "table", (
         shown.sort("line").rows(),
         decisions.sort("line", "rule").rows(),

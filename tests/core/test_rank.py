@@ -17,6 +17,7 @@ from flipgate.core.rank.ranking import Clearance, Disagreement, Ranking, holm, r
 from flipgate.core.runs.model import Run
 from flipgate.core.runs.reading import load_run, run_from_records
 from flipgate.core.vocab import Aggregate
+from flipgate.present.choosing import gaps_words
 from flipgate.present.ranking import disagreement_words, why
 from tests.conftest import passfail_rows, write_run
 
@@ -124,7 +125,7 @@ def test_an_incomplete_candidate_with_the_best_mean_is_not_the_winner(every_rep:
     rushed = ranking.standing("HURRIED")
     assert rushed.release_key == 4 and rushed.cells.mean == 8 / 11
     assert ranking.highest_mean == ("HURRIED",)
-    assert not rushed.eligible and rushed.gaps.describe() == "1 repetition missing"
+    assert not rushed.eligible and gaps_words(rushed.gaps) == "1 repetition missing"
     assert ranking.winner == "CLAUDE" and ranking.standings[-1].name == "HURRIED"
     assert ranking.disagreement == Disagreement("highest_mean_incomplete", "HURRIED", "CLAUDE")
     assert "HURRIED has the highest mean (0.727, 8 of 11 cells) but is incomplete" in (
@@ -136,8 +137,8 @@ def test_infra_and_a_missing_case_make_a_candidate_incomplete(every_rep: GateSpe
     infra = CLAUDE | {"i4": [F, None]}
     short = {case: reps for case, reps in CLAUDE.items() if case != "i6"}
     ranking = ranked(every_rep, INFRA=infra, SHORT=short, MERGE=MERGE)
-    assert ranking.standing("INFRA").gaps.describe() == "1 infra repetition"
-    assert ranking.standing("SHORT").gaps.describe() == "1 case missing (2 repetitions)"
+    assert gaps_words(ranking.standing("INFRA").gaps) == "1 infra repetition"
+    assert gaps_words(ranking.standing("SHORT").gaps) == "1 case missing (2 repetitions)"
     assert ranking.winner == "MERGE"
 
 
@@ -387,5 +388,5 @@ def test_a_repetition_one_candidate_adds_is_its_own_gap_never_its_rivals() -> No
     assert ranking.standing("CLAUDE").gaps.complete
     padded_gaps = ranking.standing("PADDED").gaps
     assert not padded_gaps.complete and padded_gaps.extra_reps == 2
-    assert padded_gaps.describe() == "2 repetitions beyond the incumbent's"
+    assert gaps_words(padded_gaps) == "2 repetitions beyond the incumbent's"
     assert ranking.winner == "CLAUDE"

@@ -15,6 +15,7 @@ import pytest
 from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.rank.ranking import Ranking, rank
+from flipgate.present.choosing import gaps_words
 from flipgate.present.ranking import (
     evidence_words,
     grid_words,
@@ -96,7 +97,7 @@ def test_a_candidate_run_once_against_an_incumbent_run_twice_is_incomplete(
     assert resolved(once) == 3  # what it would have scored: i1, i2 and i3's first repetition
     ranking = ranked(spec(tmp_path), CLAUDE=once)
     claude = ranking.standing("CLAUDE")
-    assert ranking.repetitions == 12 and claude.gaps.describe() == "6 repetitions missing"
+    assert ranking.repetitions == 12 and gaps_words(claude.gaps) == "6 repetitions missing"
     assert not claude.eligible and ranking.winner is None and not ranking.clears
     assert ranking.clearance.code == "no_complete_candidate" and ranking.passed_over == ()
 
@@ -107,7 +108,7 @@ def test_the_release_rules_repetitions_make_a_two_repetition_campaign_incomplete
     gate = spec(tmp_path, "{repetitions: 3}")
     ranking = ranked(gate, CLAUDE=CLAUDE, MERGE=MERGE)
     assert ranking.repetitions == 6 * 3
-    assert all(s.gaps.describe() == "6 repetitions missing" for s in ranking.standings)
+    assert all(gaps_words(s.gaps) == "6 repetitions missing" for s in ranking.standings)
     assert ranking.winner is None
     # at the edge: two repetitions asked, two run, complete
     assert ranked(spec(tmp_path, "{repetitions: 2}"), CLAUDE=CLAUDE).clears

@@ -155,8 +155,9 @@ def test_custom_labels_and_unknown_fields_kept(tmp_path: Path) -> None:
         "allow",
         "review",
     )
-    assert json.loads(loaded.reps["extra"][0]) == {"ticket": {"id": 7}}
-    assert loaded.reps["output"][0] == "[bold]x"
+    texts = loaded.texts.of_lines([1])
+    assert json.loads(texts["extra"][0]) == {"ticket": {"id": 7}}
+    assert texts["output"][0] == "[bold]x"
     assert loaded.extra_manifest == {"owner": "qa"}
 
 
@@ -496,11 +497,12 @@ def test_trajectories_are_kept_as_json_text(tmp_path: Path, form: str) -> None:
         (run / "results.jsonl").unlink()
         pl.DataFrame(rows).write_parquet(run / form)
     loaded = load_run(run)
-    stored, none = loaded.reps.sort("case")["messages"].to_list()
+    texts = loaded.texts.beside(loaded.reps.sort("case"))
+    stored, none = texts["messages"].to_list()
     assert none is None
     turns = json.loads(stored)
     # a columnar reader gives every turn the union of the fields: absent ones come back as null
     assert [{k: v for k, v in t.items() if v is not None} for t in turns][:2] == TURNS[:2]
     assert turns[2]["tool_calls"][0]["arguments"] == {"amount": 180}
-    assert "messages" not in (loaded.reps["extra"].drop_nulls().to_list() or [""])[0]
-    assert load_run(run, lean=True).reps["messages"].null_count() == 2
+    assert "messages" not in (texts["extra"].drop_nulls().to_list() or [""])[0]
+    assert "messages" not in load_run(run, lean=True).reps.columns

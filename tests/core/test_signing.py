@@ -21,6 +21,7 @@ from flipgate.core.decision.signing import (
     sign,
     verify_signer,
 )
+from flipgate.present.verify import found_words
 from tests.conftest import KeyMaker
 
 pytestmark = pytest.mark.usefixtures("isolated_git")
@@ -77,15 +78,15 @@ def test_signs_with_the_key_git_names_and_the_signature_checks(
     assert armor.startswith("-----BEGIN SSH SIGNATURE-----\n")
     assert armor.endswith("-----END SSH SIGNATURE-----\n")
     assert check_signature(MESSAGE, armor).ok
-    assert "by key SHA256:" in check_signature(MESSAGE, armor).detail
+    assert "by key SHA256:" in found_words(check_signature(MESSAGE, armor).found)
     allowed = allow("ada@example.com", key)
     assert verify_signer(MESSAGE, armor, "ada@example.com", allowed).ok
     changed = check_signature(MESSAGE + b" ", armor)
     assert not changed.ok
-    assert "does not match" in changed.detail
+    assert "does not match" in found_words(changed.found)
     other = verify_signer(MESSAGE, armor, "bob@example.com", allowed)
     assert not other.ok
-    assert "not allowed for bob@example.com" in other.detail
+    assert "not allowed for bob@example.com" in found_words(other.found)
 
 
 def test_signingkey_with_a_tilde_is_a_path_under_home(make_key: KeyMaker) -> None:
@@ -209,4 +210,4 @@ def test_allowed_signers_default_comes_from_git() -> None:
 def test_a_missing_allowed_signers_file_fails_the_check(tmp_path: Path) -> None:
     said = verify_signer(MESSAGE, "x", "ada@example.com", tmp_path / "none")
     assert not said.ok
-    assert "does not exist" in said.detail
+    assert "does not exist" in found_words(said.found)

@@ -51,7 +51,11 @@ def test_every_reader_refuses_the_same_turns(
 
 
 @pytest.mark.parametrize("form", ["jsonl", "parquet"])
-def test_the_lean_columnar_readers_check_the_turns_and_keep_none(tmp_path: Path, form: str) -> None:
+def test_the_columnar_readers_check_the_turns_and_leave_them_stored(
+    tmp_path: Path, form: str
+) -> None:
     run = _run(tmp_path / "run", [{"role": "tool", "content": "ok", "name": "t"}], form)
-    assert load_run(run, lean=True).reps["messages"].null_count() == 2
-    assert load_run(run).reps["messages"].null_count() == 0
+    for lean in (True, False):
+        loaded = load_run(run, lean=lean)
+        assert "messages" not in loaded.reps.columns
+        assert loaded.texts.every(["messages"])["messages"].null_count() == 0

@@ -18,6 +18,7 @@ import flipgate.core.io.yamlio as yamlio
 from flipgate.core.io.yamledit import append_items, apply, drop_item
 from flipgate.core.io.yamlio import parse_yaml
 from flipgate.core.suite.manifest import retire
+from flipgate.present.curation import done_words
 
 TODAY = date(2026, 12, 1)
 INTENTS = ["a", "billing question", "'colon: inside'", '"hash # inside"', "ünïcode"]
@@ -137,7 +138,7 @@ def test_a_layout_it_cannot_keep_is_written_whole_with_the_same_data(
         assert path.read_text() == text
         return
     done = retire(path, "c1", "gone", TODAY)
-    assert not done.layout_kept and "comments dropped" in done.message
+    assert not done.layout_kept and "comments dropped" in done_words(done)
     after = yaml.safe_load(path.read_text())
     assert [c["case"] for c in after["cases"]] == ["c2"]
     assert after["archive"][0]["case"] == "c1"

@@ -110,7 +110,8 @@ def test_the_real_agent_logs_against_a_plain_reading() -> None:
     pairs = []
     for arm in ("baseline", "candidate"):
         graded = comparison.reps[arm].filter(pl.col("passed").is_not_null()).select("case", "rep")
-        stored = comparison.run(arm).reps.join(graded, on=["case", "rep"], how="semi")
+        run = comparison.run(arm)
+        stored = run.texts.beside(run.reps.join(graded, on=["case", "rep"], how="semi"))
         pairs.append({(r["case"], r["rep"]): r for r in stored.to_dicts()})
     plain = {
         case

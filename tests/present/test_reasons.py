@@ -1,4 +1,4 @@
-"""The words for every code (`present/reasons.py`): one sentence per code, made from its payload;
+"""The words for every code (`present/reasons/`): one sentence per code, made from its payload;
 the table below holds one payload of each code and what it says, and a test holds the table to
 the codes of `core/vocab.py`. The triage's facts and findings: tests/present/test_triage_words.py."""
 

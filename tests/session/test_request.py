@@ -110,6 +110,7 @@ def test_the_reading_steps_count_what_is_read() -> None:
         rerun_candidate=reruns / "candidate",
     )
     assert reading_steps(request) == 13
+    assert reading_steps(request, terms=False) == 13 - 3  # the spec, the list, the base read
     assert reading_steps(GateRequest.of([CAMPAIGN], shape="pair_or_campaign")) == 10
 
 

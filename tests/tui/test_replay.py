@@ -129,7 +129,8 @@ def test_a_decision_that_does_not_verify_or_has_no_log_is_bad_input(
     tampered.write_bytes(data.replace(b"view: unified", b"view: outputs"))
     assert main(["replay", str(tampered), "--allowed-signers", allowed]) == 2
     said = capsys.readouterr().err
-    assert str(tampered) in said and "signature" in said and "replays only when it verifies" in said
+    assert f"{tampered}: signature: the signature does not match the file: " in said
+    assert said.rstrip().endswith("(a decision replays only when it verifies)")
 
     stranger = tmp_path / "nobody"
     stranger.write_text("")

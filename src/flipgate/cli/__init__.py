@@ -78,7 +78,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     with guarded_stdout() as stdout:
         try:
             code: int = args.handler(args)
-        except InputError as exc:
-            print(f"flipgate: error: {safe(located(exc))}", file=sys.stderr)  # values from the file
+        except InputError as exc:  # its values come from the file: made safe to print
+            print(f"flipgate: error: {safe(located(_worded(exc)))}", file=sys.stderr)
             code = BAD_INPUT
     return exit_code(code, stdout)
+
+
+def _worded(error: InputError) -> InputError:
+    """`error` with the words of a failed check of a signed file (the core gives its code);
+    imported only then, as `flipgate gate` loads none of the decision file's modules."""
+    from flipgate.core.decision.file import Unverified
+
+    if not isinstance(error, Unverified):
+        return error
+    from flipgate.present.verify import unverified_words
+
+    return unverified_words(error)

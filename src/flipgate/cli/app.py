@@ -2,14 +2,17 @@
 
 The app paints at once and its loading worker reads, checks and gates the runs, saying each step
 (at a million cases that takes the gate's time, not a blank terminal's). What is cheap to check,
-the arguments, the gate spec and the lists, is checked before the app starts; bad input the
-worker finds ends the app. Either way bad input is an error on the terminal, naming the file,
-line and field, and exit 2, as with `flipgate gate`: the app writes nothing while it loads.
+the arguments, the gate spec and the lists, is checked before the app starts, and handed to it
+(read once); bad input the worker finds ends the app. Either way bad input is an error on the
+terminal, naming the file, line and field, and exit 2, as with `flipgate gate`: the app writes
+nothing while it loads. A bug found while loading ends the app too, then is said as one (exit
+70, `launch`).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from flipgate.cli.arguments import (
     Commands,
@@ -34,10 +37,22 @@ def cmd_open(args: argparse.Namespace) -> int:
 
     settings = load_settings(args.config)
     request = gate_request(args, "pair_or_campaign")
-    read_terms(request)  # the spec and the lists: cheap, so bad ones are said before the app
+    read = None
+    if args.kept is not None:  # a tab of `flipgate serve`, which read and checked every file
+        from flipgate.session.kept import kept
+
+        read = kept(args.kept)
+    # else the spec and the lists: cheap, so bad ones are said before the app; not read again
+    terms = read.terms if read is not None else read_terms(request)
     theme = args.theme or settings.theme or "dark"
     app = make_app(
-        request, theme=theme, keymap=settings.keymap, settings_path=args.config, quit_on_error=True
+        request,
+        theme=theme,
+        keymap=settings.keymap,
+        settings_path=args.config,
+        quit_on_error=True,
+        terms=terms,
+        read=read,
     )
     return run_app(app)
 
@@ -45,6 +60,8 @@ def cmd_open(args: argparse.Namespace) -> int:
 def add_parser(sub: Commands) -> None:
     parser = sub.add_parser("open", help="open the triage app on a workspace or two runs")
     add_open_arguments(parser)
+    # `flipgate serve`'s, for its tabs: the inputs it read and kept (session/kept.py)
+    parser.add_argument("--kept", type=Path, help=argparse.SUPPRESS)
     parser.set_defaults(handler=cmd_open)
 
 

@@ -42,6 +42,7 @@ from flipgate.core.io.files import writing
 from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES
 from flipgate.present.decision import rule_words
 from flipgate.present.text import literal, safe
+from flipgate.present.verify import check_words
 from flipgate.session import (
     choice_refusal,
     chosen_clearance,
@@ -102,6 +103,7 @@ def _decide(args: argparse.Namespace) -> tuple[str, Path]:
 def _choose(args: argparse.Namespace) -> tuple[str, Path]:
     from flipgate.core.decision.choice import ChoiceRecord, write_choice
     from flipgate.core.decision.record import now_utc
+    from flipgate.present.choosing import refusal_words
     from flipgate.present.ranking import own_clearance_line
 
     given = [flag for flag in _DECISION_ONLY if getattr(args, flag.lstrip("-").replace("-", "_"))]
@@ -114,7 +116,7 @@ def _choose(args: argparse.Namespace) -> tuple[str, Path]:
     ranking, seen = ranking_seen(request)
     refused = choice_refusal(ranking, args.choose)
     if refused is not None:
-        raise InputError(Path("--choose"), refused)
+        raise InputError(Path("--choose"), refusal_words(refused))
     own = chosen_clearance(ranking, args.choose)
     record = ChoiceRecord(args.choose, args.reason, reviewer, now_utc(), seen, own.code)
     with writing(out):
@@ -167,7 +169,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     console = Console(highlight=False, soft_wrap=True)  # a path is never broken across lines
     for check in result.checks:
         mark = "✓" if check.ok else "✗"
-        console.print(Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check.why)))
+        console.print(
+            Text.assemble((f"{mark} {check.name}: ", "bold"), literal(check_words(check)))
+        )
     if result.record is not None:  # a decision says whether its rule was registered first
         console.print(literal(rule_words(result.record.registration)))
     if result.ok:

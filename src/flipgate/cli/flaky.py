@@ -34,6 +34,7 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.judge import judge_repeats
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import ARMS
+from flipgate.present.curation import done_words
 from flipgate.present.report import json_text
 from flipgate.present.text import literal, safe
 from flipgate.session import (
@@ -187,13 +188,13 @@ def cmd_add(args: argparse.Namespace) -> int:
         spec=read_spec(request),
         by=args.by,
     )
-    _console().print(Text.assemble(literal(edit.message), f"\nwrote {edit.path}"))
+    _console().print(Text.assemble(literal(done_words(edit)), f"\nwrote {edit.path}"))
     return OK
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
     edit = remove(curation_request(args).flaky_file, args.case, args.note, date.today(), by=args.by)
-    _console().print(Text.assemble(literal(edit.message), f"\nwrote {edit.path}"))
+    _console().print(Text.assemble(literal(done_words(edit)), f"\nwrote {edit.path}"))
     return OK
 
 

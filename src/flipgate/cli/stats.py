@@ -29,7 +29,7 @@ from flipgate.cli.arguments import (
     look,
     share,
 )
-from flipgate.core.curation.calibrate import calibrate, proposed_spec, write_proposed
+from flipgate.core.curation.calibrate import calibrate, write_proposed
 from flipgate.core.errors import InputError
 from flipgate.core.gate.power import (
     MAX_CASES,
@@ -50,7 +50,7 @@ from flipgate.core.gate.stats import (
     unpaired_cases_needed,
     unpaired_p,
 )
-from flipgate.present.calibration import calibration_report
+from flipgate.present.calibration import calibration_report, proposed_gate
 from flipgate.present.report import json_text
 from flipgate.present.text import literal
 from flipgate.session import read_flaky, read_identical, read_spec
@@ -334,7 +334,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     runs = read_identical(request, at_least=2)
     spec = read_spec(request)
     calibration = calibrate(runs, spec, read_flaky(request))
-    proposal = proposed_spec(calibration, request.gate, date.today())
+    proposal = proposed_gate(calibration, request.gate, date.today())
     if args.out is not None:
         write_proposed(proposal, args.out, request.gate)
     if args.format == "json":

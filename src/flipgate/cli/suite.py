@@ -67,13 +67,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 def cmd_retire(args: argparse.Namespace) -> int:
     from flipgate.core.suite.manifest import MANIFEST, retire
+    from flipgate.present.curation import done_words
 
     path = args.workspace / MANIFEST
     if not path.is_file():
         raise InputError(path, "no suite manifest here: -w names a suite workspace")
     done = retire(path, args.case, args.reason, date.today())
     Console(highlight=False).print(
-        Text.assemble(literal(done.message), f"\nwrote {path}"), soft_wrap=True
+        Text.assemble(literal(done_words(done)), f"\nwrote {path}"), soft_wrap=True
     )
     return OK
 

@@ -7,7 +7,7 @@ SPEC (the arms, the cells, the outcomes of §4, the triage classes of §5).
 The last part holds the codes of what the checks find (reasons a comparison is invalid, limits
 and budgets exceeded, warnings, unpaired states, edits, loosened settings, triage facts): each a
 stable code with a payload of values (the classes beside their checks), never a sentence. The
-sentences are made in `present/` only (`present/reasons.py`, `present/triage.py`).
+sentences are made in `present/` only (`present/reasons/`, `present/triage.py`).
 """
 
 from __future__ import annotations
@@ -281,3 +281,40 @@ RunNoteCode = Literal[
     "rerun_replaced",
 ]
 RUN_NOTE_CODES: tuple[RunNoteCode, ...] = get_args(RunNoteCode)
+
+# Why a candidate may not be chosen among a campaign's (`core/rank/choice.py`, `refusal`), in the
+# order they are checked: not a candidate, incomplete, its gate blocks or is invalid, or the data
+# ranks it below the first tie group.
+RefusalCode = Literal["not_a_candidate", "incomplete", "gate_refuses", "below_first_group"]
+REFUSAL_CODES: tuple[RefusalCode, ...] = get_args(RefusalCode)
+
+# What one check of a signed file found (`flipgate verify`: `core/decision/findings.py`, words in
+# `present/verify.py`): the file, its signature block and document, the signature and its signer,
+# each run it names, and for a choice the ranking made again and the choice on it.
+CheckCode = Literal[
+    "unread",
+    "block_found",
+    "malformed",
+    "well_formed",
+    "not_checked",
+    "unable",
+    "signature_valid",
+    "signature_mismatch",
+    "no_allowed_signers",
+    "allowed_signers_missing",
+    "signer_allowed",
+    "signer_not_allowed",
+    "run_undigested",
+    "run_changed",
+    "run_unchanged",
+    "ranking_unrepeatable",
+    "ranking_differs",
+    "ranking_same",
+    "choice_refused",
+    "clearance_differs",
+    "choice_allowed",
+]
+CHECK_CODES: tuple[CheckCode, ...] = get_args(CheckCode)
+# Why a check was not made: no well-formed signature block, a malformed block or document, the
+# document malformed, the ranking not computed again.
+NotCheckedCause = Literal["no_block", "block_or_document", "document", "ranking"]

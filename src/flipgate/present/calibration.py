@@ -3,12 +3,15 @@ the app's calibration screen alike."""
 
 from __future__ import annotations
 
+from datetime import date
+from pathlib import Path
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from flipgate.core.curation.calibrate import Calibration
-from flipgate.core.curation.noise import Proposal
+from flipgate.core.curation.calibrate import Calibration, proposed_spec
+from flipgate.core.curation.noise import Proposal, RuleChances
 from flipgate.present.text import literal
 
 FLIPPED_WORDS = "flipped between identical runs"
@@ -120,3 +123,46 @@ def _chances_table(proposal: Proposal) -> Table:
 def change_words(name: str, current: int, proposed: int) -> str:
     """`margin 2 -> 4`, or `margin 2 (kept)` where the proposal is the current value."""
     return f"{name} {current} (kept)" if current == proposed else f"{name} {current} -> {proposed}"
+
+
+def proposed_gate(calibration: Calibration, gate: Path | None, today: date) -> str:
+    """The gate.yaml `flipgate calibrate` proposes (`core/curation/calibrate.py`'s
+    `proposed_spec`), under the evidence for it in words."""
+    return proposed_spec(calibration, gate, _evidence(calibration, gate, today))
+
+
+def _evidence(calibration: Calibration, gate: Path | None, today: date) -> list[str]:
+    verdicts = calibration.verdicts
+    noise, proposal = calibration.noise, calibration.proposal
+    return [
+        f"Proposed by `flipgate calibrate` on {today.isoformat()} from "
+        f"{len(calibration.runs)} identical baseline runs: {', '.join(calibration.runs)}.",
+        f"{len(calibration.pairs)} comparisons of runs that differ by nothing: largest one-way "
+        f"count {calibration.largest_one_way}, largest net drop {calibration.largest_net}.",
+        f"The current spec ({gate or 'the defaults'}) said BLOCK {verdicts['BLOCK']} and "
+        f"INCONCLUSIVE {verdicts['INCONCLUSIVE']} times on them.",
+        f"Noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
+        f"{noise.upper:.1%} at {noise.level:.0%} (design effect {noise.design_effect:.2f}).",
+        f"{calibration.suite}: margin {calibration.current.margin} -> "
+        f"{calibration.proposed.margin}, flip cap {calibration.current.flip_cap} -> "
+        f"{calibration.proposed.flip_cap}: what a change that did nothing stays within "
+        f"{proposal.quantile:.0%} of the time at that bound.",
+        *(
+            f"{name}: {_chances_words(rule)}"
+            for name, rule in (("current", proposal.current), ("proposed", proposal.proposed))
+        ),
+        "Review it, then replace gate.yaml in a change of its own, never in the change under test.",
+    ]
+
+
+def _chances_words(rule: RuleChances) -> str:
+    """`false BLOCK 2.1%, false INCONCLUSIVE 4.0%; PASS at -2 points 61%, -3 40%, -5 9%`."""
+    passes = ", ".join(
+        f"{'at ' if i == 0 else ''}-{points:g}{' points' if i == 0 else ''} {chance:.0%}"
+        for i, (points, chance) in enumerate(rule.passes)
+    )
+    return (
+        f"margin {rule.margin}, flip cap {rule.flip_cap}: with no change false BLOCK "
+        f"{rule.false_block:.1%}, false INCONCLUSIVE {rule.false_inconclusive:.1%}; "
+        f"PASS {passes}"
+    )

@@ -17,7 +17,7 @@ import polars as pl
 from flipgate.core.gate.outcomes import WRONG_WORST_FIRST
 from flipgate.core.vocab import CASE_STATES, FLIP_SOURCES, CaseState
 from flipgate.present.casefile import CHECK_FAILED, DIRECTIONS, KINDS, OUTCOME_SHORT, sort_cases
-from flipgate.present.reasons import STATE_WORDS
+from flipgate.present.reasons.ledger import STATE_WORDS
 from flipgate.present.text import safe
 
 

@@ -24,7 +24,8 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.outcomes import SEVERITY, WRONG_WORST_FIRST, severity_name
 from flipgate.core.runs.model import METRICS
 from flipgate.core.vocab import ARMS, CASE_STATES, FLIPS
-from flipgate.present.reasons import STATE_WORDS, sentence
+from flipgate.present.reasons import sentence
+from flipgate.present.reasons.ledger import STATE_WORDS
 from flipgate.present.text import safe_column
 from flipgate.present.trajectory import Alignment, Ending, Wobble, align, parse_turns, wobble
 
@@ -377,7 +378,9 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
         raise KeyError(case)
     info = row.row(0, named=True)
     rep_rows = {
-        arm: comparison.run(arm).reps.filter(pl.col("case") == case).sort("rep") for arm in ARMS
+        arm: run.texts.beside(run.reps.filter(pl.col("case") == case).sort("rep"))
+        for arm in ARMS
+        for run in (comparison.run(arm),)
     }
     passed = {
         arm: dict(
@@ -399,7 +402,7 @@ def case_detail(comparison: Comparison, case: str) -> CaseDetail:
                 infra=r["infra"],
                 passed=passed[arm].get(r["rep"]),
                 output=r["output"],
-                messages=r.get("messages"),
+                messages=r["messages"],
                 metrics={m: r[m] for m in METRICS},
                 extra=_parse_extra(r["extra"]),
             )

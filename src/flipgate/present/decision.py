@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flipgate.core.decision.record import RuleRegistered
 from flipgate.core.decision.review_log import Looked
-from flipgate.present.reasons import when
+from flipgate.present.reasons.words import when
 from flipgate.present.triage import TITLES
 
 # How a turn was reached (a review log's `view` of a `turn_viewed`).

@@ -63,8 +63,9 @@ def _graded(comparison: Comparison, arm: Arm, among: pl.Series | None) -> pl.Dat
     graded = comparison.reps[arm].filter(pl.col("passed").is_not_null()).select("case", "rep")
     if among is not None:
         graded = graded.filter(pl.col("case").is_in(among.implode()))
-    stored = comparison.run(arm).reps.select("case", "rep", "output", "messages")
-    return stored.join(graded, on=["case", "rep"], how="semi")
+    run = comparison.run(arm)
+    stored = run.reps.select("case", "rep", "line").join(graded, on=["case", "rep"], how="semi")
+    return run.texts.beside(stored, ["output", "messages"]).drop("line")
 
 
 def _outputs_differ(pairs: pl.DataFrame, volatile: tuple[str, ...]) -> pl.DataFrame:

@@ -14,7 +14,7 @@ from flipgate.core.attempts.history import (
 )
 from flipgate.core.gate.mcnemar import format_p
 from flipgate.core.plural import plural
-from flipgate.present.reasons import when
+from flipgate.present.reasons.words import when
 from flipgate.present.report.shared import DIRECTION_WORDS
 from flipgate.present.text import safe
 

@@ -30,7 +30,8 @@ from flipgate.core.gate.compare import Comparison
 from flipgate.core.gate.invalid import PARTIAL
 from flipgate.core.gate.outcomes import SEVERITY, severity_name
 from flipgate.core.vocab import ARMS, CASE_STATES
-from flipgate.present.reasons import STATE_WORDS, sentence, summary
+from flipgate.present.reasons import sentence, summary
+from flipgate.present.reasons.ledger import STATE_WORDS
 from flipgate.present.report import DIRECTION_WORDS
 from flipgate.present.text import xml_safe
 

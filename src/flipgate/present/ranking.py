@@ -26,8 +26,10 @@ from flipgate.core.rank.ranking import (
 )
 from flipgate.core.rank.separation import Lead
 from flipgate.core.vocab import Aggregate, RankLabel
+from flipgate.present.choosing import gaps_words
 from flipgate.present.numbers import written_percent
-from flipgate.present.reasons import series, summary
+from flipgate.present.reasons import summary
+from flipgate.present.reasons.words import series
 from flipgate.present.report import ALLOW_PARTIAL_NOTE, VERDICT_STYLE
 from flipgate.present.text import literal, markdown
 
@@ -103,7 +105,7 @@ def disagreement_words(ranking: Ranking, disagreement: Disagreement) -> str:
     mean = f"the highest mean ({cells.mean:.3f}, {cells.passing} of {cells.graded} cells)"
     if disagreement.code == "highest_mean_incomplete":
         return (
-            f"{best.name} has {mean} but is incomplete ({best.gaps.describe()}): judged on fewer "
+            f"{best.name} has {mean} but is incomplete ({gaps_words(best.gaps)}): judged on fewer "
             f"cells than the others, it cannot win; the release key picks {winner.name}"
         )
     return (
@@ -126,7 +128,7 @@ def passed_over_line(ranking: Ranking, name: str) -> str:
     above = f"{ranking.winner}'s, the winner" if ranking.winner else "the tied candidates'"
     return (
         f"{name}'s key ({_key_words(ranking, s)}) is above {above}, but {name} is incomplete "
-        f"({s.gaps.describe()}): judged on fewer cells than the campaign asks, it cannot win"
+        f"({gaps_words(s.gaps)}): judged on fewer cells than the campaign asks, it cannot win"
     )
 
 
@@ -482,7 +484,7 @@ def table_rows(ranking: Ranking) -> list[tuple[str, ...]]:
             _cells(s.cells),
             f"{s.release_key}/{ranking.cases}",
             "" if s.group is None else str(s.group),
-            s.gaps.describe(),
+            gaps_words(s.gaps),
             s.gate.verdict,
             evidence_words(s),
         )

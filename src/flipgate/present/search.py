@@ -21,11 +21,12 @@ def cases_holding(comparison: Comparison, text: str) -> frozenset[str]:
     frames = []
     for arm in ARMS:
         run = comparison.run(arm)
-        for frame, column in (
-            (run.reps, "output"),
-            (comparison.decisions[arm], "reason"),
-            (run.checks, "reason"),
-        ):
-            found = frame.lazy().select("case", pl.col(column).alias("text")).filter(holds)
+        # the outputs scanned where they are stored, then their lines named by case
+        outputs = run.texts.every(["output"]).lazy().select("line", text="output").filter(holds)
+        frames.append(
+            outputs.join(run.reps.lazy().select("line", "case"), on="line").select("case")
+        )
+        for frame in (comparison.decisions[arm], run.checks):
+            found = frame.lazy().select("case", pl.col("reason").alias("text")).filter(holds)
             frames.append(found.select("case"))
     return frozenset(pl.concat(frames).unique().collect()["case"].to_list())

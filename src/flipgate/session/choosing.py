@@ -17,7 +17,7 @@ from flipgate.core.decision.choice import ChoiceRecord, verify_choice
 from flipgate.core.decision.file import VerifyResult
 from flipgate.core.errors import InputError
 from flipgate.core.importers import ImportOptions
-from flipgate.core.rank.choice import differences, refusal, seen
+from flipgate.core.rank.choice import Refusal, differences, refusal, seen
 from flipgate.core.rank.ranking import Clearance, Ranking, own_clearance
 from flipgate.core.runs.model import Progress
 from flipgate.session.gating import rank
@@ -40,8 +40,9 @@ def ranking_seen(
     return ranking, seen(ranking, workspace, _inputs(request, workspace))
 
 
-def choice_refusal(ranking: Ranking, name: str) -> str | None:
-    """Why `name` may not be chosen on `ranking`, or None (core/rank/choice.py)."""
+def choice_refusal(ranking: Ranking, name: str) -> Refusal | None:
+    """Why `name` may not be chosen on `ranking` (a code with its facts), or None
+    (core/rank/choice.py)."""
     return refusal(ranking, name)
 
 
@@ -58,7 +59,7 @@ def chosen_clearance(ranking: Ranking, name: str) -> Clearance:
 
 def _recompute(
     record: ChoiceRecord, workspace: Path
-) -> tuple[Mapping[str, Any], str | None, str | None]:
+) -> tuple[Mapping[str, Any], Refusal | None, str | None]:
     inputs = record.ranking.get("inputs")
     if not isinstance(inputs, dict):
         raise ValueError("the ranking signed names no inputs")

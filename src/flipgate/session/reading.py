@@ -19,9 +19,9 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList, load_flaky
 from flipgate.core.gate.loosening import GateBase, base_at_ref, base_from_files
 from flipgate.core.gate.registered import Registration, check_baseline
-from flipgate.core.gate.rerun_price import USAGE
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, load_spec
+from flipgate.core.io.files import unreadable
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Progress, Run
 from flipgate.core.runs.reading import load_run
@@ -77,17 +77,24 @@ class CampaignInputs:
         return GateInputs(request, self.terms, self.incumbent, candidate, self.repeats, None)
 
 
-def read(request: GateRequest, progress: Progress = silent, *, lean: bool = False) -> GateInputs:
+def read(
+    request: GateRequest,
+    progress: Progress = silent,
+    *,
+    lean: bool = False,
+    terms: Terms | None = None,
+) -> GateInputs:
     """Read and check everything `request` names: the spec, the flaky list, the retired cases,
     the base, both runs, the identical baseline runs and the rerun results.
 
     `lean` is for the verdict alone (`flipgate gate`): only the columns the gate reads are kept,
     and the identical baseline runs, which only the triage and the curation read, are not read.
+    `terms`: the request's, read already (`flipgate open` reads them before the app starts).
     """
-    terms = read_terms(request, progress)
+    terms = _terms(request, progress, terms)
     baseline, candidate = (
         # One arm after the other: each read already uses every core, and the peak memory halves.
-        _run(path, request, progress, lean=lean, keep=_gate_reads(terms.spec))
+        _run(path, request, progress, lean=lean)
         for path in (request.baseline, request.candidate)
     )
     repeats = () if lean else _repeats(request, baseline, progress)
@@ -100,10 +107,13 @@ def read(request: GateRequest, progress: Progress = silent, *, lean: bool = Fals
     )
 
 
-def read_campaign(request: GateRequest, progress: Progress = silent) -> CampaignInputs:
-    """Read and check a campaign: the terms, the incumbent and every candidate, kept in memory
-    (the app opens any of them), and the identical baseline runs."""
-    terms = read_terms(request, progress)
+def read_campaign(
+    request: GateRequest, progress: Progress = silent, *, terms: Terms | None = None
+) -> CampaignInputs:
+    """Read and check a campaign: the terms (unless given, as `read` takes them), the incumbent
+    and every candidate, kept in memory (the app opens any of them), and the identical baseline
+    runs."""
+    terms = _terms(request, progress, terms)
     incumbent = _run(request.baseline, request, progress)
     candidates = []
     for name, path in request.candidates:
@@ -146,10 +156,12 @@ def read_terms(request: GateRequest, progress: Progress = silent) -> Terms:
     return Terms(spec, flaky, _retirements(request, progress), _base(request, progress))
 
 
-def reading_steps(request: GateRequest) -> int:
-    """How many steps `read` (or, for a campaign, `read_campaign`) says: a progress bar's length.
-    Each run is read, then checked; an imported log is one step."""
-    steps = 2 + _reads_retirements(request) + _reads_base(request)  # the spec, the lists, the base
+def reading_steps(request: GateRequest, *, terms: bool = True) -> int:
+    """How many steps `read` (or, for a campaign, `read_campaign`) says: a progress bar's length;
+    without `terms` when they were read already. Each run is read, then checked; an imported log
+    is one step."""
+    # the spec, the lists, the retirements, the base
+    steps = 2 + _reads_retirements(request) + _reads_base(request) if terms else 0
     steps += 2 * (1 + max(1, len(request.candidates)))  # the baseline, each candidate
     steps += bool(request.repeats) + 4 * (request.reruns is not None)
     steps += request.rejudged is not None
@@ -160,33 +172,31 @@ def reading_steps(request: GateRequest) -> int:
 # --------------------------------------------------------------------------- the parts
 
 
+def _terms(request: GateRequest, progress: Progress, terms: Terms | None) -> Terms:
+    return read_terms(request, progress) if terms is None else terms
+
+
 def _run(
     path: Path,
     request: GateRequest,
-    progress: Progress,
+    progress: Progress = silent,
     *,
     lean: bool = False,
-    keep: frozenset[str] = frozenset(),
 ) -> Run:
-    return load_run(
-        path, progress=progress, import_options=request.import_options, lean=lean, keep=keep
-    )
-
-
-def _gate_reads(spec: GateSpec) -> frozenset[str]:
-    """What a lean run keeps beyond the verdict's columns: the stored outputs (who flipped a
-    case, the model or the grader), the usage that prices a rerun plan and the second metrics a
-    budget reads."""
-    return frozenset({"output", *USAGE, *(budget.metric for budget in spec.budgets)})
+    """The run at `path`. A file of it that the system cannot read (a disk error, a permission,
+    a file gone while read) is bad input naming that file, exit 2, as a malformed one is: only a
+    bug in flipgate is an internal error (SPEC §8)."""
+    try:
+        return load_run(path, progress=progress, import_options=request.import_options, lean=lean)
+    except OSError as error:
+        raise unreadable(Path(error.filename) if error.filename else path, error) from None
 
 
 def _repeats(request: GateRequest, baseline: Run, progress: Progress) -> tuple[Run, ...]:
     if not request.repeats:
         return ()
     progress(f"reading {plural(len(request.repeats), 'identical baseline run')}")
-    repeats = tuple(
-        load_run(path, import_options=request.import_options) for path in request.repeats
-    )
+    repeats = tuple(_run(path, request) for path in request.repeats)
     identical_runs([baseline, *repeats], at_least=1)  # refused as `flaky propose` refuses them
     return repeats
 
@@ -198,12 +208,7 @@ def _rejudged(request: GateRequest, progress: Progress) -> dict[Arm, tuple[Run, 
         return {}
     found = find_rejudged(request.rejudged)
     progress(f"reading {plural(sum(map(len, found.values())), 'judging pass', 'judging passes')}")
-    options = request.import_options
-    return {
-        arm: tuple(load_run(path, import_options=options) for path in found[arm])
-        for arm in ARMS
-        if arm in found
-    }
+    return {arm: tuple(_run(path, request) for path in found[arm]) for arm in ARMS if arm in found}
 
 
 def _reruns(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flipgate.core.decision.file import decision_workspace, verify_decision
+from flipgate.core.decision.file import Unverified, decision_workspace, verify_decision
 from flipgate.core.decision.record import DecisionRecord
 from flipgate.core.errors import InputError
 from flipgate.core.runs.workspace import FLAKY_LIST, GATE_SPEC, SUITE_MANIFEST
@@ -25,10 +25,8 @@ def replay_request(
         raise InputError(path, "no such decision file")
     verified = verify_decision(path, allowed_signers)
     if verified.record is None or not verified.ok:
-        failed = verified.failures[0]
-        raise InputError(
-            path, f"{failed.name}: {failed.why} (a decision replays only when it verifies)"
-        )
+        said = "{} (a decision replays only when it verifies)"
+        raise Unverified(path, verified.failures[0], said, named=True)
     record = verified.record
     if record.review_log is None:
         raise InputError(

@@ -28,6 +28,7 @@ from flipgate.session import (
     Comparison,
     GateInputs,
     GateRequest,
+    Terms,
     gate,
     gate_again,
     read,
@@ -237,8 +238,10 @@ class GateApp(FlipgateApp):
     """The app on a pair of runs: the loading screen, then the gate overview and what it opens.
 
     `inputs`: the request read and checked already (a replay's, before the app started), else
-    read by the loading worker. Both workers ask the session: `load` to read and gate, `regate`
-    to gate again after an edit or with the rerun results.
+    read by the loading worker; `terms`: its spec and lists, read already (`flipgate open`'s,
+    which says bad ones before the app starts), else read by the worker too. Both workers ask
+    the session: `load` to read and gate, `regate` to gate again after an edit or with the
+    rerun results.
     """
 
     def __init__(
@@ -247,12 +250,14 @@ class GateApp(FlipgateApp):
         theme: str = "dark",
         *,
         inputs: GateInputs | None = None,
+        terms: Terms | None = None,
         keymap: Keymap | None = None,
         settings_path: Path | None = None,
     ) -> None:
         super().__init__(theme, keymap=keymap, settings_path=settings_path)
         self.request = request
         self.inputs = inputs
+        self.terms = terms
 
     def open_first_screen(self) -> None:
         self.push_screen(LoadingScreen(self.request))
@@ -281,9 +286,10 @@ class GateApp(FlipgateApp):
         """The load worker's job: the request read (unless the CLI read it) and gated."""
         inputs = self.inputs
         reruns = self.request.reruns is not None
-        reading = 0 if inputs is not None else reading_steps(self.request)
+        terms = self.terms
+        reading = 0 if inputs is not None else reading_steps(self.request, terms=terms is None)
         progress = Steps(self, reading + 1 + reruns)  # the reads, the gate, the gate again
-        inputs = self.inputs = inputs or read(self.request, progress)
+        inputs = self.inputs = inputs or read(self.request, progress, terms=terms)
         return Loaded(gate(inputs, progress, price=False))  # priced when its screen opens
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="regate", description="regate")

@@ -24,6 +24,7 @@ from flipgate.session import (
     CampaignInputs,
     Comparison,
     GateRequest,
+    Terms,
     gate,
     rank_campaign,
     read_campaign,
@@ -46,13 +47,15 @@ class CampaignApp(GateApp):
         request: GateRequest,
         theme: str = "dark",
         *,
+        campaign: CampaignInputs | None = None,
+        terms: Terms | None = None,
         keymap: Keymap | None = None,
         settings_path: Path | None = None,
     ) -> None:
         # The pair the overview gates is set when a candidate is opened; until then, the first.
-        super().__init__(request, theme, keymap=keymap, settings_path=settings_path)
+        super().__init__(request, theme, terms=terms, keymap=keymap, settings_path=settings_path)
         self.campaign_request = request
-        self.campaign: CampaignInputs | None = None  # read by the loading worker
+        self.campaign = campaign  # read already (`flipgate serve`'s), else by the loading worker
         # Set by the loading worker: what a candidate's overview is compared with. The ranking
         # keeps no comparison, one is made when a candidate is opened: on ten candidates of
         # 100,000 cases, keeping all ten took the app's peak RSS from 2.1 to 2.4 GB.
@@ -62,8 +65,10 @@ class CampaignApp(GateApp):
         """Every candidate compared with the incumbent and ranked, for the candidates screen."""
         request = self.campaign_request
         # the reads, the incumbent judged, each candidate compared
-        progress = Steps(self, reading_steps(request) + 1 + len(request.candidates))
-        campaign = self.campaign = read_campaign(request, progress)
+        terms, campaign = self.terms, self.campaign
+        reading = 0 if campaign is not None else reading_steps(request, terms=terms is None)
+        progress = Steps(self, reading + 1 + len(request.candidates))
+        campaign = self.campaign = campaign or read_campaign(request, progress, terms=terms)
         ranking, self.judged = rank_campaign(campaign, progress)
         return Ranked(ranking)
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from flipgate.core.suite.audit import audit
-from flipgate.session import GateRequest
+from flipgate.session import CampaignInputs, GateInputs, GateRequest, Terms
 from flipgate.session.suite import SuiteInputs
 from flipgate.tui.app import FlipgateApp, GateApp, SuiteApp
 from flipgate.tui.bindings import Keymap
@@ -21,14 +21,31 @@ def make_app(
     keymap: Keymap | None = None,
     settings_path: Path | None = None,
     quit_on_error: bool = False,
+    terms: Terms | None = None,
+    read: GateInputs | CampaignInputs | None = None,
 ) -> GateApp:
     """The app on `request`: the candidates screen first for a campaign, else the overview.
-    Its loading worker reads the request; bad input is shown on its screen, or with
-    `quit_on_error` (the command line's) ends the app, for `run_app` to raise.
+    Its loading worker reads the request (but `terms`, when the command line read them, and
+    all of it when `read` holds it: `flipgate serve`'s tabs); bad input is shown on its screen,
+    or with `quit_on_error` (the command line's) ends the app, for `run_app` to raise.
     `keymap`: the user's, from `settings.load_settings`; `settings_path`: the file `t` remembers
     the theme in (None: the user's settings file)."""
-    kind = CampaignApp if request.is_campaign else GateApp
-    app = kind(request, theme, keymap=keymap, settings_path=settings_path)
+    app: GateApp
+    if request.is_campaign:
+        campaign = read if isinstance(read, CampaignInputs) else None
+        app = CampaignApp(
+            request,
+            theme,
+            campaign=campaign,
+            terms=terms,
+            keymap=keymap,
+            settings_path=settings_path,
+        )
+    else:
+        inputs = read if isinstance(read, GateInputs) else None
+        app = GateApp(
+            request, theme, inputs=inputs, terms=terms, keymap=keymap, settings_path=settings_path
+        )
     app.quit_on_error = quit_on_error
     return app
 

@@ -177,13 +177,13 @@ def open_case(
 ) -> None:
     """The drill-down of `case` (n/p walk `cases`; `back` called with the case it shows last
     when it closes), or a toast when no comparison open has it."""
-    from flipgate.tui.screens.case import CaseScreen  # the case screen lists cases it reaches
+    from flipgate.tui.screens.case import push_case  # the case screen lists cases it reaches
 
     comparison = comparison_shown(app)
     if comparison is None or case not in comparison.cases["case"]:
         app.notify(f"{safe(case)} is not a case of the runs open", title="open", markup=False)
         return
-    app.push_screen(CaseScreen(comparison, case, cases), back)
+    push_case(app, comparison, case, cases, back)
 
 
 class CaseIds(Suggester):

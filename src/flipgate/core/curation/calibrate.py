@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
 from functools import cached_property
 from itertools import permutations
 from pathlib import Path
@@ -194,8 +193,10 @@ def calibrate(runs: Sequence[Run], spec: GateSpec, flaky: FlakyList) -> Calibrat
     )
 
 
-def proposed_spec(calibration: Calibration, gate: Path | None, today: date) -> str:
-    """The current gate.yaml with the calibrated margin and flip cap, as YAML with its evidence."""
+def proposed_spec(calibration: Calibration, gate: Path | None, evidence: Sequence[str]) -> str:
+    """The current gate.yaml with the calibrated margin and flip cap, as YAML under its
+    `evidence` in words (`present/calibration.py`), a comment line each: run ids and paths are
+    the team's, so whatever a line holds it stays one comment."""
     data: dict[str, Any] = {}
     if gate is not None:
         loaded, _ = load_yaml(gate)
@@ -205,41 +206,7 @@ def proposed_spec(calibration: Calibration, gate: Path | None, today: date) -> s
     chosen["margin"] = calibration.proposed.margin
     chosen["flip_cap"] = calibration.proposed.flip_cap
     data["sets"] = sets
-    verdicts = calibration.verdicts
-    noise, proposal = calibration.noise, calibration.proposal
-    header = [  # run ids and paths are the team's: each line one comment, whatever they hold
-        f"Proposed by `flipgate calibrate` on {today.isoformat()} from "
-        f"{len(calibration.runs)} identical baseline runs: {', '.join(calibration.runs)}.",
-        f"{len(calibration.pairs)} comparisons of runs that differ by nothing: largest one-way "
-        f"count {calibration.largest_one_way}, largest net drop {calibration.largest_net}.",
-        f"The current spec ({gate or 'the defaults'}) said BLOCK {verdicts['BLOCK']} and "
-        f"INCONCLUSIVE {verdicts['INCONCLUSIVE']} times on them.",
-        f"Noise: {noise.flip_share:.1%} of cases flip between identical runs, at most "
-        f"{noise.upper:.1%} at {noise.level:.0%} (design effect {noise.design_effect:.2f}).",
-        f"{calibration.suite}: margin {calibration.current.margin} -> "
-        f"{calibration.proposed.margin}, flip cap {calibration.current.flip_cap} -> "
-        f"{calibration.proposed.flip_cap}: what a change that did nothing stays within "
-        f"{proposal.quantile:.0%} of the time at that bound.",
-        *(
-            f"{name}: {_chances_words(rule)}"
-            for name, rule in (("current", proposal.current), ("proposed", proposal.proposed))
-        ),
-        "Review it, then replace gate.yaml in a change of its own, never in the change under test.",
-    ]
-    return "\n".join(yaml_comment(line) for line in header) + "\n" + dump_yaml(data)
-
-
-def _chances_words(rule: RuleChances) -> str:
-    """`false BLOCK 2.1%, false INCONCLUSIVE 4.0%; PASS at -2 points 61%, -3 40%, -5 9%`."""
-    passes = ", ".join(
-        f"{'at ' if i == 0 else ''}-{points:g}{' points' if i == 0 else ''} {chance:.0%}"
-        for i, (points, chance) in enumerate(rule.passes)
-    )
-    return (
-        f"margin {rule.margin}, flip cap {rule.flip_cap}: with no change false BLOCK "
-        f"{rule.false_block:.1%}, false INCONCLUSIVE {rule.false_inconclusive:.1%}; "
-        f"PASS {passes}"
-    )
+    return "\n".join(yaml_comment(line) for line in evidence) + "\n" + dump_yaml(data)
 
 
 def free_name(folder: Path, name: str = PROPOSED_NAME) -> Path:

@@ -50,14 +50,33 @@ class _Stored:
 
 
 @dataclass(frozen=True)
+class Listed:
+    """A case put on the list by `owner`, and the slots the cap leaves."""
+
+    case: str
+    owner: str
+    left: int
+    cap: int
+
+
+@dataclass(frozen=True)
+class Unlisted:
+    """A repaired case moved off the list to `retired:`, with the note why."""
+
+    case: str
+    note: str
+
+
+@dataclass(frozen=True)
 class Edit:
-    """What an edit wrote: the new text, and the list's digest before and after."""
+    """What an edit wrote: the new text, the list's digest before and after, and what was done
+    (facts; words: `present/curation.py`)."""
 
     path: Path
     text: str
     before_digest: str
     flaky_digest: str
-    message: str
+    done: Listed | Unlisted
     comments_kept: bool  # False when the file had to be rewritten whole (comments dropped)
 
 
@@ -137,7 +156,11 @@ def _render(stored: _Stored, data: dict[str, Any], splice: str | None) -> tuple[
 
 
 def _write(
-    file: EditedFile, stored: _Stored, data: dict[str, Any], splice: str | None, message: str
+    file: EditedFile,
+    stored: _Stored,
+    data: dict[str, Any],
+    splice: str | None,
+    done: Listed | Unlisted,
 ) -> Edit:
     """Replace the file; the new text must load as a valid list (the one the gate will read)."""
     text, kept = _render(stored, data, splice)
@@ -148,7 +171,7 @@ def _write(
         text=text,
         before_digest=bytes_digest(stored.before),
         flaky_digest=bytes_digest(text.encode("utf-8")),
-        message=message,
+        done=done,
         comments_kept=kept,
     )
 
@@ -234,9 +257,7 @@ def add(
         )
         splice = apply(text, [added])
         left = cap - listed - 1
-        return _write(
-            file, stored, data, splice, f"listed {case} (owner {owner}); {left} of {cap} slots left"
-        )
+        return _write(file, stored, data, splice, Listed(case, owner, left, cap))
 
 
 def remove(flaky_path: Path, case: str, note: str, today: date, *, by: str | None = None) -> Edit:
@@ -272,7 +293,7 @@ def remove(flaky_path: Path, case: str, note: str, today: date, *, by: str | Non
                 ),
             ],
         )
-        return _write(file, stored, data, splice, f"retired {case}: {note}")
+        return _write(file, stored, data, splice, Unlisted(case, note))
 
 
-__all__ = ["Edit", "add", "load_list", "read_curated", "remove"]
+__all__ = ["Edit", "Listed", "Unlisted", "add", "load_list", "read_curated", "remove"]

@@ -41,6 +41,15 @@ from flipgate.core.decision.file import (
     signed_checks,
     write_signed,
 )
+from flipgate.core.decision.findings import (
+    ChoiceAllowed,
+    ChoiceRefused,
+    ClearanceDiffers,
+    NotChecked,
+    RankingDiffers,
+    RankingSame,
+    RankingUnrepeatable,
+)
 from flipgate.core.decision.record import Reviewer
 from flipgate.core.decision.signing import SigningKey
 from flipgate.core.errors import InputError
@@ -54,9 +63,10 @@ _TOP_KEYS = (KIND, "chosen", "reason", "reviewer", "created", "ranking")
 _CLEARANCE = "clearance"
 
 # What `verify_choice` is given: the choice and its workspace -> the ranking of the same runs now
-# (as `core.rank.choice.seen` writes it), why the choice would be refused on it (or None), and
-# the chosen candidate's own clearance on it (None where it is refused).
-Recompute = Callable[["ChoiceRecord", Path], tuple[Mapping[str, Any], str | None, str | None]]
+# (as `core.rank.choice.seen` writes it), why the choice would be refused on it (or None: a
+# `core.rank.choice` refusal, a code with its facts), and the chosen candidate's own clearance on
+# it (None where it is refused).
+Recompute = Callable[["ChoiceRecord", Path], tuple[Mapping[str, Any], object | None, str | None]]
 # The fields of the recorded ranking and the ranking now that differ (`core.rank.choice`).
 Compare = Callable[[object, object], list[str]]
 
@@ -175,43 +185,29 @@ def _ranking_checks(
     record: ChoiceRecord | None, workspace: Path, recompute: Recompute, compare: Compare
 ) -> list[Check]:
     if record is None:
-        return [
-            Check(name, False, "not checked: the document is malformed")
-            for name in ("ranking", "choice")
-        ]
+        return [Check(name, False, NotChecked("document")) for name in ("ranking", "choice")]
     try:
         now, refused, clearance = recompute(record, workspace)
     except (InputError, OSError, LookupError, ValueError) as unable:
         why = unable.within_file() if isinstance(unable, InputError) else str(unable)
         return [
-            Check("ranking", False, f"cannot rank the runs again: {why}"),
-            Check("choice", False, "not checked: the ranking could not be computed again"),
+            Check("ranking", False, RankingUnrepeatable(why)),
+            Check("choice", False, NotChecked("ranking")),
         ]
     differ = compare(record.ranking, now)
-    if differ:
-        shown = ", ".join(differ[:6]) + (f" and {len(differ) - 6} more" if len(differ) > 6 else "")
-        ranking = Check(
-            "ranking", False, f"the runs ranked again differ from the ranking signed: {shown}"
-        )
-    else:
-        digest = record.ranking.get("digest")
-        ranking = Check(
-            "ranking", True, f"the runs ranked again give the ranking signed ({digest})"
-        )
-    group = " = ".join(record.top_group)
+    ranking = (
+        Check("ranking", False, RankingDiffers(tuple(differ)))
+        if differ
+        else Check("ranking", True, RankingSame(record.ranking.get("digest")))
+    )
     if refused is not None:
-        choice = Check("choice", False, f"{record.chosen} may not be chosen: {refused}")
+        choice = Check("choice", False, ChoiceRefused(record.chosen, refused))
     elif record.clearance is not None and record.clearance != clearance:
         choice = Check(
-            "choice",
-            False,
-            f"{record.chosen}'s own clearance is recorded as {record.clearance}; the runs ranked "
-            f"again give {clearance}",
+            "choice", False, ClearanceDiffers(record.chosen, record.clearance, clearance)
         )
     else:
         choice = Check(
-            "choice",
-            True,
-            f"{record.chosen}, in the first tie group ({group}); its own clearance: {clearance}",
+            "choice", True, ChoiceAllowed(record.chosen, tuple(record.top_group), clearance)
         )
     return [ranking, choice]

@@ -15,6 +15,19 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from flipgate.core.decision.document import parse_decision, render_decision
+from flipgate.core.decision.findings import (
+    BlockFound,
+    Finding,
+    Malformed,
+    NoAllowedSigners,
+    NotChecked,
+    RunChanged,
+    RunUnchanged,
+    RunUndigested,
+    Unable,
+    Unread,
+    WellFormed,
+)
 from flipgate.core.decision.record import DecisionRecord, InvalidDecision, RunRef
 from flipgate.core.decision.signing import (
     NAMESPACE,
@@ -51,13 +64,27 @@ class DecisionExistsError(FileExistsError):
         return f"{self.filename}: exists; a signed {self.what} is never written over"
 
 
+class Unverified(InputError):
+    """A signed file refused as bad input because `check` failed (a registration the gate is
+    held to, a decision to replay). Its words are the front end's (`present/verify.py`'s
+    `unverified_words`: `said` with the check's words in its `{}`, named when `named`); until
+    worded, the message names the check and its code."""
+
+    def __init__(
+        self, path: Path, check: Check, said: str, *, named: bool, field: str | None = None
+    ) -> None:
+        super().__init__(path, said.format(f"{check.name} ({check.found.code})"), field=field)
+        self.check, self.said, self.named = check, said, named
+
+
 @dataclass(frozen=True)
 class Check:
-    """One thing `verify_decision` checked: a short name, whether it holds, and why."""
+    """One thing `verify_decision` checked: a short name, whether it holds, and what it found
+    (a code with its facts: `findings.py`; words: `present/verify.py`)."""
 
     name: str
     ok: bool
-    why: str
+    found: Finding
 
 
 @dataclass(frozen=True)
@@ -194,12 +221,12 @@ def open_signed(path: Path) -> Signed | Check:
     try:
         data = path.read_bytes()
     except OSError as unreadable:
-        return Check("file", False, f"cannot read {path}: {unreadable.strerror}")
+        return Check("file", False, Unread(path, unreadable.strerror or str(unreadable)))
     try:
         message, armor = split_signed(data)
     except InvalidDecision as malformed:
-        return Signed(data, None, "", Check("signature block", False, malformed.message))
-    block = Check("signature block", True, "one signature block, at the end of the file")
+        return Signed(data, None, "", Check("signature block", False, Malformed(malformed.message)))
+    block = Check("signature block", True, BlockFound())
     return Signed(data, message, armor, block)
 
 
@@ -271,22 +298,22 @@ def read_document(
     that says so; `what` the file is, in words."""
     try:
         data, _ = parse_yaml(opened.text.decode("utf-8"), path)
-        return parse(data), Check("document", True, f"safe YAML, a well-formed {what}")
+        return parse(data), Check("document", True, WellFormed(what))
     except InputError as bad:
-        return None, Check("document", False, bad.within_file())
+        return None, Check("document", False, Malformed(bad.within_file()))
     except (InvalidDecision, UnicodeDecodeError) as bad:
-        return None, Check("document", False, first_line(bad))
+        return None, Check("document", False, Malformed(first_line(bad)))
 
 
 def signature_check(message: bytes | None, armor: str, namespace: str = NAMESPACE) -> Check:
     """Is the signature valid over the message, in `namespace`, by whatever key?"""
     if message is None:
-        return Check("signature", False, "not checked: no well-formed signature block")
+        return Check("signature", False, NotChecked("no_block"))
     try:
         said = check_signature(message, armor, namespace=namespace)
     except SigningError as unable:
-        return Check("signature", False, str(unable))
-    return Check("signature", said.ok, said.detail)
+        return Check("signature", False, Unable(str(unable)))
+    return Check("signature", said.ok, said.found)
 
 
 def signer_check(
@@ -298,22 +325,15 @@ def signer_check(
 ) -> Check:
     """Did a key the allowed signers list for `email` sign the message, in `namespace`?"""
     if message is None or email is None:
-        return Check(
-            "signer", False, "not checked: the signature block or the document is malformed"
-        )
+        return Check("signer", False, NotChecked("block_or_document"))
     allowed = allowed_signers if allowed_signers is not None else default_allowed_signers()
     if allowed is None:
-        return Check(
-            "signer",
-            False,
-            "no allowed-signers file: pass --allowed-signers FILE or set git config "
-            "gpg.ssh.allowedSignersFile (see docs/verify.md)",
-        )
+        return Check("signer", False, NoAllowedSigners())
     try:
         said = verify_signer(message, armor, email, allowed, namespace=namespace)
     except SigningError as unable:
-        return Check("signer", False, str(unable))
-    return Check("signer", said.ok, said.detail)
+        return Check("signer", False, Unable(str(unable)))
+    return Check("signer", said.ok, said.found)
 
 
 def _run_check(
@@ -324,18 +344,16 @@ def _run_check(
 ) -> Check:
     name = f"{arm} run"
     if record is None:
-        return Check(name, False, "not checked: the document is malformed")
+        return Check(name, False, NotChecked("document"))
     run: RunRef = getattr(record, arm)
     try:
         where = resolve_run(run.run_id) if resolve_run is not None else workspace / run.path
         now = run_digest(where)
     except (InputError, OSError, LookupError, ValueError) as missing:
-        return Check(name, False, f"{run.run_id}: cannot digest the run: {missing}")
+        return Check(name, False, RunUndigested(run.run_id, str(missing)))
     if now != run.digest:
-        return Check(
-            name, False, f"{run.run_id} at {where} changed: digest {now}, recorded {run.digest}"
-        )
-    return Check(name, True, f"{run.run_id} at {where} is unchanged")
+        return Check(name, False, RunChanged(run.run_id, where, now, run.digest))
+    return Check(name, True, RunUnchanged(run.run_id, where))
 
 
 def first_line(error: Exception) -> str:

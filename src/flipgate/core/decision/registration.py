@@ -26,13 +26,13 @@ from flipgate.core.decision.fields import InvalidDecision, digest_field, one_lin
 from flipgate.core.decision.file import (
     SignedChecks,
     SignedKind,
+    Unverified,
     VerifyResult,
     signed_checks,
     write_signed,
 )
 from flipgate.core.decision.record import Reviewer
 from flipgate.core.decision.signing import PREREG_NAMESPACE, SigningKey
-from flipgate.core.errors import InputError
 from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.registered import Registration
 from flipgate.core.gate.spec import GateSpec, Setting
@@ -113,7 +113,9 @@ def read_registration(path: Path, allowed_signers: Path | None = None) -> Regist
     for check in checked.checks:
         if not check.ok:
             field = {"signer": "signer.email", "document": None}.get(check.name, "signature")
-            raise InputError(path, f"the registration does not verify: {check.why}", field=field)
+            raise Unverified(
+                path, check, "the registration does not verify: {}", named=False, field=field
+            )
     assert checked.record is not None  # every check held, the document's among them
     return checked.record
 

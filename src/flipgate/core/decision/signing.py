@@ -17,6 +17,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from flipgate.core.decision.findings import (
+    AllowedSignersMissing,
+    Finding,
+    SignatureMismatch,
+    SignatureValid,
+    SignerAllowed,
+    SignerNotAllowed,
+)
+
 NAMESPACE = "flipgate-decision"  # a reviewer's decision (SPEC §6)
 PREREG_NAMESPACE = "flipgate-prereg"  # a pre-registered rule (`flipgate prereg`, docs/prereg.md)
 SIGN_TIMEOUT = 30.0
@@ -51,10 +60,10 @@ class SigningKey:
 
 @dataclass(frozen=True)
 class SignatureCheck:
-    """What ssh-keygen said about a signature: `ok`, and the reason in words."""
+    """What ssh-keygen said about a signature: `ok`, and what it found (a code with its facts)."""
 
     ok: bool
-    detail: str
+    found: Finding
 
 
 def git_config(name: str) -> str | None:
@@ -201,9 +210,8 @@ def check_signature(
     done = _verify_call(["-Y", "check-novalidate", "-n", namespace], message, signature)
     if done.returncode == 0:
         match = _FINGERPRINT.search(done.stdout)
-        by = f" by key {match.group(1)}" if match else ""
-        return SignatureCheck(True, f"the signature is valid{by}")
-    return SignatureCheck(False, f"the signature does not match the file: {_said(done)}")
+        return SignatureCheck(True, SignatureValid(match.group(1) if match else None))
+    return SignatureCheck(False, SignatureMismatch(_said(done)))
 
 
 def verify_signer(
@@ -217,20 +225,15 @@ def verify_signer(
     """Is `signature` over `message` (in `namespace`) by a key `allowed_signers` lists for
     `principal`?"""
     if not allowed_signers.is_file():
-        return SignatureCheck(False, f"the allowed-signers file {allowed_signers} does not exist")
+        return SignatureCheck(False, AllowedSignersMissing(allowed_signers))
     done = _verify_call(
         ["-Y", "verify", "-f", str(allowed_signers), "-I", principal, "-n", namespace],
         message,
         signature,
     )
     if done.returncode == 0:
-        return SignatureCheck(
-            True, f"signed by {principal}, an allowed signer in {allowed_signers}"
-        )
-    return SignatureCheck(
-        False,
-        f"the key that signed is not allowed for {principal} in {allowed_signers}: {_said(done)}",
-    )
+        return SignatureCheck(True, SignerAllowed(principal, allowed_signers))
+    return SignatureCheck(False, SignerNotAllowed(principal, allowed_signers, _said(done)))
 
 
 def _verify_call(

@@ -154,15 +154,16 @@ def _values(run: Run, gradable: pl.DataFrame, metric: str) -> pl.Series:
     if metric in METRICS:
         return gradable[metric]
     numbers = pl.Struct({metric: pl.Float64})
+    extra = run.texts.beside(gradable.select("line"), ["extra"])
     try:
-        decoded = gradable["extra"].str.json_decode(numbers)
+        decoded = extra["extra"].str.json_decode(numbers)
     except pl.exceptions.PolarsError:
         decoded = None
     # the name as the line's JSON spells it, matched literally: `a(b` is no pattern
     named = re.escape(json.dumps(metric, ensure_ascii=False))
-    if decoded is None or gradable["extra"].str.contains(f'{named}:\\s*[\\["{{tf]').any():
-        for line, extra in gradable.select("line", "extra").iter_rows():  # the error path only
-            value = json.loads(extra).get(metric) if extra else None
+    if decoded is None or extra["extra"].str.contains(f'{named}:\\s*[\\["{{tf]').any():
+        for line, fields in extra.iter_rows():  # the error path only
+            value = json.loads(fields).get(metric) if fields else None
             if value is not None and (
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):

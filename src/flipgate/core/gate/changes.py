@@ -12,7 +12,7 @@ The flip count is evidence only while both arms ran the same cases, graded the s
 
 A case only in the candidate is **new**: listed, not counted, until a rebaseline counts it.
 Each case touched is an entry with a code (`vocab.ChangeCode`: `CaseEdited` and the rest), an edit a
-`RuleEdit`, a `SafetyEdit` or a `TemplateEdit` (`vocab.EditCode`); `present/reasons.py` words them.
+`RuleEdit`, a `SafetyEdit` or a `TemplateEdit` (`vocab.EditCode`); `present/reasons/` words them.
 """
 
 from __future__ import annotations

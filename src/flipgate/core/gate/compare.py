@@ -320,7 +320,7 @@ def compare(
     rule = decide(found)
     sources = flip_sources(
         pairing.flipped,
-        {"baseline": baseline.reps, "candidate": candidate.reps},
+        {"baseline": baseline, "candidate": candidate},
         reps,
         {arm: _split_cases(pairing.cases, PREFIX[arm]) for arm in ARMS},
         spec.volatile,

@@ -1,6 +1,6 @@
 """What to do next on INCONCLUSIVE (SPEC §3.6): the full set, a rerun of the flips, or a reviewer;
 for a run not whole gated by `--allow-partial`, finishing it. The step is a code with its facts;
-its words are `present.reasons.next_step`'s."""
+its words are `present.next_step`'s."""
 
 from __future__ import annotations
 

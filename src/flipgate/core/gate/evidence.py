@@ -7,7 +7,7 @@
     warnings        what the reviewer should know that no rule decides on
 
 Each check returns payloads with a code (`vocab.LimitCode`, `vocab.WarningCode`), never words:
-`present/reasons.py` words them. A new limit is a payload class, one function and one entry of
+`present/reasons/` words them. A new limit is a payload class, one function and one entry of
 `LIMIT_CHECKS`; `rules.py` decides from them.
 """
 

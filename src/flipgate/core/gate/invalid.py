@@ -5,7 +5,7 @@ Among them is what seed 001 forbids in the change under test, measured by `chang
 edited, deleted, cached) and `loosening.py` (the gate loosened, flaky entries added); a retirement
 the change makes is read from the suite manifest (`retired.py`); a run not whole, from the case
 ledger (`ledger.py`). A new reason is a payload class here, one function, one entry of
-`INVALID_CHECKS`, its code in `vocab.InvalidCode` and its sentence in `present/reasons.py`.
+`INVALID_CHECKS`, its code in `vocab.InvalidCode` and its sentence in `present/reasons/`.
 """
 
 from __future__ import annotations

@@ -105,9 +105,11 @@ def check_pass(arm: Arm, run: Run, judged: Run) -> None:
             f"a rejudging of the {arm} run has the same key: {moved[0].name} differs",
             field=f"key.{moved[0].name}",
         )
-    both = run.reps.select("case", "rep", "output").join(
-        judged.reps.select("case", "rep", "output", "line"), on=["case", "rep"], suffix="_again"
-    )
+    outputs = [
+        arm.texts.beside(arm.reps.select("case", "rep", "line"), ["output"])
+        for arm in (run, judged)
+    ]
+    both = outputs[0].drop("line").join(outputs[1], on=["case", "rep"], suffix="_again")
     changed = both.filter(
         pl.col("output").is_not_null()
         & pl.col("output_again").is_not_null()

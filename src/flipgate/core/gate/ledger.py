@@ -15,7 +15,7 @@ What a run lacks it says itself (`Run.completeness`, from its tool's log or its 
 cases it planned and never ran, the repetitions missing or excluded; a run that says nothing is
 taken as whole. The pairing gives every case its state (`state_columns`), `ledger` counts them
 per arm against the arm's own count of its cases, and a case left out is one payload with a code
-(`Unpaired`, `RepsMissing`, `RepsExcluded`) that `present/reasons.py` words.
+(`Unpaired`, `RepsMissing`, `RepsExcluded`) that `present/reasons/` words.
 """
 
 from __future__ import annotations

@@ -47,13 +47,15 @@ def apply_reruns(arm: str, run: Run, rerun: Run, cases: tuple[str, ...]) -> Run:
         )
     keep = ~pl.col("case").is_in(list(cases))
     # `line` keys a repetition within a run; the rerun's lines follow the run's so they stay unique.
-    offset = pl.col("line") + run.reps["line"].max()
+    last = int(run.reps["line"].max() or 0)  # type: ignore[arg-type]
+    offset = pl.col("line") + last
     return replace(
         run,
         reps=pl.concat([run.reps.filter(keep), rerun.reps.with_columns(offset)]),
         decisions=pl.concat([run.decisions.filter(keep), rerun.decisions.with_columns(offset)]),
         checks=pl.concat([run.checks.filter(keep), rerun.checks.with_columns(offset)]),
         notes=(*run.notes, RerunReplaced(len(cases), rerun.run_id)),
+        texts=run.texts.followed_by(rerun.texts, last),
     )
 
 

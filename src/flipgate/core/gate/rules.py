@@ -4,7 +4,7 @@ Each rule says whether it fires on the `Evidence`: a small function, or, for a r
 reasons or cases, whether it found any. Adding a rule is one row of `RULES` (and its name in
 `vocab.GateRule`); the gate, the reports, the app's banner and the decision file all read the
 order from this table. The summary line (the verdict and why, in words) is made from the rule and
-the evidence in `present/reasons.py`.
+the evidence in `present/reasons/`.
 """
 
 from __future__ import annotations

@@ -26,11 +26,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from flipgate.core.vocab import ARMS, FLIP_SOURCES, FLIPS, Arm, Direction, FlipSource
+
+if TYPE_CHECKING:
+    from flipgate.core.runs.model import Run
 
 VOLATILE = "<*>"  # what a volatile part of an output is replaced by
 
@@ -145,29 +148,37 @@ def check_pattern(pattern: str) -> str | None:
     return None
 
 
-def _rep_outputs(reps: pl.DataFrame, passed: pl.DataFrame, cases: pl.Series) -> pl.DataFrame:
-    """case, rep, passed and the output of the gradable repetitions of `cases`."""
+def _rep_outputs(run: Run, passed: pl.DataFrame, cases: pl.Series) -> pl.DataFrame:
+    """case, rep, passed and the output of the gradable repetitions of `cases`: only their
+    outputs read (`Run.texts`)."""
     wanted = pl.col("case").is_in(cases.implode())
     graded = passed.filter(wanted & pl.col("passed").is_not_null()).select("case", "rep", "passed")
-    return graded.join(reps.filter(wanted).select("case", "rep", "output"), on=["case", "rep"])
+    rows = graded.join(run.reps.filter(wanted).select("case", "rep", "line"), on=["case", "rep"])
+    return run.texts.beside(rows, ["output"]).drop("line")
 
 
 def flip_sources(
     flipped: tuple[tuple[str, str], ...],
-    outputs: Mapping[str, pl.DataFrame],
+    runs: Mapping[str, Run],
     graded: Mapping[str, pl.DataFrame],
     split: Mapping[str, pl.Series],
     volatile: Sequence[str] = (),
 ) -> FlipSources:
     """Who flipped each case of `flipped` ((case, direction), the cases counted in b and c).
 
-    `outputs` is each arm's `reps` (case, rep, output), `graded` each arm's repetitions with
+    `runs` are the two arms (their outputs read), `graded` each arm's repetitions with
     `passed` (null: infra), `split` the cases whose repetitions split in that arm."""
     flips = pl.DataFrame(
         {"case": [c for c, _ in flipped], "direction": [d for _, d in flipped]},
         schema={"case": pl.String, "direction": pl.String},
     )
-    base, cand = (_rep_outputs(outputs[arm], graded[arm], flips["case"]) for arm in ARMS)
+    # Each arm's outputs read once (`Run.texts`): of the flipped cases and its split ones.
+    stored = {
+        arm: _rep_outputs(runs[arm], graded[arm], pl.concat([flips["case"], split[arm]]))
+        for arm in ARMS
+    }
+    flipped_cases = pl.col("case").is_in(flips["case"].implode())
+    base, cand = (stored[arm].filter(flipped_cases) for arm in ARMS)
     pairs = base.join(cand, on=["case", "rep"], suffix="_cand").join(flips, on="case")
     broke = pl.col("direction") == "pass_to_fail"
     # A pair flipped in the case's own direction; its outputs normalised, then compared.
@@ -213,20 +224,21 @@ def flip_sources(
         for direction in FLIPS
     }
     noise: dict[Arm, GraderNoise] = {
-        arm: grader_noise(outputs[arm], graded[arm], split[arm], volatile) for arm in ARMS
+        arm: grader_noise(stored[arm], split[arm], volatile) for arm in ARMS
     }
     return FlipSources(counts, cases, noise, tuple(volatile))
 
 
 def grader_noise(
-    reps: pl.DataFrame, graded: pl.DataFrame, split: pl.Series, volatile: Sequence[str] = ()
+    outputs: pl.DataFrame, split: pl.Series, volatile: Sequence[str] = ()
 ) -> GraderNoise:
     """Within one arm, over the cases whose repetitions split: the pairs of repetitions with the
     same output, and those of them graded apart. Counted per (case, output): n repetitions, k of
-    them passing, give n(n-1)/2 pairs of which k(n-k) are graded apart."""
+    them passing, give n(n-1)/2 pairs of which k(n-k) are graded apart. `outputs`: case, rep,
+    passed and output of the arm's gradable repetitions, of the split cases among others."""
     if split.is_empty():
         return NO_NOISE
-    stored = _rep_outputs(reps, graded, split).filter(pl.col("output").is_not_null())
+    stored = outputs.filter(pl.col("case").is_in(split.implode()) & pl.col("output").is_not_null())
     same = (
         stored.with_columns(norm=normalise(stored["output"], volatile))
         .group_by("case", "norm")

@@ -1,6 +1,7 @@
 """A person's choice among a campaign's candidates (seed 003: a tie on the key keeps the incumbent
 "unless a secondary rule or a human decision says otherwise"): which candidates may be chosen,
-and the ranking the person saw, as plain data to sign (`core/decision/choice.py`).
+and the ranking the person saw, as plain data to sign (`core/decision/choice.py`). Why a
+candidate may not be chosen is a code with its facts (`refusal`; words: `present/choosing.py`).
 
 `seen` is what the signed record holds of the ranking. Its `digest` covers every exact figure:
 the runs' content digests, the settings, each candidate's key, cells, completeness, tie group,
@@ -14,13 +15,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from flipgate.core.decision.record import RunRef
 from flipgate.core.io.digest import bytes_digest
-from flipgate.core.rank.ranking import Ranking, ReleaseRule, Standing
-from flipgate.core.vocab import Aggregate, Verdict
+from flipgate.core.rank.ranking import Gaps, Ranking, ReleaseRule, Standing
+from flipgate.core.vocab import Aggregate, RefusalCode, Verdict
 
 FLOAT_TOLERANCE = 1e-9  # relative: a p-value recomputed elsewhere may differ in its last digits
 _ABSENT = object()  # a field one side lacks differs even from a null on the other
@@ -34,30 +36,60 @@ def top_group(ranking: Ranking) -> tuple[str, ...]:
     return ranking.tie_groups[0] if ranking.tie_groups else ()
 
 
-def refusal(ranking: Ranking, name: str) -> str | None:
+@dataclass(frozen=True)
+class NotACandidate:
+    """The name chosen is none of the campaign's candidates."""
+
+    code: ClassVar[RefusalCode] = "not_a_candidate"
+    name: str
+    candidates: tuple[str, ...]  # the campaign's, ranked
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """The candidate chosen was judged on fewer cells than the campaign asks."""
+
+    code: ClassVar[RefusalCode] = "incomplete"
+    name: str
+    gaps: Gaps
+
+
+@dataclass(frozen=True)
+class GateRefuses:
+    """The candidate's gate against the incumbent blocks or is invalid."""
+
+    code: ClassVar[RefusalCode] = "gate_refuses"
+    name: str
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class BelowFirstGroup:
+    """The data ranks the candidate below the first tie group: not a choice among equals."""
+
+    code: ClassVar[RefusalCode] = "below_first_group"
+    name: str
+    group: tuple[str, ...]  # the first tie group
+
+
+Refusal = NotACandidate | Incomplete | GateRefuses | BelowFirstGroup
+
+
+def refusal(ranking: Ranking, name: str) -> Refusal | None:
     """Why `name` may not be chosen, or None: it must be a complete candidate in the first tie
     group whose gate against the incumbent neither blocks nor is invalid. A choice is among
     candidates the data cannot tell apart; it never overrules the key, coverage or the gate."""
-    names = [s.name for s in ranking.standings]
+    names = tuple(s.name for s in ranking.standings)
     if name not in names:
-        return f"{name!r} is not a candidate of this campaign ({', '.join(names)})"
+        return NotACandidate(name, names)
     standing = ranking.standing(name)
     if not standing.eligible:
-        return (
-            f"{name} is incomplete ({standing.gaps.describe()}): judged on fewer cells than the "
-            "campaign asks, it cannot be chosen"
-        )
+        return Incomplete(name, standing.gaps)
     if standing.gate.verdict in _GATE_REFUSES:
-        return (
-            f"{name}'s gate against the incumbent says {standing.gate.verdict}: a choice among "
-            "tied candidates does not overrule the gate"
-        )
+        return GateRefuses(name, standing.gate.verdict)
     group = top_group(ranking)
     if name not in group:
-        return (
-            f"{name} is not in the first tie group ({' = '.join(group)}): the data ranks it "
-            "below them, so it is not a choice among equals"
-        )
+        return BelowFirstGroup(name, group)
     return None
 
 

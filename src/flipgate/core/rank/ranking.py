@@ -41,7 +41,6 @@ from flipgate.core.gate.flaky import FlakyList
 from flipgate.core.gate.loosening import GateBase
 from flipgate.core.gate.retired import NO_RETIREMENTS, Retirements
 from flipgate.core.gate.spec import GateSpec, Release, ReleaseKey
-from flipgate.core.plural import plural
 from flipgate.core.rank.separation import Lead, holm, improvement_p, lead, tie_groups
 from flipgate.core.runs.model import Run
 from flipgate.core.vocab import (
@@ -100,21 +99,6 @@ class Gaps:
     @property
     def complete(self) -> bool:
         return self.missing_reps == 0 and self.infra_reps == 0 and self.extra_reps == 0
-
-    def describe(self) -> str:
-        if self.complete:
-            return "complete"
-        parts = []
-        if self.missing_cases:
-            missing = f"({plural(self.missing_reps, 'repetition')})"
-            parts.append(f"{plural(self.missing_cases, 'case')} missing {missing}")
-        elif self.missing_reps:
-            parts.append(f"{plural(self.missing_reps, 'repetition')} missing")
-        if self.infra_reps:
-            parts.append(plural(self.infra_reps, "infra repetition"))
-        if self.extra_reps:
-            parts.append(f"{plural(self.extra_reps, 'repetition')} beyond the incumbent's")
-        return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -527,6 +511,5 @@ __all__ = [
     "Standing",
     "holm",
     "own_clearance",
-    "plural",
     "rank",
 ]

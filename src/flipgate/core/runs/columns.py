@@ -7,6 +7,7 @@ is handed to the line-by-line reader (`records`), which names the line and field
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -29,22 +30,25 @@ from flipgate.core.runs.model import (
 )
 from flipgate.core.runs.nesting import Lines
 from flipgate.core.runs.records import read_jsonl_lines
+from flipgate.core.runs.texts import JsonlTexts, ParquetTexts, Stamp, Texts, stamp_unchanged
 from flipgate.core.runs.turns import messages_problem, turns_flagged
 
 _PER_RULE = tuple(f.name for f in FIELDS if f.per_rule)
 
 
-def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozenset()) -> Frames:
+def read_jsonl(path: Path, *, lean: bool = False) -> tuple[Frames, Texts]:
     """Arrow's JSON reader: multi-threaded, it infers the schema from every line in the same pass
     (polars either samples the first lines and drops later fields, or reads the file twice), and
     it refuses a field whose type changes between lines instead of coercing it. The file is
     read twice, a block at a time: the line count and the nesting check, then Arrow's reader,
-    so that its bytes are never all held (they share the page cache)."""
+    so that its bytes are never all held (they share the page cache). The texts are parsed and
+    their types checked, then left in the file: read again by line when asked for (`texts`)."""
     import pyarrow as pa  # only JSONL runs need it: the gate on Parquet starts without
     import pyarrow.json as pa_json
 
     regular_file(path)
     check_fits(path)
+    stamp = Stamp.of(path)
     try:
         lines = Lines.scan_file(path)
         # Mapped, for the few bytes read again (a line nested too deep, the last byte): only
@@ -68,17 +72,46 @@ def read_jsonl(path: Path, *, lean: bool = False, keep: frozenset[str] = frozens
     assert isinstance(types, pl.DataFrame)
     if table.num_rows == 0 or column_problem(types.schema) is not None:
         return read_jsonl_lines(path)
-    if lean:  # the trajectories are checked, not kept: a run is valid for every command or none
-        kept = GATE_FIELDS | keep | {"messages"}
-        table = table.select([name for name in table.column_names if name in kept])
-    df = pl.from_arrow(table)
+    kept = _kept(lean)  # the trajectories are checked, not kept
+    df = pl.from_arrow(table.select([name for name in table.column_names if name in kept]))
     assert isinstance(df, pl.DataFrame)
     df = _with_line_numbers(df, octets, lines)
+    texts = JsonlTexts(
+        path,
+        stamp,
+        lines.newlines,
+        schema=table.schema,
+        extra=_extra_fields(table.column_names),
+        rows=df["line"].to_numpy(),
+        outputs=_outputs(table, df["line"]),
+    )
     _check_turns(df, path)
-    # Arrow's table (polars copied its strings) and the scan's offsets go before the tidy
-    # frames are made.
+    # Arrow's table (polars copied its strings) goes before the tidy frames are made.
     del table, lines
-    return _frames_from_columns(df if not lean else _without_turns(df, keep), path)
+    frames = _frames_from_columns(df.drop("messages", strict=False), path)
+    stamp_unchanged(path, stamp)
+    return frames, texts
+
+
+def _outputs(table: Any, lines: pl.Series) -> pl.DataFrame | None:
+    """line, output: the outputs Arrow's reader parsed, kept beside the file (`texts`)."""
+    if "output" not in table.column_names:
+        return None
+    outputs = pl.from_arrow(table.select(["output"]))
+    assert isinstance(outputs, pl.DataFrame)
+    return outputs.select(lines, pl.col("output").cast(pl.String))
+
+
+def _kept(lean: bool) -> frozenset[str]:
+    """The fields read into the tidy frames: the trajectories only for their checks, the other
+    texts (the output, the team's own fields) not at all; the lean gate's, only the verdict's
+    (no reasons)."""
+    return (GATE_FIELDS if lean else KNOWN_FIELDS - {"output"}) | {"messages"}
+
+
+def _extra_fields(names: Iterable[str]) -> list[str]:
+    """The team's own fields, shown as a line's `extra` texts."""
+    return [name for name in names if name not in KNOWN_FIELDS and name != "line"]
 
 
 def _nul_in_names(schema: Any) -> bool:
@@ -112,20 +145,23 @@ def _with_line_numbers(df: pl.DataFrame, octets: np.ndarray, lines: Lines) -> pl
     return df.with_columns(line=pl.Series(numbers, dtype=pl.Int64))
 
 
-def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = frozenset()) -> Frames:
+def read_parquet(path: Path, *, lean: bool = False) -> tuple[Frames, Texts]:
+    """The columns of the tidy frames read; the texts' columns only their types, from no rows
+    (read by rows when asked for, `texts`)."""
     regular_file(path)
+    stamp = Stamp.of(path)
     try:
         schema = pl.read_parquet_schema(path)
     except Exception as exc:
         raise InputError(path, f"not a readable Parquet file ({exc})") from None
-    kept = GATE_FIELDS | keep | {"messages"}  # the trajectories checked, then left out
-    columns = [c for c in schema if c in kept] if lean else list(schema)
+    kept = _kept(lean)
+    columns = [c for c in schema if c in kept]
     check_fits(path, (schema, columns))
     try:
-        df = _plain_columns(pl.read_parquet(path, columns=columns))
-        # The columns the lean gate leaves unread still have their types checked, from no rows.
+        df = plain_columns(pl.read_parquet(path, columns=columns))
+        # The columns left unread still have their types checked, from no rows.
         unread = [c for c in schema if c not in columns]
-        types = _plain_columns(pl.read_parquet(path, columns=unread, n_rows=0)) if unread else df
+        types = plain_columns(pl.read_parquet(path, columns=unread, n_rows=0)) if unread else df
     except Exception as exc:
         raise InputError(path, f"not a readable Parquet file ({exc})") from None
     problem = column_problem(pl.Schema({**df.schema, **types.schema}))
@@ -144,8 +180,7 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
         raise InputError(path, message, line=line, field=name)
     df = _numbered(df)
     _check_turns(df, path)
-    if lean:
-        df = _without_turns(df, keep)
+    df = df.drop("messages", strict=False)
     if "rep" in df.columns and isinstance(df.schema["rep"], pl.UInt64):
         too_big = df.filter(pl.col("rep") > INT64_MAX)
         if too_big.height:
@@ -153,7 +188,9 @@ def read_parquet(path: Path, *, lean: bool = False, keep: frozenset[str] = froze
             raise InputError(
                 path, f"must be below 2^63, not {row['rep']}", line=row["line"], field="rep"
             )
-    return _frames_from_columns(df, path)
+    frames = _frames_from_columns(df, path)
+    stamp_unchanged(path, stamp)
+    return frames, ParquetTexts(path, stamp, schema, _extra_fields(schema), df.height)
 
 
 def _numbered(df: pl.DataFrame) -> pl.DataFrame:
@@ -162,7 +199,7 @@ def _numbered(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_row_index("line", offset=1).with_columns(pl.col("line").cast(pl.Int64))
 
 
-def _plain_columns(df: pl.DataFrame) -> pl.DataFrame:
+def plain_columns(df: pl.DataFrame) -> pl.DataFrame:
     """Parquet's other spellings of our columns as the ones JSONL gives: a dictionary-encoded
     (categorical) string as a string, a map as a struct with one field per key."""
     df = df.with_columns(
@@ -234,32 +271,10 @@ def _check_turns(df: pl.DataFrame, path: Path) -> None:
         raise InputError(path, message, line=row["line"], field=field)
 
 
-def _without_turns(df: pl.DataFrame, keep: frozenset[str]) -> pl.DataFrame:
-    return df if "messages" in keep else df.drop("messages", strict=False)
-
-
-def _turns_as_json(df: pl.DataFrame) -> pl.Expr:
-    """The trajectory column as JSON text, checked already (`_check_turns`).
-
-    Arrow gives every turn (and every call's arguments) the union of the fields seen on any line,
-    so a field a turn lacks comes back as null: readers of the text take null for absent.
-    """
-    dtype = df.schema.get("messages")
-    if dtype is None or isinstance(dtype, pl.Null):
-        return pl.lit(None, pl.String).alias("messages")
-    turns = pl.col("messages").list.eval(pl.element().struct.json_encode()).list.join(",")
-    return (pl.lit("[") + turns + pl.lit("]")).alias("messages")
-
-
 def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
     if "rep" not in df.columns:
         df = df.with_columns(rep=pl.lit(0, pl.Int64))
     df = df.with_columns(pl.col("rep").cast(pl.Int64).fill_null(0))
-    # a field of the team's, by place: `*` or `^a$` as a name would be a pattern to polars
-    extra_at = [i for i, c in enumerate(df.columns) if c not in KNOWN_FIELDS and c != "line"]
-    extra = (
-        pl.struct(pl.nth(extra_at)).struct.json_encode() if extra_at else pl.lit(None, pl.String)
-    )
     reps = df.select(
         pl.col("case"),
         pl.col("rep"),
@@ -267,10 +282,8 @@ def _frames_from_columns(df: pl.DataFrame, path: Path) -> Frames:
         *[
             (pl.col(name) if name in df.columns else pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in REPS_SCHEMA.items()
-            if name not in ("case", "rep", "line", "messages", "extra")
+            if name not in ("case", "rep", "line")
         ],
-        _turns_as_json(df),
-        extra.alias("extra"),
     ).with_columns(
         pl.col("status").fill_null("ok"),
         pl.col("safety").fill_null(False),

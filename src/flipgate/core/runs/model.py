@@ -1,8 +1,8 @@
 """A run (SPEC §2) as the gate holds it: the manifest of `run.yaml` and three tidy frames.
 
-- `reps`: one row per (case, rep) with status, safety, template, output, second metrics, the
-  source `line`, `messages` (the trajectory as JSON text, see `turns`) and `extra` (the row's
-  other fields as JSON text, shown in the drill-down);
+- `reps`: one row per (case, rep) with status, safety, template, second metrics and the
+  source `line`; its texts (the stored output, the trajectory, the line's other fields) are
+  read where they are stored when asked for, by `line` (`Run.texts`, see `texts`);
 - `decisions`: one row per labelled decision (case, rep, rule, expected, actual, reason, line);
 - `checks`: one row per pass/fail check (case, rep, rule, passed, reason, line).
 
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from flipgate.core.runs.texts import HeldTexts, Texts
 from flipgate.core.vocab import DEFAULT_LABELS, Coded
 
 if TYPE_CHECKING:
@@ -46,10 +47,7 @@ REPS_SCHEMA = {
     "safety": pl.Boolean,
     "cached": pl.Boolean,
     "template": pl.String,
-    "output": pl.String,
     **dict.fromkeys(METRICS, pl.Float64),
-    "messages": pl.String,
-    "extra": pl.String,
 }
 DECISIONS_SCHEMA = {
     "case": pl.String,
@@ -102,6 +100,7 @@ class Run:
     # whether the run finished and which repetitions it lacks, as its log or run.yaml states it;
     # None: it states nothing, and is taken as whole (the case ledger, `core/gate/ledger.py`)
     completeness: Completeness | None = None
+    texts: Texts = field(default_factory=HeldTexts)  # each repetition's texts, by `line`
 
     @property
     def rules(self) -> list[str]:

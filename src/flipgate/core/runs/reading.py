@@ -31,6 +31,7 @@ from flipgate.core.runs.manifest import (
 )
 from flipgate.core.runs.model import Frames, Labels, Progress, Run
 from flipgate.core.runs.records import frames_from_records
+from flipgate.core.runs.texts import Texts
 from flipgate.core.vocab import Coded
 
 if TYPE_CHECKING:
@@ -43,14 +44,13 @@ def load_run(
     progress: Progress | None = None,
     import_options: Any = None,
     lean: bool = False,
-    keep: frozenset[str] = frozenset(),
 ) -> Run:
     """Load a run directory, the path of its `run.yaml`, or an Inspect/promptfoo log.
 
-    `lean` is for the headless gate, which needs no stored outputs, reasons or extra fields: from
-    Parquet, only the columns the verdict needs are read; from JSONL, every field is parsed and
-    its type checked, and only those columns are kept (the app keeps and checks them all), and
-    the fields named in `keep` (a budget's own metric).
+    A run's texts (stored outputs, trajectories, the lines' other fields) are checked, then left
+    where they are stored, read by line when asked for (`Run.texts`). `lean` is for the headless
+    gate, which needs no reasons either: from Parquet, only the columns the verdict needs are
+    read; from JSONL, every field is parsed and its type checked, and only those are kept.
     """
     from flipgate.core.importers import ImportOptions, detect_format, read_external
 
@@ -88,12 +88,12 @@ def load_run(
     results = jsonl if jsonl.exists() else parquet
     report(f"reading {run_dir.name}/{results.name}")
     if results == jsonl:
-        frames = read_jsonl(jsonl, lean=lean, keep=keep)
+        frames, texts = read_jsonl(jsonl, lean=lean)
     else:
-        frames = read_parquet(parquet, lean=lean, keep=keep)
+        frames, texts = read_parquet(parquet, lean=lean)
     report(f"checking {run_dir.name}")
     validate(frames, results, labels)
-    return _make_run(manifest, run_dir, frames, labels, "flipgate", (), completeness)
+    return _make_run(manifest, run_dir, (frames, texts), labels, "flipgate", (), completeness)
 
 
 def run_from_records(
@@ -113,22 +113,22 @@ def run_from_records(
     labels = labels_of(manifest, where)
     if completeness is None:
         completeness = stated_completeness(manifest, where)
-    frames = frames_from_records(((i + 1, r) for i, r in enumerate(records)), source)
+    frames, texts = frames_from_records(((i + 1, r) for i, r in enumerate(records)), source)
     validate(frames, source, labels)
-    return _make_run(manifest, source, frames, labels, source_format, notes, completeness)
+    return _make_run(manifest, source, (frames, texts), labels, source_format, notes, completeness)
 
 
 def _make_run(
     manifest: dict[str, Any],
     path: Path,
-    frames: Frames,
+    read: tuple[Frames, Texts],
     labels: Labels,
     source_format: str,
     notes: tuple[Coded, ...],
     completeness: Completeness | None,
 ) -> Run:
     change = manifest.get("change") or {}
-    reps, decisions, checks = frames
+    (reps, decisions, checks), texts = read
     return Run(
         path=path,
         run_id=manifest["run_id"],
@@ -146,4 +146,5 @@ def _make_run(
         notes=notes,
         extra_manifest={k: v for k, v in manifest.items() if k not in MANIFEST_FIELDS},
         completeness=completeness,
+        texts=texts,
     )

@@ -29,6 +29,15 @@ from flipgate.core.runs.model import (
     Frames,
 )
 from flipgate.core.runs.nesting import Lines
+from flipgate.core.runs.texts import (
+    TEXT_FIELDS,
+    TEXTS_SCHEMA,
+    HeldTexts,
+    JsonlTexts,
+    Stamp,
+    Texts,
+    stamp_unchanged,
+)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -51,10 +60,13 @@ class _DuplicateKey(ValueError):
         self.key = key
 
 
-def read_jsonl_lines(path: Path) -> Frames:
+def read_jsonl_lines(path: Path) -> tuple[Frames, Texts]:
+    """The tidy frames of a JSONL run, its texts left in the file (parsed again by line)."""
+    stamp = Stamp.of(path)
     data = read_bytes(path)
     octets = np.frombuffer(data, dtype=np.uint8)
-    problem = Lines.scan(octets).nesting_problem(octets, path)
+    lines = Lines.scan(octets)
+    problem = lines.nesting_problem(octets, path)
     if problem is not None:
         raise problem
 
@@ -78,11 +90,34 @@ def read_jsonl_lines(path: Path) -> Frames:
                 raise InputError(path, "each line must be a JSON object", line=number)
             yield number, record
 
-    return frames_from_records(records(), path)
+    frames, _ = frames_from_records(records(), path, hold=False)
+    stamp_unchanged(path, stamp)
+    return frames, JsonlTexts(path, stamp, lines.newlines, parse=_texts_of_lines)
 
 
-def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Path) -> Frames:
+def _texts_of_lines(lines: list[tuple[int, bytes]]) -> pl.DataFrame:
+    """The texts of lines the read checked, parsed again as it parsed them."""
+    rows = [(number, *_texts(json.loads(raw))) for number, raw in lines]
+    return pl.DataFrame(rows, schema=TEXTS_SCHEMA, orient="row")
+
+
+def _texts(record: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """A line's output, trajectory and other fields, as its texts hold them."""
+    extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+    return (
+        record.get("output"),
+        _json(record.get("messages")),
+        json.dumps(extra, ensure_ascii=False) if extra else None,
+    )
+
+
+def frames_from_records(
+    records: Iterable[tuple[int, dict[str, Any]]], path: Path, *, hold: bool = True
+) -> tuple[Frames, HeldTexts]:
+    """The tidy frames of records in the results.jsonl shape, and their texts held in memory
+    (none where `hold` is false: the caller reads them where they are stored)."""
     reps: dict[str, list[Any]] = {name: [] for name in REPS_SCHEMA}
+    texts: dict[str, list[Any]] = {name: [] for name in TEXTS_SCHEMA}
     decisions: dict[str, list[Any]] = {name: [] for name in DECISIONS_SCHEMA}
     checks: dict[str, list[Any]] = {name: [] for name in CHECKS_SCHEMA}
 
@@ -100,7 +135,6 @@ def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pat
             reasons = dict.fromkeys((*expected, *actual, *passed), reasons_given)
         else:
             reasons = _by_rule(reasons_given, SINGLE_DECISION_RULE)
-        extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
 
         for name, value in (
             ("case", case),
@@ -111,12 +145,15 @@ def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pat
             ("safety", record.get("safety", False) is True),
             ("cached", record.get("cached", False) is True),
             ("template", record.get("template")),
-            ("output", record.get("output")),
             *((name, _float(record.get(name))) for name in METRICS),
-            ("messages", _json(record.get("messages"))),
-            ("extra", json.dumps(extra, ensure_ascii=False) if extra else None),
         ):
             reps[name].append(value)
+        held = _texts(record)
+        # Not held, a text is still refused where no column could hold it.
+        if hold or any(isinstance(text, str) and _SURROGATE.search(text) for text in held):
+            for name, value in zip(TEXT_FIELDS, held, strict=True):
+                texts[name].append(value)
+            texts["line"].append(line)
         for rule in sorted(set(expected) | set(actual)):
             for name, value in (
                 ("case", case),
@@ -140,13 +177,15 @@ def frames_from_records(records: Iterable[tuple[int, dict[str, Any]]], path: Pat
                 checks[name].append(value)
 
     try:
-        return (
+        frames = (
             pl.DataFrame(reps, schema=REPS_SCHEMA),
             pl.DataFrame(decisions, schema=DECISIONS_SCHEMA),
             pl.DataFrame(checks, schema=CHECKS_SCHEMA),
         )
+        held_texts = pl.DataFrame(texts, schema=TEXTS_SCHEMA)
     except UnicodeEncodeError:  # `"\ud800"` parses as a lone surrogate, which no column holds
-        raise _not_text(path, [reps, decisions, checks]) from None
+        raise _not_text(path, [reps, texts, decisions, checks]) from None
+    return frames, HeldTexts(held_texts)
 
 
 def _not_text(path: Path, tables: list[dict[str, list[Any]]]) -> InputError:

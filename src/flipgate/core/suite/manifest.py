@@ -243,10 +243,12 @@ def load_retirements(
 
 @dataclass(frozen=True)
 class Retirement:
-    """What a retirement wrote."""
+    """What a retirement wrote (facts; words: `present/curation.py`)."""
 
     manifest: SuiteManifest  # as it reads now
-    message: str  # what was done, in words
+    case: str
+    day: date
+    reason: str
     layout_kept: bool  # False when the file had to be written out whole (comments dropped)
 
 
@@ -297,13 +299,7 @@ def retire(path: Path, case: str, reason: str, today: date) -> Retirement:
             load_manifest(path, new_text.encode("utf-8"))
         file.replace(new_text)
     updated = _retired(manifest, case, today, reason)
-    message = (
-        f"retired {case} on {today}: {reason} ({updated.live.height} live cases, "
-        f"{updated.archive.height} archived)"
-    )
-    if not layout_kept:
-        message += "; the file was written out whole, its comments dropped"
-    return Retirement(updated, message, layout_kept)
+    return Retirement(updated, case, today, reason, layout_kept)
 
 
 def _flow_item(entry: dict[str, Any]) -> str:

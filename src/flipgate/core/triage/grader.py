@@ -138,9 +138,12 @@ FACTS = (
 
 def _graded_outputs(comparison: Comparison, arm: str, cases: list[str]) -> pl.DataFrame:
     run = comparison.run(arm)
-    outputs = run.reps.filter(
-        pl.col("case").is_in(cases) & (pl.col("status") == "ok") & pl.col("output").is_not_null()
-    ).select("case", "rep", "output")
+    rows = run.reps.filter(pl.col("case").is_in(cases) & (pl.col("status") == "ok"))
+    outputs = (
+        run.texts.beside(rows.select("case", "rep", "line"), ["output"])
+        .filter(pl.col("output").is_not_null())
+        .select("case", "rep", "output")
+    )
     graded = comparison.reps[arm].select("case", "rep", "passed")
     joined = outputs.join(graded, on=["case", "rep"])
     return joined.with_columns(norm=normalise(joined["output"], comparison.spec.volatile))

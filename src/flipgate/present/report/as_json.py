@@ -17,14 +17,9 @@ from flipgate.core.vocab import ARMS, UNPAIRED_STATES
 from flipgate.present.judge import judge_json
 from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_json
-from flipgate.present.reasons import (
-    BASE_FILE_WORDS,
-    base_words,
-    reason_json,
-    sentence,
-    summary,
-    when,
-)
+from flipgate.present.reasons import reason_json, sentence, summary
+from flipgate.present.reasons.invalid import BASE_FILE_WORDS, base_words
+from flipgate.present.reasons.words import when
 from flipgate.present.report.shared import failing, registration_line
 from flipgate.present.run_notes import note_words
 from flipgate.present.sources import sources_json

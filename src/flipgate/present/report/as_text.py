@@ -13,7 +13,8 @@ from flipgate.core.vocab import ARMS, FLIPS
 from flipgate.present.judge import judge_lines
 from flipgate.present.next_step import next_step
 from flipgate.present.outcomes import outcome_tables
-from flipgate.present.reasons import clusters_line, gate_words, sentence, summary
+from flipgate.present.reasons import gate_words, sentence, summary
+from flipgate.present.reasons.warnings import clusters_line
 from flipgate.present.report import shared
 from flipgate.present.rerun_price import price_lines
 from flipgate.present.sources import noise_line, split_line, unknown_note

@@ -20,15 +20,11 @@ from flipgate.core.gate.stats import Effect
 from flipgate.core.plural import plural
 from flipgate.core.vocab import ARMS, Arm, Coded, UnpairedState
 from flipgate.present.numbers import p_beside, percent, signed_points
-from flipgate.present.reasons import (
-    BASE_FILE_WORDS,
-    STATE_WORDS,
-    excluded_by,
-    p_words,
-    sentence,
-    series,
-    when,
-)
+from flipgate.present.reasons import sentence
+from flipgate.present.reasons.invalid import BASE_FILE_WORDS
+from flipgate.present.reasons.ledger import STATE_WORDS, excluded_by
+from flipgate.present.reasons.verdict import p_words
+from flipgate.present.reasons.words import series, when
 
 EXIT_CODES = {"PASS": 0, "BLOCK": 1, "INCONCLUSIVE": 3, "INVALID": 4}
 VERDICT_STYLE = {

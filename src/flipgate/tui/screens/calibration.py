@@ -26,7 +26,6 @@ from flipgate.core.curation.calibrate import (
     Calibration,
     calibrate,
     free_name,
-    proposed_spec,
     write_proposed,
 )
 from flipgate.core.errors import InputError
@@ -40,6 +39,7 @@ from flipgate.present.calibration import (
     calibration_report,
     flip_counts,
     pair_rows,
+    proposed_gate,
 )
 from flipgate.present.export import frame_of
 from flipgate.present.glossary import CALIBRATION_TERMS
@@ -153,7 +153,7 @@ class CalibrationScreen(Screen[None]):
             return
         target = free_name(self.folder)
         try:
-            text = proposed_spec(self.calibration, self.gate, date.today())
+            text = proposed_gate(self.calibration, self.gate, date.today())
             write_proposed(text, target, self.gate)
         except (InputError, OSError) as error:
             self.notify(

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Region
@@ -30,6 +30,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from flipgate.core.decision.review_log import Looked
+from flipgate.core.errors import InputError
 from flipgate.core.vocab import ARMS, ReviewEvent
 from flipgate.present.casefile import REP_SYMBOLS, CaseDetail, case_detail
 from flipgate.present.cause import Folded, cause, fold, fold_note, judged_input
@@ -70,6 +71,25 @@ class Part(Static, can_focus=True):
     """A part of the case that `y` copies, `o` opens and `enter` expands when folded."""
 
 
+def push_case(
+    app: App[Any],
+    comparison: Comparison,
+    case: str,
+    cases: Sequence[str] = (),
+    back: Callable[[str | None], None] | None = None,
+    *,
+    replaying: Looked | None = None,
+) -> None:
+    """The drill-down of `case`; a message instead where its texts cannot be read (a run's file
+    changed on disk since it was read: never another run's texts)."""
+    try:
+        screen = CaseScreen(comparison, case, cases, replaying=replaying)
+    except InputError as error:
+        app.notify(str(error), title="case", severity="error", markup=False)
+        return
+    app.push_screen(screen, back)
+
+
 class CaseScreen(Screen[str]):
     """One case of the comparison; `cases` is the ordered list that n/p walk through."""
 
@@ -93,6 +113,12 @@ class CaseScreen(Screen[str]):
 
         detail: CaseDetail
         opening: bool
+
+    @dataclass
+    class Refused(Message, bubble=False):
+        """A case of a big comparison that could not be looked up: the error, said."""
+
+        error: str
 
     @dataclass
     class Aligned(Message, bubble=False):
@@ -194,7 +220,19 @@ class CaseScreen(Screen[str]):
     @work(thread=True, exclusive=True, group="look-up", description="look up")
     def _detail_in_worker(self, case: str, opening: bool) -> None:
         Steps(self, 1)(f"finding the rows of {case} among {self.comparison.cases.height:,} cases")
-        post_unless_cancelled(self, self.LookedUp(case_detail(self.comparison, case), opening))
+        try:
+            detail = case_detail(self.comparison, case)
+        except InputError as error:  # as `push_case`
+            post_unless_cancelled(self, self.Refused(str(error)))
+            return
+        post_unless_cancelled(self, self.LookedUp(detail, opening))
+
+    @on(Refused)
+    def _refused(self, message: Refused) -> None:
+        """A case whose texts cannot be read (its run's file changed): said, and the screen left,
+        its body already hidden."""
+        self.notify(message.error, title="case", severity="error", markup=False)
+        self.dismiss(self.case)
 
     @on(LookedUp)
     def _looked_up(self, message: LookedUp) -> None:
@@ -657,5 +695,9 @@ class CaseScreen(Screen[str]):
         if self.comparison.cases.height > BIG_COMPARISON:
             self._look_up(self.cases[target], opening=False)
             return
-        self.detail = case_detail(self.comparison, self.cases[target])
+        try:
+            self.detail = case_detail(self.comparison, self.cases[target])
+        except InputError as error:  # as `push_case`: the case shown stays
+            self.notify(str(error), title="case", severity="error", markup=False)
+            return
         self._shown(opening=False)

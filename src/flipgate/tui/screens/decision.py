@@ -45,6 +45,7 @@ from flipgate.core.vocab import REVIEW_DECISIONS, TRIAGE_CLASSES, ReviewEvent, T
 from flipgate.present.glossary import DECISION_TERMS
 from flipgate.present.reasons import summary
 from flipgate.present.triage import TITLES
+from flipgate.present.verify import check_words
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import VERDICT_SYMBOL, count, literal
@@ -462,7 +463,7 @@ class DecisionScreen(Screen[Path | None]):
             text.append("written, but it does not verify here", style="bold red")
         for check in verified.checks:
             text.append(f"\n  {'✓' if check.ok else '✗'} {check.name}: ")
-            text.append_text(literal(check.why))
+            text.append_text(literal(check_words(check)))
         self._show(text)
 
     def _show_error(self, why: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 import polars as pl
 from rich.console import Group, RenderableType
@@ -39,6 +39,7 @@ from flipgate.core.errors import InputError
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Run
+from flipgate.present.curation import done_words
 from flipgate.present.glossary import FLAKY_TERMS
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.format import literal
@@ -47,17 +48,14 @@ from flipgate.tui.reach import Focused, Shown, open_case
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
-
-class Done(Protocol):
-    """What a change made (a flaky list's `Edit`, a suite's `Retirement`), said in a line."""
-
-    @property
-    def message(self) -> str: ...
+if TYPE_CHECKING:  # the manifest's reader imports pyarrow: loaded by the suite screen, not here
+    from flipgate.core.suite.manifest import Retirement
 
 
-# The change the form's values ask for, made through the core; raises InputError to refuse it
-# (or when the file cannot be written).
-Submit = Callable[[dict[str, str]], Done]
+# The change the form's values ask for, made through the core (a flaky list's `Edit`, a suite's
+# `Retirement`, said in a line by `done_words`); raises InputError to refuse it (or when the file
+# cannot be written).
+Submit = Callable[[dict[str, str]], "Edit | Retirement"]
 
 
 class FlakyForm(ModalScreen[str | None]):
@@ -121,7 +119,7 @@ class FlakyForm(ModalScreen[str | None]):
         except (InputError, OSError) as refused:  # refused, or the disk would not take it
             self.post_message(self.Answered(None, str(refused)))
             return
-        self.post_message(self.Answered(edit.message))
+        self.post_message(self.Answered(done_words(edit)))
 
     @on(Answered)
     def _answered(self, message: Answered) -> None:

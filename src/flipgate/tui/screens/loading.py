@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
 from flipgate.core.errors import InputError
+from flipgate.present.verify import unverified_words
 from flipgate.session import GateRequest
 from flipgate.tui.bindings import KEY_BINDINGS, bindings_for, keymap_of, keys_of, shown_keys
 from flipgate.tui.format import literal
@@ -28,6 +29,7 @@ from flipgate.tui.widgets.key_bar import KeyBar
 def describe_error(error: BaseException, quit_key: str) -> Group:
     """The error as labelled rows (file, line, field, problem), long values indented under."""
     if isinstance(error, InputError):
+        error = unverified_words(error)  # a signed file's failed check, in words
         rows: list[tuple[str, str]] = [("file", str(error.path))]
         if error.line is not None:
             rows.append(("line", str(error.line)))

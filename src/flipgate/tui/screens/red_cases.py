@@ -34,7 +34,7 @@ from flipgate.present.case_query import CaseQuery, choices, describe, select_cas
 from flipgate.present.casefile import COLUMNS, failures_by_case, red_table
 from flipgate.present.divergence import CHUNK, diverged
 from flipgate.present.glossary import CASE_LIST_TERMS
-from flipgate.present.reasons import clusters_line
+from flipgate.present.reasons.warnings import clusters_line
 from flipgate.present.search import cases_holding
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
@@ -42,7 +42,7 @@ from flipgate.tui.collector import building
 from flipgate.tui.format import count, literal
 from flipgate.tui.messages import Progress, post_unless_cancelled
 from flipgate.tui.reach import Focused, Shown
-from flipgate.tui.screens.case import CaseScreen
+from flipgate.tui.screens.case import push_case
 from flipgate.tui.widgets.case_table import CaseTable, Column, column_widths, shown_columns
 from flipgate.tui.widgets.key_bar import KeyBar
 from flipgate.tui.widgets.progress_line import ProgressLine
@@ -194,7 +194,7 @@ class RedCasesScreen(Screen[None]):
         self.call_after_refresh(self._show_header)  # laid out: which columns fit is known
         self.refresh_bindings()
 
-    @work(thread=True, exclusive=True, group="lists")
+    @work(thread=True, exclusive=True, group="lists", description="widen")
     def _widen(self, lists: CaseLists) -> None:
         widened = lists.widened(self.comparison)
         post_unless_cancelled(self, self.Widened(widened))
@@ -261,7 +261,7 @@ class RedCasesScreen(Screen[None]):
         else:
             self._show_view(select_cases(self.red, self.case_query), keep)
 
-    @work(thread=True, exclusive=True, group="query")
+    @work(thread=True, exclusive=True, group="query", description="select")
     def _select(self, table: pl.DataFrame, query: CaseQuery, every: bool, keep: str | None) -> None:
         view = select_cases(table, query)
         post_unless_cancelled(self, self.Selected(query, every, view, keep))
@@ -311,7 +311,7 @@ class RedCasesScreen(Screen[None]):
         if case is None:
             return
         cases = table.view["case"].to_list()
-        self.app.push_screen(CaseScreen(self.comparison, case, cases), self._returned)
+        push_case(self.app, self.comparison, case, cases, self._returned)
 
     def _returned(self, case: str | None) -> None:
         """Back from the drill-down: the cursor goes to the case shown last."""

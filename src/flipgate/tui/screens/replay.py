@@ -23,7 +23,7 @@ from flipgate.core.decision.record import DecisionRecord
 from flipgate.core.decision.review_log import Looked, opened, reviewed_cases
 from flipgate.core.plural import plural
 from flipgate.present.decision import looked_words, rule_words
-from flipgate.present.reasons import when
+from flipgate.present.reasons.words import when
 from flipgate.present.triage import TITLES
 from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for
@@ -115,7 +115,7 @@ class ReplayScreen(Screen[None]):
 
     def show_step(self, index: int) -> None:
         """A case step opens the drill-down as the reviewer saw it; any other is said here."""
-        from flipgate.tui.screens.case import CaseScreen
+        from flipgate.tui.screens.case import push_case
 
         self.shown, step = index, self.steps[index]
         if step.case is None or step.event in ("case_added", "case_removed"):
@@ -124,4 +124,4 @@ class ReplayScreen(Screen[None]):
         if step.case not in self.cases:
             self.notify(f"case {step.case} is in neither run now", markup=False, timeout=3)
             return
-        self.app.push_screen(CaseScreen(self.comparison, step.case, self.cases, replaying=step))
+        push_case(self.app, self.comparison, step.case, self.cases, replaying=step)

@@ -429,10 +429,10 @@ class TriageScreen(Screen[None]):
 
     def _open_case(self, case: str) -> None:
         # Imported here: the drill-down is its own screen module, loaded when first used.
-        from flipgate.tui.screens.case import CaseScreen
+        from flipgate.tui.screens.case import push_case
 
         cases = self.steps[self.current].cases
-        self.app.push_screen(CaseScreen(self.comparison, case, cases), self._back_from_case)
+        push_case(self.app, self.comparison, case, cases, self._back_from_case)
 
     def _back_from_case(self, case: str | None) -> None:
         cases = self.steps[self.current].cases if self.current < len(self.steps) else ()
