@@ -21,7 +21,10 @@ triage evidence alone (`core.triage.evidence`, which the checklist's worker comp
 and CPU time, the best of `--repeat` rounds, on the pair as it is and on the pair made to crowd
 two steps (`crowded`).
 
-The suite-health screen needs a suite workspace (`bench/bench_suite_audit.py` times the audit).
+The suite-health screen needs a suite workspace (`bench/bench_suite_audit.py` times the audit,
+and its `generate` writes one): with `--suite FOLDER` this times, instead of the walk, the screen
+as the overview opens it (the workspace read and audited in its worker, then the sections
+mounted) until complete, and its longest stall.
 The candidates screen needs a campaign: with `--campaign FOLDER` (`baseline/` and
 `candidates/NAME/`, which may be links to the runs of a pair) this times, instead of the walk,
 the candidates screen painted from the app's start (every run read, every candidate compared and
@@ -51,11 +54,14 @@ from flipgate.core.runs.texts import HeldTexts
 from flipgate.core.triage.evidence import evidence
 from flipgate.core.vocab import FLIPS
 from flipgate.session import GateRequest
+from flipgate.tui.app import FlipgateApp
 from flipgate.tui.factory import make_app
 from flipgate.tui.messages import Loaded, Progress
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.screens.suite import SuiteScreen
+from flipgate.tui.widgets.progress_line import ProgressLine
 
 DEFAULT = Path(__file__).resolve().parent / "data" / "jsonl"
 TICK = 0.005  # how often the stall watcher asks the event loop for a turn
@@ -228,6 +234,35 @@ async def measure_campaign(folder: Path, size: tuple[int, int]) -> dict[str, flo
     }
 
 
+class SuiteHealthApp(FlipgateApp):
+    """The suite-health screen alone, auditing its workspace in its worker as when the overview
+    opens it (`flipgate suite open` audits before the app starts)."""
+
+    def __init__(self, workspace: Path) -> None:
+        super().__init__()
+        self.workspace = workspace
+
+    def open_first_screen(self) -> None:
+        self.push_screen(SuiteScreen(self.workspace))
+
+
+async def measure_suite(folder: Path, size: tuple[int, int]) -> dict[str, float]:
+    """The suite-health screen complete (read, audited, every section mounted) and its stall."""
+    app = SuiteHealthApp(folder)
+    app.animation_level = "none"
+    start = time.perf_counter()
+    async with app.run_test(size=size) as pilot:
+        async with stall_watch() as stall:
+            await pilot.pause()
+            while app.workers or any(line.busy for line in app.screen.query(ProgressLine)):
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+        complete = time.perf_counter() - start
+        screen = app.screen
+        assert isinstance(screen, SuiteScreen) and screen.result is not None
+    return {"suite health complete": complete, "suite health longest stall": stall[0]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
@@ -235,10 +270,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the triage evidence")
     parser.add_argument("--first-paint", action="store_true", help="stop once the overview is up")
     parser.add_argument("--campaign", action="store_true", help="FOLDER is a campaign workspace")
+    parser.add_argument("--suite", action="store_true", help="FOLDER is a suite workspace")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     if args.campaign:
         figures = asyncio.run(measure_campaign(args.folder, (width, height)))
+    elif args.suite:
+        figures = asyncio.run(measure_suite(args.folder, (width, height)))
     else:
         figures = asyncio.run(measure(args.folder, (width, height), args.repeat, args.first_paint))
     for name, seconds in figures.items():

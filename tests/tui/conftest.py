@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -23,6 +24,21 @@ from tests.conftest import write_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES_WORKSPACE = FIXTURES / "cases"
+
+
+class Building:
+    """A stand-in for `flipgate.tui.collector.building` that says whether a call is inside it."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+
+    @contextmanager
+    def __call__(self) -> Iterator[None]:
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
 
 def load_comparison(*runs: Path, **options: Any) -> Comparison:

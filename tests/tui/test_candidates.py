@@ -3,17 +3,25 @@ gate overview and esc back, the incumbent's row, a theme switch, and bad input o
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import DataTable, Static
 
+from flipgate.core.errors import InputError
+from flipgate.session import Comparison, GateInputs, gate
+from flipgate.tui import campaign
 from flipgate.tui.campaign import CampaignApp
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.loading import LoadingScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.widgets.progress_line import ProgressLine
 from tests.conftest import SAMPLES, copy_sample
-from tests.tui.conftest import open_app, settled
+from tests.tui.conftest import Building, open_app, settled
 
 WINNER_RULE = SAMPLES / "winner-rule"
 
@@ -60,6 +68,67 @@ async def test_enter_opens_the_overview_of_that_candidate_and_esc_comes_back() -
         await pilot.press("escape")  # nothing above the candidates to go back from
         await pilot.pause()
         assert isinstance(app.screen, CandidatesScreen)
+
+
+async def test_a_candidate_is_gated_off_the_event_loop_the_progress_line_saying_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The chosen candidate's gate runs in a worker (seconds at a million cases, the screen
+    answering meanwhile), inside `building` as the pair's load is: the progress line says so,
+    enter waits (one candidate gated at a time), the cursor still moves; the overview is pushed
+    once the comparison is made."""
+    gated_on: list[str] = []
+    release = threading.Event()
+    building = Building()
+
+    def held(inputs: GateInputs, progress: Callable[[str], None], **options: Any) -> Comparison:
+        def step(description: str) -> None:  # the gate held at its first step, said
+            progress(description)
+            gated_on.append(f"{threading.current_thread().name}, building {building.depth}")
+            release.wait(timeout=30)
+
+        return gate(inputs, step, **options)
+
+    app = open_app(WINNER_RULE)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        monkeypatch.setattr(campaign, "gate", held)
+        monkeypatch.setattr(campaign, "building", building)
+        await pilot.press("down", "enter")
+        screen = app.screen
+        assert isinstance(screen, CandidatesScreen)
+        line = screen.query_one(ProgressLine)
+        while not (gated_on and line.busy):  # the step said, on a loaded machine too
+            await asyncio.sleep(0.01)
+        assert "pairing the cases" in str(line.query_one(Static).render())
+        await pilot.press("down", "enter")  # waits: no second gate; the cursor moved
+        assert screen.query_one(DataTable).cursor_row == 2
+        release.set()
+        await settled(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.screen.comparison.result.runs["candidate"] == "wr-merge"
+        (gated,) = gated_on
+        assert gated.endswith("building 1") and threading.main_thread().name not in gated
+        await pilot.press("escape")
+        await pilot.pause()
+        assert pilot.app.screen is screen and not line.busy
+
+
+async def test_a_candidate_whose_gate_fails_is_said_and_the_screen_answers_again(
+    monkeypatch: pytest.MonkeyPatch, notices: list[str]
+) -> None:
+    def failing(*args: Any, **kwargs: Any) -> Comparison:
+        raise InputError("candidates/MERGE/results.jsonl", "unreadable", line=3)
+
+    app = open_app(WINNER_RULE)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settled(pilot)
+        monkeypatch.setattr(campaign, "gate", failing)
+        await pilot.press("down", "enter")
+        await settled(pilot)
+        assert isinstance(app.screen, CandidatesScreen)
+        assert not app.screen.query_one(ProgressLine).busy
+        assert any("results.jsonl:3: unreadable" in notice for notice in notices)
 
 
 async def test_the_incumbent_row_opens_nothing(notices: list[str]) -> None:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from flipgate.tui.screens.triage import TriageScreen
 from flipgate.tui.widgets.progress_line import ProgressLine
 from tests.conftest import SAMPLES, copy_sample
 
-from .conftest import ScreenApp, load_comparison, open_app, settled
+from .conftest import Building, ScreenApp, load_comparison, open_app, settled
 
 
 class Gate:
@@ -206,19 +205,11 @@ async def test_the_comparison_is_built_out_of_the_collectors_sight(
     """The load and the re-gate build the comparison inside `building` (the collector paused,
     what was built frozen after): full collections the screens cause later walk none of it."""
     inside: list[str] = []
-    depth = [0]
-
-    @contextmanager
-    def building() -> Iterator[None]:
-        depth[0] += 1
-        try:
-            yield
-        finally:
-            depth[0] -= 1
+    building = Building()
 
     def noted(real: Callable[..., Comparison], name: str) -> Callable[..., Comparison]:
         def call(*args: Any, **kwargs: Any) -> Comparison:
-            inside.append(f"{name} {'inside' if depth[0] else 'outside'}")
+            inside.append(f"{name} {'inside' if building.depth else 'outside'}")
             return real(*args, **kwargs)
 
         return call

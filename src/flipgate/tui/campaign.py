@@ -4,7 +4,8 @@ first, then, for the candidate chosen, the usual gate overview of the incumbent 
 It is the gate app with another job for its loading worker (`read`): the campaign is read, every
 candidate compared with the incumbent and ranked; opening a candidate gates that pair in a worker
 (the incumbent's side judged once, kept), under the same terms as `flipgate gate BASELINE
-candidates/NAME` with the same arguments.
+candidates/NAME` with the same arguments, the candidates screen's progress line saying so
+meanwhile (seconds at a million cases) and its keys waiting.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 from textual import work
 from textual.binding import BindingType
 from textual.message import Message
+from textual.worker import Worker, WorkerState
 
 from flipgate.session import (
     ArmResults,
@@ -30,9 +32,11 @@ from flipgate.session import (
 )
 from flipgate.tui.app import GateApp
 from flipgate.tui.bindings import Keymap, bindings_for
+from flipgate.tui.collector import building
 from flipgate.tui.messages import CandidateCompared, Ranked, Steps
 from flipgate.tui.screens.candidates import CandidatesScreen
 from flipgate.tui.screens.overview import OverviewScreen
+from flipgate.tui.widgets.progress_line import ProgressLine
 
 
 class CampaignApp(GateApp):
@@ -80,9 +84,21 @@ class CampaignApp(GateApp):
     def compare_candidate(self, name: str) -> Comparison:
         """The chosen candidate's worker's job: the incumbent against it, gated as `flipgate
         open` gates the pair (the incumbent's side taken as the ranking judged it; the rerun
-        plan priced when its screen opens)."""
+        plan priced when its screen opens), its step shown on the candidates screen."""
         assert self.campaign is not None and self.judged is not None
-        return gate(self.campaign.pair(name), judged=self.judged, price=False)
+        with building():  # as the pair's load: kept out of the collections the screens cause
+            return gate(self.campaign.pair(name), Steps(self, 1), judged=self.judged, price=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A candidate's gate that failed is said, and the candidates screen's keys work again."""
+        if event.worker.group == "candidate" and event.state == WorkerState.ERROR:
+            self._candidate_done()
+            error = event.worker.error
+            self.notify(str(error), title="gate", severity="error", markup=False)
+
+    def _candidate_done(self) -> None:
+        for line in self.screen.query(ProgressLine):
+            line.finish()
 
     def regated(self, comparison: Comparison, *, reruns: bool = False) -> Comparison:
         """The pair's re-gate; the next candidate opened is judged by the lists as they now are
@@ -94,6 +110,7 @@ class CampaignApp(GateApp):
 
     def on_candidate_compared(self, message: CandidateCompared) -> None:
         assert self.campaign is not None
+        self._candidate_done()  # the candidates screen's keys back for when esc returns there
         self.inputs = self.campaign.pair(message.name)  # the overview re-gates through it
         self.request = self.inputs.request
         self.push_screen(OverviewScreen(message.comparison, self.request, self.inputs.repeats))

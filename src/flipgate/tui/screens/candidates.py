@@ -1,7 +1,8 @@
 """The candidates screen: every candidate of a campaign against the incumbent, ranked by the
 release rule, with the three labels (highest mean, winner, clears) marked and said apart.
 
-Enter on a candidate opens the usual gate overview of the incumbent against it; esc there comes
+Enter on a candidate opens the usual gate overview of the incumbent against it once the app's
+worker has gated the pair (the progress line says so meanwhile, and enter waits); esc there comes
 back here. Everything shown is `flipgate.core.rank`'s, in the words `flipgate rank` prints.
 
 Where the table does not fit (80 columns), it goes compact rather than cut: the labels as their
@@ -46,6 +47,7 @@ from flipgate.tui.bindings import bindings_for
 from flipgate.tui.format import VERDICT_SYMBOL, literal
 from flipgate.tui.reach import Shown
 from flipgate.tui.widgets.key_bar import KeyBar
+from flipgate.tui.widgets.progress_line import ProgressLine, waiting
 
 COMPLETE = [name for name, _ in COLUMNS].index("complete")
 COMPACT_COLUMNS = (*COLUMNS[:COMPLETE], *COLUMNS[COMPLETE + 1 :], COLUMNS[COMPLETE])
@@ -57,6 +59,11 @@ class CandidateTable(DataTable[Text | str]):
     where the stock table's own enter is not)."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("candidates")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "select_cursor":  # one candidate gated at a time; the cursor still moves
+            return waiting(self.screen, action)
+        return True
 
 
 class CandidatesScreen(Screen[None]):
@@ -94,6 +101,7 @@ class CandidatesScreen(Screen[None]):
             labels.border_title = "highest mean, winner, clears: three labels, never one"
             labels.can_focus = False
             yield Static(id="summary")
+        yield ProgressLine()  # while a chosen candidate is gated
         yield KeyBar()
 
     def on_mount(self) -> None:
