@@ -133,20 +133,22 @@ def holds_size(run_yaml: Path, cases: int, reps: int) -> bool:
     return (made.get("cases"), made.get("reps")) == (cases, reps)
 
 
-def ensure_data(data: Path, cases: int, reps: int) -> None:
-    """Generate the pair unless both formats already hold one of this size.
+def ensure_data(data: Path, cases: int, reps: int, formats: list[str]) -> None:
+    """Generate the pair in `formats` unless each already holds one of this size (a million
+    cases' JSONL is 2 GB an arm: a Parquet bench does not make it).
 
     In a child process: a fork of a big parent would count the parent's pages in the children's
     peak RSS, so this process stays small (no numpy, no polars).
     """
-    metas = [data / fmt / arm / "run.yaml" for fmt in ("jsonl", "parquet") for arm in ARMS]
+    metas = [data / fmt.lower() / arm / "run.yaml" for fmt in formats for arm in ARMS]
     if all(holds_size(m, cases, reps) for m in metas):
         return
     (data / "reference.json").unlink(missing_ok=True)  # the reference's answer on the old pair
     print(f"generating {cases} cases x {reps} reps under {data} ...", file=sys.stderr)
     start = time.perf_counter()
     generator = [sys.executable, str(REFERENCE / "generate.py"), f"--out={data}"]
-    subprocess.run([*generator, f"--cases={cases}", f"--reps={reps}"], check=True)
+    sizes = [f"--cases={cases}", f"--reps={reps}", f"--formats={','.join(formats).lower()}"]
+    subprocess.run([*generator, *sizes], check=True)
     print(f"  generated in {time.perf_counter() - start:.1f} s", file=sys.stderr)
 
 
@@ -332,8 +334,9 @@ def main(argv: list[str] | None = None) -> int:
         args.data = BENCH / "data" / f"{args.cases}x{args.reps}"
     load_at_start = os.getloadavg()[0]
 
-    ensure_data(args.data, args.cases, args.reps)
     formats: list[str] = args.formats
+    wanted = formats if args.no_reference else list({*formats, "JSONL"})  # the reference's
+    ensure_data(args.data, args.cases, args.reps, wanted)
     pair = {fmt: [str(args.data / fmt.lower() / arm) for arm in ARMS] for fmt in formats}
     python = ["uv", "run", "--no-sync", "python"]
     want = None
