@@ -147,7 +147,7 @@ def test_texts_read_where_stored_equal_the_held_ones(
     monkeypatch.setattr(texts_module, "SLICE_GAP", 1)  # each row apart, a slice of its own
     monkeypatch.setattr(texts_module, "WHOLE_FILE", 0)  # each JSONL line read by its offsets
     lines = sorted(set(loaded.reps["line"].to_list()) & {*picked, held["line"].max()})
-    few = loaded.texts.of_lines(lines)
+    few = loaded.texts.of_lines([*reversed(lines), *lines])  # out of order, twice: each once
     assert few.rows() == loaded.texts.every().filter(pl.col("line").is_in(lines)).rows()
 
 

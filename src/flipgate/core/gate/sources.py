@@ -150,10 +150,9 @@ def check_pattern(pattern: str) -> str | None:
 
 def _rep_outputs(run: Run, passed: pl.DataFrame, cases: pl.Series) -> pl.DataFrame:
     """case, rep, passed and the output of the gradable repetitions of `cases`: only their
-    outputs read (`Run.texts`)."""
-    wanted = pl.col("case").is_in(cases.implode())
-    graded = passed.filter(wanted & pl.col("passed").is_not_null()).select("case", "rep", "passed")
-    rows = graded.join(run.reps.filter(wanted).select("case", "rep", "line"), on=["case", "rep"])
+    outputs read (`Run.texts`, by each repetition's `line`, which `passed` holds)."""
+    wanted = pl.col("case").is_in(cases.implode()) & pl.col("passed").is_not_null()
+    rows = passed.filter(wanted).select("case", "rep", "passed", "line")
     return run.texts.beside(rows, ["output"]).drop("line")
 
 
@@ -166,8 +165,8 @@ def flip_sources(
 ) -> FlipSources:
     """Who flipped each case of `flipped` ((case, direction), the cases counted in b and c).
 
-    `runs` are the two arms (their outputs read), `graded` each arm's repetitions with
-    `passed` (null: infra), `split` the cases whose repetitions split in that arm."""
+    `runs` are the two arms (their outputs read), `graded` each arm's repetitions with `line`
+    and `passed` (null: infra), `split` the cases whose repetitions split in that arm."""
     flips = pl.DataFrame(
         {"case": [c for c, _ in flipped], "direction": [d for _, d in flipped]},
         schema={"case": pl.String, "direction": pl.String},

@@ -53,7 +53,7 @@ class Texts(ABC):
     ) -> pl.DataFrame:
         """`line` and `fields` of those lines (each a repetition's), by line ascending."""
         values = lines.to_numpy() if isinstance(lines, pl.Series) else np.fromiter(lines, np.int64)
-        wanted = np.unique(values.astype(np.int64, copy=False))
+        wanted = _sorted_unique(values.astype(np.int64))
         return self._shaped(self._read(wanted, tuple(fields)), fields)
 
     def every(self, fields: Sequence[str] = TEXT_FIELDS) -> pl.DataFrame:
@@ -280,6 +280,13 @@ class JsonlTexts(_StoredTexts):
         df = pl.from_arrow(table.select([n for n in table.column_names if n in (*wanted, *extra)]))
         assert isinstance(df, pl.DataFrame)
         return text_frame(df.with_columns(line=pl.Series(numbers, dtype=pl.Int64)), extra)
+
+
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """`np.unique(values)` by a sort: numpy 2's `unique` hashes first, five times the cost on the
+    million lines of the flipped cases' outputs (0.14 s an arm)."""
+    values.sort()
+    return values[np.concatenate(([True], values[1:] != values[:-1]))] if values.size else values
 
 
 def _among(wanted: np.ndarray) -> pl.Expr:
