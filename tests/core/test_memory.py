@@ -11,8 +11,10 @@ import pytest
 from flipgate.cli import main
 from flipgate.core.errors import InputError
 from flipgate.core.runs import memory
+from flipgate.core.runs.columns import results_estimate
 from flipgate.core.runs.memory import DECISION_BYTES, estimate
-from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.reading import check_runs_fit, load_run, results_file
+from flipgate.session import reading as session_reading
 from tests.reference.generate import generate
 
 CASES, REPS, RULES = 50, 3, 4  # the generated pair: four rules a line
@@ -88,3 +90,36 @@ def test_a_first_line_past_parsing_is_still_estimated(tmp_path: Path) -> None:
     found = estimate(results)
     assert found is not None
     assert (found.rows, found.rules, found.column_bytes) == (1, 1, results.stat().st_size)
+
+
+def test_a_pair_too_big_together_is_refused_before_either_is_read(
+    pair: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each arm fits alone but not both: the gate refuses before reading the first, where it
+    read the baseline only to refuse the candidate."""
+    files = [pair / "parquet" / arm / "results.parquet" for arm in ("baseline", "candidate")]
+    found = [results_estimate(file, lean=True) for file in files]
+    assert found[0] is not None and found[1] is not None
+    free = max(found[0].bytes, found[1].bytes) + 1
+    assert free < found[0].bytes + found[1].bytes
+    monkeypatch.setattr(memory, "available_memory", lambda: free)
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a run was read")
+
+    monkeypatch.setattr(session_reading, "load_run", never)
+    runs = [str(file.parent) for file in files]
+    assert main(["gate", *runs, "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "too big to read here: with the other run's, 300 lines would take about" in err
+
+
+def test_a_pair_that_fits_is_read(pair: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [pair / "jsonl" / arm / "results.jsonl" for arm in ("baseline", "candidate")]
+    found = [results_estimate(file) for file in files]
+    assert found[0] is not None and found[1] is not None
+    monkeypatch.setattr(memory, "available_memory", lambda: found[0].bytes + found[1].bytes)
+    check_runs_fit([file.parent for file in files])  # no refusal
+    assert results_file(files[0].parent / "run.yaml") == files[0]
+    assert results_file(files[0]) is None  # a file that is not run.yaml: a log, not a run

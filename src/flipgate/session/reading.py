@@ -24,7 +24,7 @@ from flipgate.core.gate.spec import GateSpec, load_spec
 from flipgate.core.io.files import unreadable
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Progress, Run
-from flipgate.core.runs.reading import load_run
+from flipgate.core.runs.reading import check_runs_fit, load_run
 from flipgate.core.runs.workspace import find_rejudged
 from flipgate.core.vocab import ARMS, Arm
 from flipgate.session.request import GateRequest
@@ -92,6 +92,7 @@ def read(
     `terms`: the request's, read already (`flipgate open` reads them before the app starts).
     """
     terms = _terms(request, progress, terms)
+    check_runs_fit((request.baseline, request.candidate), lean=lean)  # both held at once
     baseline, candidate = (
         # One arm after the other: each read already uses every core, and the peak memory halves.
         _run(path, request, progress, lean=lean)
@@ -114,6 +115,7 @@ def read_campaign(
     and every candidate, kept in memory (the app opens any of them), and the identical baseline
     runs."""
     terms = _terms(request, progress, terms)
+    check_runs_fit((request.baseline, *(path for _, path in request.candidates)))  # all held
     incumbent = _run(request.baseline, request, progress)
     candidates = []
     for name, path in request.candidates:

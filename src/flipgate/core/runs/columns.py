@@ -7,7 +7,7 @@ is handed to the line-by-line reader (`records`), which names the line and field
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import polars as pl
 from flipgate.core.errors import InputError
 from flipgate.core.io.files import regular_file, unreadable
 from flipgate.core.runs.checks import FIELDS, GATE_FIELDS, INT64_MAX, KNOWN_FIELDS, column_problem
-from flipgate.core.runs.memory import check_fits
+from flipgate.core.runs.memory import Estimate, check_fits, estimate
 from flipgate.core.runs.model import (
     CHECKS_SCHEMA,
     DECISIONS_SCHEMA,
@@ -110,6 +110,23 @@ def _kept(lean: bool) -> frozenset[str]:
     return (GATE_FIELDS if lean else KNOWN_FIELDS - {"output"}) | {"messages"}
 
 
+def _read_columns(schema: Mapping[str, pl.DataType], lean: bool) -> list[str]:
+    kept = _kept(lean)
+    return [c for c in schema if c in kept]
+
+
+def results_estimate(path: Path, *, lean: bool = False) -> Estimate | None:
+    """What reading the results file `path` will take (`memory.estimate`), the columns counted
+    as `read_parquet` or `read_jsonl` will read them; None when the file cannot say."""
+    if path.suffix != ".parquet":
+        return estimate(path)
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception:  # the reader says what is wrong with it
+        return None
+    return estimate(path, (schema, _read_columns(schema, lean)))
+
+
 def _extra_fields(names: Iterable[str]) -> list[str]:
     """The team's own fields, shown as a line's `extra` texts."""
     return [name for name in names if name not in KNOWN_FIELDS and name != "line"]
@@ -154,8 +171,7 @@ def read_parquet(path: Path, *, lean: bool = False) -> tuple[Frames, Texts]:
         schema = pl.read_parquet_schema(path)
     except Exception as exc:
         raise InputError(path, f"not a readable Parquet file ({exc})") from None
-    kept = _kept(lean)
-    columns = [c for c in schema if c in kept]
+    columns = _read_columns(schema, lean)
     check_fits(path, (schema, columns))
     try:
         df = plain_columns(pl.read_parquet(path, columns=columns))

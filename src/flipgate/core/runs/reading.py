@@ -14,13 +14,13 @@ wrong. Before either parses a byte, a line nested too deep is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flipgate.core.errors import InputError
 from flipgate.core.runs.checks import validate
-from flipgate.core.runs.columns import read_jsonl, read_parquet
+from flipgate.core.runs.columns import read_jsonl, read_parquet, results_estimate
 from flipgate.core.runs.manifest import (
     MANIFEST_FIELDS,
     check_manifest,
@@ -29,6 +29,7 @@ from flipgate.core.runs.manifest import (
     read_manifest,
     stated_completeness,
 )
+from flipgate.core.runs.memory import available_memory, check_all_fit
 from flipgate.core.runs.model import Frames, Labels, Progress, Run
 from flipgate.core.runs.records import frames_from_records
 from flipgate.core.runs.texts import Texts
@@ -94,6 +95,32 @@ def load_run(
     report(f"checking {run_dir.name}")
     validate(frames, results, labels)
     return _make_run(manifest, run_dir, (frames, texts), labels, "flipgate", (), completeness)
+
+
+def results_file(path: Path) -> Path | None:
+    """The results file of the run at `path` (a run directory or its `run.yaml`); None for a log
+    or a folder that is not one run (`load_run` says what is wrong with it)."""
+    run_dir = path if path.is_dir() else path.parent if path.name == "run.yaml" else None
+    if run_dir is None:
+        return None
+    found = [run_dir / f"results.{suffix}" for suffix in ("jsonl", "parquet")]
+    held = [file for file in found if file.is_file()]
+    return held[0] if len(held) == 1 else None
+
+
+def check_runs_fit(paths: Sequence[Path], *, lean: bool = False) -> None:
+    """Refuse the runs at `paths`, before any is read, when reading them all would take more
+    memory than is free (`memory.check_all_fit`); each reader checks its own file again, against
+    what is free once the others are held."""
+    if available_memory() is None:
+        return
+    files = [
+        (results, found)
+        for path in paths
+        if (results := results_file(path)) is not None
+        and (found := results_estimate(results, lean=lean)) is not None
+    ]
+    check_all_fit(files)
 
 
 def run_from_records(
