@@ -23,6 +23,11 @@ class Progress(Message, bubble=False):
     description: str
 
 
+# cases: past this a screen's work over every case (the case lists, a case's rows, a search)
+# runs in a worker, the screen saying so: at a million cases each takes a tenth of a second or more
+BIG_COMPARISON = 20_000
+
+
 class Steps:
     """Called with each step's description from inside a worker: posts `Progress` to `target`."""
 

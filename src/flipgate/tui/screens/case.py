@@ -41,7 +41,7 @@ from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.collector import building
 from flipgate.tui.format import literal, passed_word
-from flipgate.tui.messages import Progress, Steps, post_unless_cancelled
+from flipgate.tui.messages import BIG_COMPARISON, Progress, Steps, post_unless_cancelled
 from flipgate.tui.reach import Focused
 from flipgate.tui.review import Reviewed
 from flipgate.tui.screens.repetitions import RepetitionsScreen
@@ -60,9 +60,6 @@ from flipgate.tui.widgets.trajectory import (
 )
 
 NARROW = 100  # below this many columns the two outputs stack
-# cases: past this a case is looked up in a worker (its rows found in every frame of both arms:
-# 110 ms at a million cases, at rest)
-BIG_COMPARISON = 20_000
 REASON_FOLD = (3, 320)  # lines, characters of the pinned reason before it folds
 INPUT_FOLD = (8, 800)
 
@@ -155,6 +152,7 @@ class CaseScreen(Screen[str]):
         self.wobble: Wobble | None = None  # where the arms part, beside each arm's own parting
         self.scroll_pending = False  # a replayed turn aligned in a worker, not yet laid out
         self.replaying = replaying
+        # a case's rows found in every frame of both arms: 110 ms at a million cases, at rest
         if comparison.cases.height <= BIG_COMPARISON:
             self.detail = case_detail(comparison, case)
 

@@ -40,7 +40,7 @@ from flipgate.session import Comparison
 from flipgate.tui.bindings import bindings_for, shown_keys
 from flipgate.tui.collector import building
 from flipgate.tui.format import count, literal
-from flipgate.tui.messages import Progress, post_unless_cancelled
+from flipgate.tui.messages import BIG_COMPARISON, Progress, post_unless_cancelled
 from flipgate.tui.reach import Focused, Shown
 from flipgate.tui.screens.case import push_case
 from flipgate.tui.widgets.case_table import CaseTable, Column, column_widths, shown_columns
@@ -50,7 +50,6 @@ from flipgate.tui.widgets.progress_line import ProgressLine
 SORT_WORDS = {key: label for label, _, key in COLUMNS}
 # a filter stepped through (`cycle`) -> the table's column of its values
 CYCLED = {"outcome": "outcomes", "rule": "rules", "source": "source", "state": "state"}
-BIG_COMPARISON = 20_000  # cases: past this the lists and the full-text search are in workers
 
 
 @dataclass(frozen=True)
