@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flipgate.core.gate.outcomes import OUTCOME_WORDS, WRONG_WORST_FIRST, OutcomeSummary
+from flipgate.core.gate.outcomes import (
+    OUTCOME_WORDS,
+    WRONG_WORST_FIRST,
+    OutcomeSummary,
+    unit_price,
+)
 from flipgate.core.gate.spec import GateSpec
 from flipgate.core.plural import plural
 from flipgate.core.runs.model import Labels
@@ -81,11 +86,11 @@ def outcome_rows(
             )
         )
         if outcome == "mirror":
-            for decided, priced, count in (
-                (labels.negative, "false_negative", [s.mirror_approved for s in summaries]),
-                (labels.positive, "false_positive", [s.mirror_rejected for s in summaries]),
+            for decided, approved, count in (
+                (labels.negative, True, [s.mirror_approved for s in summaries]),
+                (labels.positive, False, [s.mirror_rejected for s in summaries]),
             ):
-                price = spec.price(priced)
+                price = unit_price("mirror", spec, approved=approved)
                 costs = tuple(n * price for n in count)
                 rows.append(OutcomeRow("mirror", price, tuple(count), costs, decided))
     return rows

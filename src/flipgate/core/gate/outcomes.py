@@ -90,20 +90,28 @@ def price_expr(labels: Labels, spec: GateSpec) -> pl.Expr:
     return price_of(pl.col("outcome"), pl.col("actual"), labels, spec).alias("price")
 
 
+def unit_price(outcome: str, spec: GateSpec, *, approved: bool = False) -> float:
+    """One decision's price: an agreement costs nothing; a mirror is priced by the direction it
+    decided, `approved` (the negative label, a confident approval of a borderline item) as a
+    false negative, else as a false positive."""
+    if outcome == "mirror":
+        return spec.price("false_negative" if approved else "false_positive")
+    return 0.0 if outcome == "agreement" else spec.price(outcome)
+
+
 def price_of(outcome: pl.Expr, actual: pl.Expr, labels: Labels, spec: GateSpec) -> pl.Expr:
-    """The price of a decision of `outcome` deciding `actual` (0 where there is none)."""
-    fn, fp = spec.price("false_negative"), spec.price("false_positive")
+    """`unit_price` of a decision of `outcome` deciding `actual` (0 where there is none)."""
     return (
         pl.when(outcome == "false_negative")
-        .then(pl.lit(fn))
+        .then(pl.lit(unit_price("false_negative", spec)))
         .when(outcome == "false_positive")
-        .then(pl.lit(fp))
+        .then(pl.lit(unit_price("false_positive", spec)))
         .when(outcome == "inconclusive")
-        .then(pl.lit(spec.price("inconclusive")))
+        .then(pl.lit(unit_price("inconclusive", spec)))
         .when((outcome == "mirror") & (actual == labels.negative))
-        .then(pl.lit(fn))
+        .then(pl.lit(unit_price("mirror", spec, approved=True)))
         .when(outcome == "mirror")
-        .then(pl.lit(fp))
+        .then(pl.lit(unit_price("mirror", spec)))
         .otherwise(pl.lit(0.0))
     )
 
@@ -214,12 +222,10 @@ def summarize(
     approved = {rule: int(sums[f"approved/{rule}"]) for rule in rules}
     mirror_approved = sum(approved.values())
     mirror_rejected = sum(int(sums[f"rejected/{rule}"]) for rule in rules)
-    fn, fp = spec.price("false_negative"), spec.price("false_positive")
-    cost_by: dict[str, float] = {
-        name: counts[name] * spec.price(name) if name != "agreement" else 0.0 for name in OUTCOMES
-    }
-    # a mirror priced by the direction it decided: approved as a false negative, else positive
-    cost_by["mirror"] = mirror_approved * fn + (counts["mirror"] - mirror_approved) * fp
+    cost_by: dict[str, float] = {name: counts[name] * unit_price(name, spec) for name in OUTCOMES}
+    cost_by["mirror"] = mirror_approved * unit_price("mirror", spec, approved=True) + (
+        counts["mirror"] - mirror_approved
+    ) * unit_price("mirror", spec)
     escalated = [actual[rule] == labels.abstain for rule in rules]
     per_rep = (
         judged.group_by("rep").agg(pl.sum_horizontal(escalated).sum().alias("len"))
