@@ -109,19 +109,23 @@ class Comparison:
     candidate: Run
     spec: GateSpec
     flaky: FlakyList
-    reps: dict[str, pl.DataFrame]  # arm -> one row per (case, rep) with its pass/fail
+    # each arm as judged (baseline, candidate): it depends on neither the flaky list nor the
+    # retirements, so the app's re-gate after an edit of either takes it again (`judged_arms`)
+    judged: tuple[ArmResults, ...]
     cases: pl.DataFrame  # one row per case of either arm, both arms side by side
     result: GateResult
     retired: Retirements = NO_RETIREMENTS
     base: GateBase | None = None  # the spec and flaky list where the change is going
     rerun_price: PlanPrice | None = None  # on a full run's INCONCLUSIVE: the plan priced
     judge_repeats: tuple[JudgeRepeats, ...] = ()  # per arm rejudged: the judge measured alone
-    # each arm as judged (baseline, candidate): it depends on neither the flaky list nor the
-    # retirements, so the app's re-gate after an edit of either takes it again (`judged_arms`)
-    judged: tuple[ArmResults, ...] = ()
 
     def run(self, arm: str) -> Run:
         return self.baseline if arm == "baseline" else self.candidate
+
+    @property
+    def reps(self) -> dict[str, pl.DataFrame]:
+        """arm -> one row per (case, rep) with its pass/fail, as the arm was judged."""
+        return {arm: judged.reps for arm, judged in zip(ARMS, self.judged, strict=True)}
 
     @cached_property
     def decisions(self) -> dict[str, pl.DataFrame]:
@@ -407,18 +411,7 @@ def compare(
         earlier=earlier,
         allow_partial=allow_partial,
     )
-    return Comparison(
-        baseline,
-        candidate,
-        spec,
-        flaky,
-        reps,
-        pairing.cases,
-        result,
-        retired,
-        base,
-        judged=arms,
-    )
+    return Comparison(baseline, candidate, spec, flaky, arms, pairing.cases, result, retired, base)
 
 
 def _judged(arm: Arm, run: Run, spec: GateSpec, given: ArmResults | None) -> ArmResults:
