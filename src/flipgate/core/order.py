@@ -44,21 +44,15 @@ def natural_sort(frame: pl.DataFrame, column: str = "case") -> pl.DataFrame:
     ids = pl.col(column)
     stem = ids.str.strip_chars_end(_ASCII_DIGITS)  # the id without its trailing digits
     width = ids.str.len_bytes() - stem.str.len_bytes()  # of the trailing number
-    shape = frame.select(
-        inner=ids.str.contains("[0-9][^0-9]").any(), longest=width.max(), shortest=width.min()
-    )
+    shape = frame.select(inner=ids.str.contains("[0-9][^0-9]").any(), longest=width.max())
     if frame.is_empty():
         return frame
     if shape["inner"].item() or shape["longest"].item() > _LONGEST:
         keys = frame[column].to_list()
         return frame[sorted(range(frame.height), key=lambda row: natural_key(keys[row]))]
-    # Sorted as text, the frame is in natural order where no id has a digit, or where all have
-    # one stem and numbers of one width (`case-000017`): the ids between the first and the last
-    # share their stem. The paired table of two such runs usually is; its sort costs 0.5 s.
-    first, last = (frame[column][row].rstrip(_ASCII_DIGITS) for row in (0, -1))
-    one_width = shape["shortest"].item() == shape["longest"].item()
-    text_is_natural = shape["longest"].item() == 0 or (one_width and first == last)
-    if text_is_natural and frame[column].is_sorted():
+    # Sorted as text, the frame is in natural order where no id has a digit (or where all have
+    # one stem and numbers of one width, `_one_shape_in_text_order`, above).
+    if shape["longest"].item() == 0 and frame[column].is_sorted():
         return frame
     number = ids.str.slice(stem.str.len_chars()).cast(pl.UInt64, strict=False)  # null: none
     return frame.sort(stem, number, ids, nulls_last=False)
